@@ -1,0 +1,1 @@
+"""Subcommands of the `bb7` command line."""

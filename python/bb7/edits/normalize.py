@@ -1,0 +1,234 @@
+"""Ways a model's `old` text systematically differs from the file, and how to undo each.
+
+Line normalisers (used to compare a line of `old` with a line of the file), the over-escaping
+decoder, line-number gutter stripping and elision markers. Pure string functions only.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+# Characters models substitute for ASCII ones: curly quotes, primes, dashes, odd spaces.
+_FOLD_TABLE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u2007": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\u3000": " ",
+        "\u200b": "",
+        "\ufeff": "",
+        "\u2026": "...",
+    }
+)
+
+
+def identity(line: str) -> str:
+    return line
+
+
+def rstrip(line: str) -> str:
+    return line.rstrip()
+
+
+def strip(line: str) -> str:
+    return line.strip()
+
+
+def collapse_ws(line: str) -> str:
+    """Inner runs of blanks (tabs included) become one space; ends are stripped."""
+    return " ".join(line.split())
+
+
+def no_whitespace(line: str) -> str:
+    """Every blank removed: `f(a,b)` and `f(a, b)` compare equal (used on whole lines only)."""
+    return "".join(line.split())
+
+
+def fold_unicode(line: str) -> str:
+    """Smart quotes, unicode dashes and odd spaces folded to ASCII, then blanks collapsed."""
+    return " ".join(line.translate(_FOLD_TABLE).split())
+
+
+def has_foldable(text: str) -> bool:
+    return text != text.translate(_FOLD_TABLE)
+
+
+# --- over-escaping ---------------------------------------------------------------------------
+
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "`": "`"}
+_QUOTE_ESCAPES = {'"': '"', "'": "'", "\\": "\\", "`": "`"}
+
+
+def _decode(text: str, table: dict[str, str]) -> str:
+    out: list[str] = []
+    i = 0
+    size = len(text)
+    while i < size:
+        ch = text[i]
+        if ch == "\\" and i + 1 < size and text[i + 1] in table:
+            out.append(table[text[i + 1]])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def unescape_variants(text: str) -> list[tuple[str, str]]:
+    """Plausible un-escapings of over-escaped text, most complete first, as (name, decoded).
+
+    A model that JSON-escapes twice sends a real newline as `\\n`, a quote as `\\"` and a real
+    backslash as `\\\\`; decoding left to right in one pass undoes exactly that. The second
+    variant keeps `\\n`/`\\t` for code whose string literals legitimately contain them.
+    """
+    if "\\" not in text:
+        return []
+    variants: list[tuple[str, str]] = []
+    full = _decode(text, _ESCAPES)
+    if full != text:
+        variants.append(("full", full))
+    quotes = _decode(text, _QUOTE_ESCAPES)
+    if quotes != text and quotes != full:
+        variants.append(("quotes", quotes))
+    return variants
+
+
+def unescape_like(new: str, old: str, variant: str) -> str:
+    """Decode `new` the way `old` had to be decoded, but only if `new` shows the same escaping."""
+    if variant == "full":
+        old_flat = "\n" not in old.strip("\n") and "\\n" in old
+        new_flat = "\n" not in new.strip("\n")
+        if old_flat and not new_flat:
+            # `old` was flattened to one line but `new` has real line breaks: only quotes and
+            # doubled backslashes can still be escaped in it.
+            return _decode(new, _QUOTE_ESCAPES) if _looks_quote_escaped(new) else new
+        return _decode(new, _ESCAPES)
+    return _decode(new, _QUOTE_ESCAPES) if _looks_quote_escaped(new) else new
+
+
+def _looks_quote_escaped(text: str) -> bool:
+    return '\\"' in text or "\\'" in text or "\\\\" in text
+
+
+# --- line-number gutters ---------------------------------------------------------------------
+
+_GUTTERS = (
+    re.compile(r"^\s*(\d+)\s*\|\s?"),  # "  42 | code"
+    re.compile(r"^\s*(\d+)\t"),  # "    42\tcode" (cat -n)
+    re.compile(r"^\s*L(\d+):\s?"),  # "L42: code"
+    re.compile(r"^\s*(\d+)\u2192"),  # "    42→code"
+    re.compile(r"^\s*(\d+):\s"),  # "42: code"
+)
+
+
+def strip_gutters(old_lines: list[str]) -> tuple[re.Pattern[str], int] | None:
+    """The gutter pattern every non-empty line of `old` carries with consecutive numbers.
+
+    Returns (pattern, first line number) or None when `old` has no consistent gutter.
+    """
+    content = [line for line in old_lines if line.strip()]
+    if not content:
+        return None
+    for pattern in _GUTTERS:
+        numbers: list[int] = []
+        for line in old_lines:
+            m = pattern.match(line)
+            if m:
+                numbers.append(int(m.group(1)))
+            elif line.strip():
+                break
+        else:
+            if numbers and all(b == a + 1 for a, b in pairwise(numbers)):
+                return pattern, numbers[0]
+    return None
+
+
+def remove_gutter(lines: list[str], pattern: re.Pattern[str]) -> list[str]:
+    return [pattern.sub("", line, count=1) for line in lines]
+
+
+# --- elision markers -------------------------------------------------------------------------
+
+_OPENERS = re.compile(r"^(?://+|#+|--+|;+|/\*+|\*|<!--|\{/\*|%+|REM\s)\s*")
+_CLOSERS = re.compile(r"\s*(?:\*+/\}?|-->)$")
+_DOTS = re.compile(r"\.{3,}|…")
+_ELIDED_WORDS = re.compile(
+    r"^(?:the\s+)?(?:rest|remainder)\s+of\b"
+    r"|\b(?:existing|unchanged|remaining|omitted|previous|other|original|more)\s+"
+    r"(?:\w+\s+)?(?:code|content|lines?|logic|methods?|functions?|implementation|imports?|"
+    r"fields?|properties|cases?|tests?|items?|entries|declarations?|definitions?|config\w*|"
+    r"statements?|body|handlers?|members?|setup)\b"
+    r"|\b(?:code|content|lines?|implementation|body|rest)\s+(?:is\s+)?"
+    r"(?:unchanged|omitted|elided|remains?\s+the\s+same|as\s+before|stays?\s+the\s+same)\b"
+    r"|^(?:same\s+as\s+before|unchanged|etc\.?|and\s+so\s+on|snip)$",
+    re.IGNORECASE,
+)
+
+_NOUNS = (
+    r"(?:code|content|lines?|logic|methods?|functions?|implementation|imports?|fields?|"
+    r"properties|cases?|tests?|items?|entries|declarations?|definitions?|statements?|body|"
+    r"handlers?|members?|file|class|module|setup)"
+)
+_SAME = (
+    r"(?:unchanged|omitted|elided|as\s+before|(?:remains?|stays?|is|are)\s+(?:the\s+same|"
+    r"unchanged)|here|goes\s+here|below|above)"
+)
+# Without `...`, a comment must say nothing but "code was left out here".
+_ELIDED_PHRASE = re.compile(
+    r"(?:the\s+)?(?:rest|remainder)\s+of\s+(?:the\s+)?(?:\w+\s+)?"
+    + _NOUNS
+    + r"(?:\s+"
+    + _SAME
+    + r")?"
+    r"|(?:keep\s+)?(?:the\s+)?(?:existing|unchanged|remaining|omitted|previous|original)\s+"
+    r"(?:\w+\s+)?" + _NOUNS + r"(?:\s+" + _SAME + r")?"
+    r"|" + _NOUNS + r"\s+" + _SAME + r"|same\s+as\s+before|unchanged|snip",
+    re.IGNORECASE,
+)
+
+
+def is_elision(line: str) -> bool:
+    """True for a line that stands for omitted code: `...`, `// ... existing code ...`,
+    `(rest of methods ...)`, `# unchanged code here` and kin.
+
+    A bare `...` counts (with or without a comment opener); words alone count only inside a
+    comment or brackets and only when they say that code was left out.
+    """
+    text = line.strip()
+    if not text:
+        return False
+    core = _CLOSERS.sub("", _OPENERS.sub("", text))
+    wrapped = core != text
+    if len(core) >= 2 and core[0] in "([{" and core[-1] in ")]}":
+        core, wrapped = core[1:-1].strip(), True
+    dotted = bool(_DOTS.search(core))
+    words = _DOTS.sub(" ", core).strip(" \t.,:;-")
+    if not words:
+        return dotted
+    if len(words) > 60:
+        return False
+    if dotted:
+        return bool(_ELIDED_WORDS.search(words))
+    return wrapped and bool(_ELIDED_PHRASE.fullmatch(words))

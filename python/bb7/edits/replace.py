@@ -1,0 +1,453 @@
+"""Apply one (old, new) edit from a model to a file's content, or refuse it with a useful message.
+
+The cascade runs cheapest and strictest first and stops at the first tier that finds anything:
+a tier with one candidate applies, a tier with several is ambiguous (a `start_line` hint may pick
+the nearest), so a looser tier never overrides a stricter one. Only the matched span is rewritten;
+every other byte of the file, line endings and BOM included, is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Indel
+
+from bb7.edits import normalize
+from bb7.edits.match import (
+    LINE_TIERS,
+    Window,
+    closest,
+    find_drifted,
+    find_ignoring_blank_lines,
+    find_lines,
+    find_truncated,
+)
+from bb7.edits.replacement import build_lines
+from bb7.edits.text import LineIndex, split_lines
+from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
+
+BOM = "\ufeff"
+_TRIED = (
+    "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
+    "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
+    "a fuzzy block match anchored on the first and last lines, and `...` elisions"
+)
+
+
+def replace(
+    content: str,
+    old: str,
+    new: str,
+    *,
+    replace_all: bool = False,
+    start_line: int | None = None,
+    index: LineIndex | None = None,
+) -> EditOutcome:
+    """Replace `old` with `new` in `content`.
+
+    `start_line` (1-based) only chooses between otherwise equal candidates. `index` may be passed
+    to reuse the line index of `content` across several edits (it must describe `content` without
+    its BOM).
+    """
+    if old == new:
+        return _invalid(
+            "old_string and new_string are identical, so the edit would change nothing. "
+            "Send the changed text in new_string."
+        )
+    bom = BOM if content.startswith(BOM) else ""
+    body = content[len(bom) :]
+    old = old.removeprefix(BOM).replace("\r\n", "\n")
+    new = new.removeprefix(BOM)
+    if not old:
+        if body:
+            return _invalid(
+                "old_string is empty but the file is not: an empty old_string only creates a new "
+                "or empty file. To insert text, put the line(s) next to the insertion point in "
+                "old_string and repeat them in new_string with the addition."
+            )
+        lines = new.count("\n") + (0 if new.endswith("\n") else 1)
+        return Applied(bom + new, "create", 1, max(lines, 1), 1.0)
+    new = new.replace("\r\n", "\n")
+    if index is None or index.content != body:
+        index = LineIndex(body)
+    search = _Search(index, replace_all, start_line)
+    old_lines = split_lines(old)
+    new_lines = split_lines(new) if new else []
+
+    bad = _new_elides_code(index, old_lines, new_lines)
+    if bad is not None:
+        return bad
+    for attempt in search.attempts(old, new, old_lines, new_lines):
+        outcome = attempt()
+        if outcome is not None:
+            return _with_bom(outcome, bom)
+    return _not_found(index, old_lines)
+
+
+@dataclass
+class _Search:
+    index: LineIndex
+    replace_all: bool
+    hint: int | None
+
+    def attempts(
+        self, old: str, new: str, old_lines: list[str], new_lines: list[str]
+    ) -> Iterator[Callable[[], EditOutcome | None]]:
+        """Every tier in cascade order, each a thunk returning None when it found nothing."""
+        yield lambda: self.exact(old, new, "exact")
+        yield lambda: self.lines(old_lines, new_lines, "")
+        for variant, decoded in normalize.unescape_variants(old):
+            fixed_new = normalize.unescape_like(new, old, variant)
+            yield lambda d=decoded, n=fixed_new: self.exact(d, n, "escape")  # type: ignore[misc]
+            yield lambda d=decoded, n=fixed_new: self.lines(  # type: ignore[misc]
+                split_lines(d), split_lines(n) if n else [], "escape+"
+            )
+        gutter = normalize.strip_gutters(old_lines)
+        if gutter is not None:
+            pattern, first_number = gutter
+            bare_old = normalize.remove_gutter(old_lines, pattern)
+            bare_new = normalize.remove_gutter(new_lines, pattern)
+            if self.hint is None:
+                self.hint = first_number
+            tail = "\n" if old.endswith("\n") else ""
+            yield lambda: self.exact(
+                "\n".join(bare_old) + tail,
+                "\n".join(bare_new) + ("\n" if new.endswith("\n") else ""),
+                "gutter",
+            )
+            yield lambda: self.lines(bare_old, bare_new, "gutter+")
+        if self.replace_all:
+            return  # every occurrence of a guessed region is too much to risk
+        yield lambda: self.windows(
+            "truncated_ends", find_truncated(self.index, old_lines), old_lines, new_lines
+        )
+        yield lambda: self.windows(
+            "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
+        )
+        yield lambda: self.drifted(old_lines, new_lines)
+        if any(normalize.is_elision(line) for line in old_lines):
+            yield lambda: self.elided(old_lines, new_lines)
+
+    # --- tiers ---------------------------------------------------------------------------------
+
+    def exact(self, old: str, new: str, strategy: str) -> EditOutcome | None:
+        body = self.index.content
+        for probe in _eol_variants(old, self.index):
+            hits = _occurrences(body, probe)
+            if not hits:
+                continue
+            if self.replace_all:
+                return self._exact_all(probe, new, hits, strategy)
+            lines = [self.index.line_of(h) + 1 for h in hits]
+            chosen = self._choose(lines)
+            if chosen is None:
+                spans = [(ln, ln + probe.count("\n")) for ln in lines]
+                return _ambiguous(spans, strategy)
+            at = hits[chosen]
+            at, end = self._complete_lines(at, at + len(probe), old, new)
+            first = self.index.line_of(at)
+            eol = self.index.eols[first] or self.index.eol
+            text = new.replace("\n", eol) if eol != "\n" else new
+            content = body[:at] + text + body[end:]
+            last = self.index.line_of(max(end - 1, at))
+            return Applied(content, strategy, first + 1, last + 1, 1.0)
+        return None
+
+    def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int]:
+        """Widen an exact match to whole lines where the model evidently meant whole lines.
+
+        - `new` is empty and `old` is the full text of its lines: the lines go, not just their
+          text (no empty line is left behind).
+        - Only trailing whitespace follows the match on its line: it goes with the replaced text.
+        - A multi-line `old` whose last line was cut short, with `new` restating that line in
+          full: the rest of the file line is replaced too, or it would be doubled.
+        """
+        if old.endswith("\n"):
+            return start, end
+        index = self.index
+        line = index.line_of(end)
+        line_start = index.starts[line]
+        line_end = line_start + len(index.texts[line])
+        if end <= line_start or end > line_end:
+            return start, end
+        rest = index.content[end:line_end]
+        if not new and start == index.starts[index.line_of(start)] and not rest.strip():
+            return start, line_end + len(index.eols[line])
+        if rest and not rest.strip():
+            return start, line_end
+        if rest and "\n" in old:
+            old_last, new_last = old.rsplit("\n", 1)[1], new.rsplit("\n", 1)[-1]
+            if new_last == old_last + rest:
+                return start, line_end
+        return start, end
+
+    def lines(self, old_lines: list[str], new_lines: list[str], prefix: str) -> EditOutcome | None:
+        for name, fn in LINE_TIERS:
+            found = find_lines(self.index, old_lines, name, fn)
+            if found:
+                return self.windows(prefix + name, found, old_lines, new_lines)
+        return None
+
+    def drifted(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
+        scored = find_drifted(self.index, old_lines)
+        if not scored:
+            return None
+        return self.windows(
+            "block_anchor", [w for w, _ in scored], old_lines, new_lines, [s for _, s in scored]
+        )
+
+    def elided(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
+        old_parts = _split_at_elisions(old_lines)
+        new_parts = _split_at_elisions(new_lines)
+        if len(new_parts) != len(old_parts):
+            return _invalid(
+                f"old_string has {len(old_parts) - 1} `...` elision(s) but new_string has "
+                f"{len(new_parts) - 1}. Keep every elision line of old_string in new_string at the "
+                "same place (it stands for the unchanged code there), or spell the code out."
+            )
+        # Elisions at the very start or end stand for nothing to anchor; drop matching ones.
+        while old_parts and not old_parts[0] and not new_parts[0]:
+            old_parts, new_parts = old_parts[1:], new_parts[1:]
+        while old_parts and not old_parts[-1] and not new_parts[-1]:
+            old_parts, new_parts = old_parts[:-1], new_parts[:-1]
+        if not old_parts or any(not part for part in old_parts):
+            return None
+        candidates: list[list[Window]] = []
+        strategies: list[str] = []
+        for part in old_parts:
+            found = self._first_tier(part)
+            if found is None:
+                return None
+            strategies.append(found[0])
+            candidates.append(found[1])
+        chains = _chains(candidates, limit=2)
+        if not chains:
+            return None
+        if len(chains) > 1:
+            spans = [(c[0].first + 1, c[-1].last + 1) for c in chains]
+            return _ambiguous(spans, "elision")
+        chain = chains[0]
+        out: list[str] = []
+        for k, (window, old_part, new_part) in enumerate(
+            zip(chain, old_parts, new_parts, strict=True)
+        ):
+            out.extend(self._build(window, old_part, new_part))
+            if k + 1 < len(chain):
+                out.extend(self.index.texts[window.last + 1 : chain[k + 1].first])
+        first, last = chain[0].first, chain[-1].last
+        content = self._splice(first, last, out)
+        similarity = self._similarity(first, last, [ln for part in old_parts for ln in part])
+        return Applied(content, "elision", first + 1, last + 1, similarity)
+
+    # --- resolution ----------------------------------------------------------------------------
+
+    def windows(
+        self,
+        strategy: str,
+        found: list[Window],
+        old_lines: list[str],
+        new_lines: list[str],
+        scores: list[float] | None = None,
+    ) -> EditOutcome | None:
+        if not found:
+            return None
+        if self.replace_all:
+            chosen: list[Window] = []
+            for window in sorted(found, key=lambda w: w.first):
+                if not chosen or window.first > chosen[-1].last:
+                    chosen.append(window)
+            content = self.index.content
+            for window in reversed(chosen):
+                out = self._build(window, old_lines, new_lines)
+                content = self._splice(window.first, window.last, out, content)
+            return Applied(
+                content, strategy, chosen[0].first + 1, chosen[-1].last + 1, 1.0, len(chosen)
+            )
+        pick = self._choose([w.first + 1 for w in found])
+        if pick is None:
+            return _ambiguous([(w.first + 1, w.last + 1) for w in found], strategy)
+        window = found[pick]
+        out = self._build(window, old_lines, new_lines)
+        content = self._splice(window.first, window.last, out)
+        similarity = (
+            scores[pick] if scores else self._similarity(window.first, window.last, old_lines)
+        )
+        return Applied(content, strategy, window.first + 1, window.last + 1, similarity)
+
+    def _choose(self, starts: list[int]) -> int | None:
+        """Index of the candidate to edit: the only one, or the one the hint clearly points at."""
+        if len(starts) == 1:
+            return 0
+        if self.hint is None:
+            return None
+        ranked = sorted(range(len(starts)), key=lambda i: abs(starts[i] - self.hint))  # type: ignore[operator]
+        near = abs(starts[ranked[0]] - self.hint)
+        runner_up = abs(starts[ranked[1]] - self.hint)
+        if near < runner_up and near <= max(10, runner_up // 2):
+            return ranked[0]
+        return None
+
+    def _first_tier(self, old_lines: list[str]) -> tuple[str, list[Window]] | None:
+        for name, fn in LINE_TIERS:
+            found = find_lines(self.index, old_lines, name, fn)
+            if found:
+                return name, found
+        return None
+
+    def _exact_all(self, probe: str, new: str, hits: list[int], strategy: str) -> Applied:
+        body = self.index.content
+        text = new.replace("\n", self.index.eol) if self.index.eol != "\n" else new
+        parts: list[str] = []
+        cursor = 0
+        used: list[int] = []
+        for at in hits:
+            if at < cursor:
+                continue  # overlapping occurrence
+            parts.append(body[cursor:at])
+            parts.append(text)
+            cursor = at + len(probe)
+            used.append(at)
+        parts.append(body[cursor:])
+        first = self.index.line_of(used[0]) + 1
+        last = self.index.line_of(used[-1] + max(len(probe) - 1, 0)) + 1
+        return Applied("".join(parts), strategy, first, last, 1.0, len(used))
+
+    def _build(self, window: Window, old_lines: list[str], new_lines: list[str]) -> list[str]:
+        texts = self.index.texts[window.first : window.last + 1]
+        style = self.index.indent_style(window.first, window.last) or self.index.indent_style()
+        return build_lines(old_lines, new_lines, texts, window.mapping, style)
+
+    def _splice(self, first: int, last: int, out: list[str], content: str | None = None) -> str:
+        body = self.index.content if content is None else content
+        if not out:
+            start, end = self.index.span_with_eol(first, last)
+            return body[:start] + body[end:]
+        start, end = self.index.span(first, last)
+        eol = self.index.eols[first] or self.index.eol
+        return body[:start] + eol.join(out) + body[end:]
+
+    def _similarity(self, first: int, last: int, old_lines: list[str]) -> float:
+        window = "\n".join(self.index.texts[first : last + 1])
+        return round(Indel.normalized_similarity(window, "\n".join(old_lines)), 4)
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _eol_variants(old: str, index: LineIndex) -> list[str]:
+    """`old` as sent (LF), and with CRLF when the file uses CRLF: match on LF, keep CRLF."""
+    variants = [old]
+    if "\n" in old and "\r\n" in index.content:
+        variants.append(old.replace("\n", "\r\n"))
+    return variants
+
+
+def _occurrences(body: str, probe: str) -> list[int]:
+    """Start offsets of every occurrence, overlapping ones included (they make edits ambiguous)."""
+    hits: list[int] = []
+    at = body.find(probe)
+    while at >= 0:
+        hits.append(at)
+        at = body.find(probe, at + 1)
+    return hits
+
+
+def _split_at_elisions(lines: list[str]) -> list[list[str]]:
+    parts: list[list[str]] = [[]]
+    for line in lines:
+        if normalize.is_elision(line):
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    return parts
+
+
+def _chains(candidates: list[list[Window]], limit: int) -> list[list[Window]]:
+    """Up to `limit` ways to place every part in order without overlap."""
+    found: list[list[Window]] = []
+
+    def extend(k: int, after: int, chain: list[Window]) -> None:
+        if len(found) >= limit:
+            return
+        if k == len(candidates):
+            found.append(list(chain))
+            return
+        for window in candidates[k]:
+            if window.first > after:
+                chain.append(window)
+                extend(k + 1, window.last, chain)
+                chain.pop()
+
+    extend(0, -1, [])
+    return found
+
+
+def _new_elides_code(
+    index: LineIndex, old_lines: list[str], new_lines: list[str]
+) -> EditError | None:
+    """Refuse a `new` with more `...` elisions than `old`: applying it would delete code."""
+    extra = len([ln for ln in new_lines if normalize.is_elision(ln)]) - len(
+        [ln for ln in old_lines if normalize.is_elision(ln)]
+    )
+    if extra <= 0:
+        return None
+    present = index.positions("line_exact", normalize.identity)
+    if all(ln in present for ln in new_lines if normalize.is_elision(ln)):
+        return None  # the file itself has such lines: they are code, not elisions
+    return _invalid(
+        "new_string contains an elision such as `...` or `// ... existing code ...` that "
+        "old_string does not have; applying it would replace real code with the placeholder. "
+        "Write out the complete new text, or put the same elision line in old_string too."
+    )
+
+
+def _with_bom(outcome: EditOutcome, bom: str) -> EditOutcome:
+    if bom and isinstance(outcome, Applied):
+        return Applied(
+            bom + outcome.content,
+            outcome.strategy,
+            outcome.start_line,
+            outcome.end_line,
+            outcome.similarity,
+            outcome.count,
+        )
+    return outcome
+
+
+def _invalid(message: str) -> EditError:
+    return EditError("invalid", message)
+
+
+def _ambiguous(spans: list[tuple[int, int]], strategy: str) -> EditError:
+    shown = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans[:8])
+    more = f" and {len(spans) - 8} more" if len(spans) > 8 else ""
+    how = "exactly" if strategy == "exact" else f"(matching by {strategy})"
+    return EditError(
+        "ambiguous",
+        f"old_string matches {len(spans)} places {how}: lines {shown}{more}. Nothing was changed. "
+        "Add surrounding lines to old_string so it matches only the place you mean, give "
+        "start_line for that place, or set replace_all to change every occurrence.",
+        Candidate(spans[0][0], spans[0][1], 1.0, ""),
+    )
+
+
+def _not_found(index: LineIndex, old_lines: list[str]) -> EditError:
+    near = closest(index, old_lines)
+    if near is None:
+        return EditError(
+            "not_found",
+            "old_string was not found: the file is empty or shares nothing with it. "
+            f"Tried {_TRIED}.",
+        )
+    first, last, score = near
+    text = "\n".join(index.texts[first : last + 1])
+    pct = round(score * 100)
+    return EditError(
+        "not_found",
+        f"old_string was not found in the file. Tried {_TRIED}. The closest region is lines "
+        f"{first + 1}-{last + 1} ({pct}% similar):\n{text}\n"
+        "Copy old_string exactly from the file as it is now (indentation included) and send the "
+        "edit again.",
+        Candidate(first + 1, last + 1, round(score, 4), text),
+    )

@@ -1,0 +1,184 @@
+"""Turn `new` into the lines that replace a matched window, undoing the model's systematic slips.
+
+Given how the lines of `old` map onto the file, lines the model did not change are copied from
+the file byte for byte, and changed lines are re-indented when `old` was shifted (the model's
+whole snippet sits at another indentation or uses the other tab style). When only some lines of
+`old` were damaged and `new` already uses the file's indentation, `new` is kept as sent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+from bb7.edits.indent import leading, pick_tab_width, render, width
+from bb7.edits.normalize import collapse_ws
+
+Opcodes = Sequence[tuple[str, int, int, int, int]]
+
+
+def build_lines(
+    old_lines: list[str],
+    new_lines: list[str],
+    window: list[str],
+    mapping: list[int | None],
+    style: str,
+) -> list[str]:
+    """Lines replacing `window`; `mapping[i]` is the window line that old line i matched."""
+    pairs = {
+        i: m
+        for i, m in enumerate(mapping)
+        if m is not None and old_lines[i].strip() and window[m].strip()
+    }
+    opcodes = SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    if all(leading(old_lines[i]) == leading(window[m]) for i, m in pairs.items()):
+        return _assemble(opcodes, old_lines, new_lines, window, mapping, None)
+    tab = pick_tab_width([(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()])
+    delta = {
+        i: width(leading(window[m]), tab) - width(leading(old_lines[i]), tab)
+        for i, m in pairs.items()
+    }
+    shift = _shift_for_new(opcodes, new_lines, window, pairs, delta, tab)
+    restyle = any(
+        delta[i] == 0 and leading(old_lines[i]) != leading(window[m]) for i, m in pairs.items()
+    )
+    first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
+    plan = _Reindent(shift, shift != 0 or restyle, delta, tab, style or " ", first_fix)
+    return _assemble(opcodes, old_lines, new_lines, window, mapping, plan)
+
+
+class _Reindent:
+    """How to indent `new`: shift every line (`active`) or keep it as sent."""
+
+    def __init__(
+        self, shift: int, active: bool, delta: dict[int, int], tab: int, style: str, first: bool
+    ) -> None:
+        self.shift, self.active, self.delta = shift, active, delta
+        self.tab, self.style, self.first = tab, style, first
+
+    def line(self, text: str, counterpart: int | None) -> str:
+        if not text.strip():
+            return text
+        if self.first and counterpart == 0:
+            amount = self.delta[0]
+        elif self.active:
+            amount = self.shift
+        else:
+            return text
+        columns = width(leading(text), self.tab) + amount
+        return render(columns, self.style, self.tab) + text.lstrip(" \t")
+
+    def keeps_file_indent(self, old_index: int) -> bool:
+        return self.active or (self.first and old_index == 0)
+
+
+def _assemble(
+    opcodes: Opcodes,
+    old_lines: list[str],
+    new_lines: list[str],
+    window: list[str],
+    mapping: list[int | None],
+    plan: _Reindent | None,
+) -> list[str]:
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            out.extend(_unchanged(new_lines, window, mapping, i1, i2, j1, plan))
+        elif tag == "replace":
+            for t, j in enumerate(range(j1, j2)):
+                counterpart = i1 + min(t, i2 - i1 - 1)
+                out.append(plan.line(new_lines[j], counterpart) if plan else new_lines[j])
+        elif tag == "insert":
+            out.extend(
+                plan.line(new_lines[j], None) if plan else new_lines[j] for j in range(j1, j2)
+            )
+    return out
+
+
+def _unchanged(
+    new_lines: list[str],
+    window: list[str],
+    mapping: list[int | None],
+    i1: int,
+    i2: int,
+    j1: int,
+    plan: _Reindent | None,
+) -> list[str]:
+    """Lines the model kept: its text (on the file's indentation when `new` is being re-indented),
+    plus file lines between them that `old` left out (blank-line differences).
+
+    The model's text is kept so that what it sent is what lands, its trailing whitespace included;
+    a line `old` had cut short is restored from the file.
+    """
+    out: list[str] = []
+    previous: int | None = None
+    for i in range(i1, i2):
+        m = mapping[i]
+        if m is None:
+            continue
+        if previous is not None:
+            out.extend(window[previous + 1 : m])
+        line, here = new_lines[j1 + (i - i1)], window[m]
+        if _is_cut_short(line, here):
+            out.append(here)
+        elif plan is not None and plan.keeps_file_indent(i) and line.strip():
+            out.append(leading(here) + line.lstrip(" \t"))
+        else:
+            out.append(line)
+        previous = m
+    return out
+
+
+def _shift_for_new(
+    opcodes: Opcodes,
+    new_lines: list[str],
+    window: list[str],
+    pairs: dict[int, int],
+    delta: dict[int, int],
+    tab: int,
+) -> int:
+    """The indentation shift `new` needs, chosen by evidence.
+
+    An unchanged line votes for its own old-to-file shift; a changed line votes for the shift
+    that puts it at its counterpart's indentation in the file. `old` shifted as a whole gives one
+    clear winner; damage to a few lines of `old` only, with `new` already right, gives 0.
+    """
+    # Direct evidence weighs 2, the shift of each line of `old` weighs 1 (it breaks ties when a
+    # changed block restructures lines so positional counterparts disagree).
+    votes: Counter[int] = Counter(delta.values())
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            for i in range(i1, i2):
+                if i in delta:
+                    votes[delta[i]] += 2
+        elif tag == "replace":
+            for t in range(min(i2 - i1, j2 - j1)):
+                i, j = i1 + t, j1 + t
+                if i in pairs and new_lines[j].strip():
+                    target = width(leading(window[pairs[i]]), tab)
+                    votes[target - width(leading(new_lines[j]), tab)] += 2
+    top = max(votes.values())
+    tied = [s for s, c in votes.items() if c == top]
+    return 0 if 0 in tied else min(tied, key=abs)
+
+
+def _first_line_copied_mid_line(
+    opcodes: Opcodes,
+    old_lines: list[str],
+    new_lines: list[str],
+    window: list[str],
+    pairs: dict[int, int],
+) -> bool:
+    """Whether old's first line lost its indentation (copied from mid-line) and new's did too."""
+    if 0 not in pairs or leading(old_lines[0]) or not leading(window[pairs[0]]):
+        return False
+    tag, _, _, j1, _ = opcodes[0]
+    if tag not in ("equal", "replace") or j1 != 0 or not new_lines:
+        return False
+    return not leading(new_lines[0])
+
+
+def _is_cut_short(line: str, file_line: str) -> bool:
+    short, full = collapse_ws(line), collapse_ws(file_line)
+    return bool(short) and len(full) > len(short) and full.startswith(short)
