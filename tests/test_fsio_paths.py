@@ -55,3 +55,12 @@ def test_a_symlinked_directory_pointing_outside_is_refused(tmp_path: Path) -> No
     os.symlink(outside, root / "link")
     result = project_path(root, "link/file.txt")
     assert isinstance(result, PathProblem) and result.kind == "outside_root"
+
+
+def test_file_id_covers_path_and_exact_bytes() -> None:
+    from bb7.fileid import file_id
+
+    assert file_id("a.py", "x\n") == file_id("a.py", "x\n")
+    assert len(file_id("a.py", "x\n")) == 8
+    assert file_id("a.py", "x\n") != file_id("b.py", "x\n")
+    assert file_id("a.py", "x\n") != file_id("a.py", "x\r\n")
