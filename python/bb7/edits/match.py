@@ -1,15 +1,19 @@
 """Where in the file `old` could be: one finder per matching tier, each returning every candidate.
 
-Finders never pick among candidates (that is `replace`'s job, which refuses ambiguity). Each
-looks candidates up through the line index (the rarest line of `old` anchors the search), so a
-tier costs about one dictionary lookup per occurrence of that line, never a scan of all windows.
+Finders never pick among candidates (that is `replace`'s job, which refuses ambiguity).
+Candidates come from the rarest word of `old`: every tier here only changes whitespace, quotes,
+dashes or line boundaries, so a word of `old` (a run of letters, digits and `_`) sits unchanged
+in the matching line of the file. `str.find` locates it at C speed, and only the windows around
+its occurrences are compared line by line. An `old` with no word at all falls back to a
+whole-file table of normalised lines.
 """
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
@@ -42,25 +46,66 @@ DRIFT_LINE_MIN = 72.0
 # ... and the whole window must be at least this similar to `old` (0-100). Real drift measured
 # 96-100 on our corpora, invented middles 50-76.
 DRIFT_BLOCK_MIN = 90.0
+# How many of the longest words of `old` are counted to find the rarest one.
+_WORDS_TRIED = 6
+_WORD = re.compile(r"\w+")
 
 
-def find_lines(index: LineIndex, old_lines: list[str], name: str, fn: Normalizer) -> list[Window]:
-    """Windows of len(old) lines equal to `old` line by line under `fn`."""
-    keys = [fn(line) for line in old_lines]
-    norm = index.normalized(name, fn)
-    anchor = _rarest(index.positions(name, fn), keys)
-    if anchor is None:
+def _loosest(line: str) -> str:
+    return normalize.no_whitespace(normalize.fold_unicode(line))
+
+
+def window_starts(
+    index: LineIndex, old_lines: list[str], skip: frozenset[int] = frozenset()
+) -> list[int]:
+    """Every start line where a window of len(old) lines could match `old` under any tier.
+
+    Lines in `skip` are not used as anchors (their words may be damaged).
+    """
+    n = len(old_lines)
+    limit = len(index) - n
+    anchor = rarest_word(index, old_lines, skip)
+    if anchor is not None:
+        k, word = anchor
+        return [s for s in (line - k for line in index.word_lines(word)) if 0 <= s <= limit]
+    keys = [_loosest(line) for line in old_lines]
+    table = index.positions("loosest", _loosest)
+    found = _rarest_key(table, [key if k not in skip else "" for k, key in enumerate(keys)])
+    if found is None:
         return []
-    k, starts = anchor
-    n = len(keys)
-    out: list[Window] = []
-    for p in starts:
-        s = p - k
-        if s < 0 or s + n > len(norm):
+    k, lines = found
+    return [s for s in (line - k for line in lines) if 0 <= s <= limit]
+
+
+def rarest_word(
+    index: LineIndex, lines: list[str], skip: frozenset[int] = frozenset()
+) -> tuple[int, str] | None:
+    """(line in `lines`, word) for the word of `lines` that occurs least often in the file."""
+    words: dict[str, int] = {}
+    for k, line in enumerate(lines):
+        if k in skip:
             continue
-        if all(norm[s + j] == keys[j] for j in range(n)):
-            out.append(Window(s, s + n - 1, list(range(n))))
-    return out
+        for word in _WORD.findall(line):
+            words.setdefault(word, k)
+    if not words:
+        return None
+    longest = sorted(words, key=len, reverse=True)[:_WORDS_TRIED]
+    word = min(longest, key=lambda w: (index.word_count(w), -len(w)))
+    return words[word], word
+
+
+def find_lines(
+    index: LineIndex, old_lines: list[str], starts: list[int], fn: Normalizer
+) -> list[Window]:
+    """Windows among `starts` equal to `old` line by line under `fn`."""
+    keys = [fn(line) for line in old_lines]
+    texts = index.texts
+    n = len(keys)
+    return [
+        Window(s, s + n - 1, list(range(n)))
+        for s in starts
+        if all(fn(texts[s + j]) == keys[j] for j in range(n))
+    ]
 
 
 def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
@@ -75,27 +120,23 @@ def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
     cut_tail = _prefix_ok(old_lines[-1], tail)
     if not (cut_head or cut_tail):
         return []
-    norm = index.normalized("inner_whitespace", fn)
     if n > 2:
-        middle_anchor = _rarest(index.positions("inner_whitespace", fn), keys[1:-1])
-        if middle_anchor is None:
-            return []
-        starts = [p - middle_anchor[0] - 1 for p in middle_anchor[1]]
+        starts = window_starts(index, old_lines, frozenset({0, n - 1}))
     else:
-        starts = list(range(len(norm) - 1))
-
+        # Both lines may be cut, but only ever at their ends: their last words are unreliable.
+        trimmed = [line.rsplit(None, 1)[0] if len(line.split()) > 1 else "" for line in old_lines]
+        starts = window_starts(index, trimmed) if any(trimmed) else []
+    texts = index.texts
     out: list[Window] = []
     for s in starts:
-        if s < 0 or s + n > len(norm):
-            continue
-        first, last = norm[s], norm[s + n - 1]
+        first, last = fn(texts[s]), fn(texts[s + n - 1])
         if first == head and last == tail:
             continue  # not truncated: an earlier tier owns this
         if not (first == head or (cut_head and first.startswith(head))):
             continue
         if not (last == tail or (cut_tail and last.startswith(tail))):
             continue
-        if all(norm[s + j] == keys[j] for j in range(1, n - 1)):
+        if all(fn(texts[s + j]) == keys[j] for j in range(1, n - 1)):
             out.append(Window(s, s + n - 1, list(range(n))))
     return out
 
@@ -103,41 +144,69 @@ def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
 def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Window]:
     """Windows whose non-blank lines equal the non-blank lines of `old` (blank lines differ)."""
     fn = normalize.collapse_ws
-    norm = index.normalized("inner_whitespace", fn)
     solid = [(j, key) for j, key in enumerate(fn(line) for line in old_lines) if key]
-    if not solid:
+    if not solid or len(old_lines) < 2:
         return []
-    lines_of, positions = index.nonblank("inner_whitespace", fn)
     keys = [key for _, key in solid]
-    anchor = _rarest(positions, keys)
+    anchor = rarest_word(index, keys)
+    texts = index.texts
     if anchor is None:
         return []
-    k, starts = anchor
+    k, word = anchor
+    seen: set[tuple[int, int]] = set()
     out: list[Window] = []
-    for p in starts:
-        s = p - k
-        if s < 0 or s + len(keys) > len(lines_of):
+    for line in index.word_lines(word):
+        placed = _place_skipping_blanks(texts, keys, k, line, fn)
+        if placed is None:
             continue
-        if not all(norm[lines_of[s + j]] == keys[j] for j in range(len(keys))):
+        first, last = placed[0], placed[-1]
+        if (first, last) in seen:
             continue
-        first, last = lines_of[s], lines_of[s + len(keys) - 1]
-        if last - first + 1 == len(old_lines) and all(
-            not norm[first + j] for j, line in enumerate(old_lines) if not fn(line)
-        ):
+        seen.add((first, last))
+        same_shape = last - first + 1 == len(old_lines) and all(
+            (fn(texts[first + j]) == "") == (fn(line_) == "") for j, line_ in enumerate(old_lines)
+        )
+        if same_shape:
             continue  # same blank structure: an earlier tier owns this
         mapping: list[int | None] = [None] * len(old_lines)
-        for (j, _), pos in zip(solid, range(s, s + len(keys)), strict=True):
-            mapping[j] = lines_of[pos] - first
+        for (j, _), pos in zip(solid, placed, strict=True):
+            mapping[j] = pos - first
         out.append(Window(first, last, mapping))
     return out
+
+
+def _place_skipping_blanks(
+    texts: list[str], keys: list[str], k: int, line: int, fn: Normalizer
+) -> list[int] | None:
+    """File lines for each key when key k sits at `line` and blank lines are skipped between."""
+    if fn(texts[line]) != keys[k]:
+        return None
+    placed = [line]
+    pos = line
+    for key in reversed(keys[:k]):
+        pos -= 1
+        while pos >= 0 and not fn(texts[pos]):
+            pos -= 1
+        if pos < 0 or fn(texts[pos]) != key:
+            return None
+        placed.insert(0, pos)
+    pos = line
+    for key in keys[k + 1 :]:
+        pos += 1
+        while pos < len(texts) and not fn(texts[pos]):
+            pos += 1
+        if pos >= len(texts) or fn(texts[pos]) != key:
+            return None
+        placed.append(pos)
+    return placed
 
 
 def find_drifted(index: LineIndex, old_lines: list[str]) -> list[tuple[Window, float]]:
     """Block anchor: first and last lines match, middle lines are `old`'s with small typos.
 
     Every middle line must either match or be a recognisable variant of its counterpart
-    (similarity >= DRIFT_LINE_MIN); an invented middle line refuses the window outright, so
-    first/last-line anchors alone never make a match.
+    (similarity >= DRIFT_LINE_MIN), at least one must match as it is, and the whole block must
+    be DRIFT_BLOCK_MIN similar: first/last-line anchors alone never make a match.
     """
     n = len(old_lines)
     if n < 3:
@@ -146,16 +215,22 @@ def find_drifted(index: LineIndex, old_lines: list[str]) -> list[tuple[Window, f
     keys = [fn(line) for line in old_lines]
     if not keys[0] or not keys[-1]:
         return []
-    norm = index.normalized("inner_whitespace", fn)
-    starts = index.positions("inner_whitespace", fn).get(keys[0], [])
+    ends = [old_lines[0], *([""] * (n - 2)), old_lines[-1]]
+    if rarest_word(index, ends) is not None:
+        starts = window_starts(index, ends)
+    else:  # first and last lines have no word (`}`, `end`-less braces): anchor on the middle
+        starts = sorted(
+            {s for k in range(1, n - 1) for s in window_starts(index, _only(old_lines, k))}
+        )
+    texts = index.texts
     allowed = max(2, (n - 2) // 3)
     out: list[tuple[Window, float]] = []
     for s in starts:
-        if s + n > len(norm) or norm[s + n - 1] != keys[-1]:
+        if fn(texts[s]) != keys[0] or fn(texts[s + n - 1]) != keys[-1]:
             continue
         drifted = 0
         for j in range(1, n - 1):
-            line = norm[s + j]
+            line = fn(texts[s + j])
             if line == keys[j]:
                 continue
             drifted += 1
@@ -166,9 +241,8 @@ def find_drifted(index: LineIndex, old_lines: list[str]) -> list[tuple[Window, f
             # anchors would be all that vouches for the region.
             if drifted == 0 or drifted == n - 2:
                 continue
-            score = fuzz.ratio(
-                "\n".join(norm[s : s + n]), "\n".join(keys), score_cutoff=DRIFT_BLOCK_MIN
-            )
+            window = "\n".join(fn(t) for t in texts[s : s + n])
+            score = fuzz.ratio(window, "\n".join(keys), score_cutoff=DRIFT_BLOCK_MIN)
             if score:
                 out.append((Window(s, s + n - 1, list(range(n))), score / 100))
     return out
@@ -177,55 +251,55 @@ def find_drifted(index: LineIndex, old_lines: list[str]) -> list[tuple[Window, f
 def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | None:
     """The window most similar to `old` (first, last, similarity 0-1), for error messages.
 
-    Lines of `old` found in the file vote for where the window starts; the best few starts are
-    scored with rapidfuzz. Cheap enough to run on every refused edit.
+    The longest word of each line of `old` votes for where the window starts (lines whose word
+    is everywhere do not vote); the best few starts are scored with rapidfuzz.
     """
     n = len(old_lines)
-    if not n or not len(index):
+    total = len(index)
+    if not n or not total:
         return None
-    fn = normalize.collapse_ws
-    keys = [fn(line) for line in old_lines]
-    positions = index.positions("inner_whitespace", fn)
     votes: dict[int, int] = {}
-    for k, key in enumerate(keys):
-        found = positions.get(key)
-        if not key or not found or len(found) > 64:
+    step = max(1, n // 24)
+    for k in range(0, n, step):
+        words = _WORD.findall(old_lines[k])
+        if not words:
             continue
-        for p in found:
-            votes[p - k] = votes.get(p - k, 0) + 1
-    starts = sorted(votes, key=lambda s: -votes[s])[:8]
-    norm = index.normalized("inner_whitespace", fn)
-    if not starts:
-        probe = next((key for key in keys if key), "")
-        hit = process.extractOne(probe, norm, scorer=fuzz.ratio) if probe else None
-        if hit is None:
-            return None
-        starts = [hit[2] - keys.index(probe)]
-    target = "\n".join(keys)
+        word = max(words, key=len)
+        if len(word) < 3 or index.word_count(word) > 64:
+            continue
+        for line in index.word_lines(word):
+            votes[line - k] = votes.get(line - k, 0) + 1
+    starts = sorted(votes, key=lambda s: -votes[s])[:8] or [0]
+    fn = normalize.collapse_ws
+    target = "\n".join(fn(line) for line in old_lines)
     best: tuple[int, int, float] | None = None
     for s in starts:
-        s = min(max(s, 0), max(len(norm) - n, 0))
-        last = min(s + n, len(norm)) - 1
-        score = Indel.normalized_similarity("\n".join(norm[s : last + 1]), target)
+        s = min(max(s, 0), max(total - n, 0))
+        last = min(s + n, total) - 1
+        window = "\n".join(fn(t) for t in index.texts[s : last + 1])
+        score = Indel.normalized_similarity(window, target)
         if best is None or score > best[2]:
             best = (s, last, score)
     return best
+
+
+def _only(lines: list[str], k: int) -> list[str]:
+    return [line if j == k else "" for j, line in enumerate(lines)]
 
 
 def _prefix_ok(raw: str, key: str) -> bool:
     return len(raw.rstrip()) >= MIN_PREFIX and len(key) >= 3
 
 
-def _rarest(positions: dict[str, list[int]], keys: list[str]) -> tuple[int, list[int]] | None:
-    """(offset in keys, file positions) of the key occurring least often; None if one is absent.
-
-    Blank keys are used only when nothing else is available: they occur everywhere.
-    """
+def _rarest_key(positions: dict[str, list[int]], keys: list[str]) -> tuple[int, list[int]] | None:
+    """(offset in keys, file positions) of the non-blank key occurring least often."""
     best: tuple[int, list[int]] | None = None
     for k, key in enumerate(keys):
+        if not key:
+            continue
         found = positions.get(key)
         if not found:
             return None
-        if best is None or (key and (not keys[best[0]] or len(found) < len(best[1]))):
+        if best is None or len(found) < len(best[1]):
             best = (k, found)
     return best

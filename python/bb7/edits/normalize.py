@@ -171,6 +171,11 @@ def remove_gutter(lines: list[str], pattern: re.Pattern[str]) -> list[str]:
 
 # --- elision markers -------------------------------------------------------------------------
 
+# Cheap first test: every elision has dots or one of these word stems.
+_MAYBE_ELISION = re.compile(
+    r"\.\.\.|…|rest|remain|exist|unchang|omit|previous|original|same|snip|elid|other|more",
+    re.IGNORECASE,
+)
 _OPENERS = re.compile(r"^(?://+|#+|--+|;+|/\*+|\*|<!--|\{/\*|%+|REM\s)\s*")
 _CLOSERS = re.compile(r"\s*(?:\*+/\}?|-->)$")
 _DOTS = re.compile(r"\.{3,}|…")
@@ -217,7 +222,7 @@ def is_elision(line: str) -> bool:
     comment or brackets and only when they say that code was left out.
     """
     text = line.strip()
-    if not text:
+    if not text or not _MAYBE_ELISION.search(text):
         return False
     core = _CLOSERS.sub("", _OPENERS.sub("", text))
     wrapped = core != text

@@ -22,6 +22,7 @@ from bb7.edits.match import (
     find_ignoring_blank_lines,
     find_lines,
     find_truncated,
+    window_starts,
 )
 from bb7.edits.replacement import build_lines
 from bb7.edits.text import LineIndex, split_lines
@@ -145,17 +146,18 @@ class _Search:
                 spans = [(ln, ln + probe.count("\n")) for ln in lines]
                 return _ambiguous(spans, strategy)
             at = hits[chosen]
-            at, end = self._complete_lines(at, at + len(probe), old, new)
-            first = self.index.line_of(at)
-            eol = self.index.eols[first] or self.index.eol
+            end = self._complete_lines(at, at + len(probe), old, new)
+            eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
             content = body[:at] + text + body[end:]
-            last = self.index.line_of(max(end - 1, at))
+            first = self.index.line_of(at)
+            last = first + body.count("\n", at, max(end - 1, at))
             return Applied(content, strategy, first + 1, last + 1, 1.0)
         return None
 
-    def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int]:
-        """Widen an exact match to whole lines where the model evidently meant whole lines.
+    def _complete_lines(self, start: int, end: int, old: str, new: str) -> int:
+        """Where an exact match should end so that it covers whole lines where the model
+        evidently meant whole lines.
 
         - `new` is empty and `old` is the full text of its lines: the lines go, not just their
           text (no empty line is left behind).
@@ -164,30 +166,26 @@ class _Search:
           full: the rest of the file line is replaced too, or it would be doubled.
         """
         if old.endswith("\n"):
-            return start, end
-        index = self.index
-        line = index.line_of(end)
-        line_start = index.starts[line]
-        line_end = line_start + len(index.texts[line])
-        if end <= line_start or end > line_end:
-            return start, end
-        rest = index.content[end:line_end]
-        if not new and start == index.starts[index.line_of(start)] and not rest.strip():
-            return start, line_end + len(index.eols[line])
+            return end
+        line_start, line_end, eol = self.index.line_bounds(end)
+        if end <= line_start:
+            return end
+        rest = self.index.content[end:line_end]
+        if not new and not rest.strip() and self.index.line_bounds(start)[0] == start:
+            return line_end + len(eol)
         if rest and not rest.strip():
-            return start, line_end
+            return line_end
         if rest and "\n" in old:
             old_last, new_last = old.rsplit("\n", 1)[1], new.rsplit("\n", 1)[-1]
             if new_last == old_last + rest:
-                return start, line_end
-        return start, end
+                return line_end
+        return end
 
     def lines(self, old_lines: list[str], new_lines: list[str], prefix: str) -> EditOutcome | None:
-        for name, fn in LINE_TIERS:
-            found = find_lines(self.index, old_lines, name, fn)
-            if found:
-                return self.windows(prefix + name, found, old_lines, new_lines)
-        return None
+        found = self._first_tier(old_lines)
+        if found is None:
+            return None
+        return self.windows(prefix + found[0], found[1], old_lines, new_lines)
 
     def drifted(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
         scored = find_drifted(self.index, old_lines)
@@ -289,8 +287,12 @@ class _Search:
         return None
 
     def _first_tier(self, old_lines: list[str]) -> tuple[str, list[Window]] | None:
+        """(tier name, windows) of the strictest line tier with any candidate."""
+        starts = window_starts(self.index, old_lines)
+        if not starts:
+            return None
         for name, fn in LINE_TIERS:
-            found = find_lines(self.index, old_lines, name, fn)
+            found = find_lines(self.index, old_lines, starts, fn)
             if found:
                 return name, found
         return None
@@ -315,7 +317,7 @@ class _Search:
 
     def _build(self, window: Window, old_lines: list[str], new_lines: list[str]) -> list[str]:
         texts = self.index.texts[window.first : window.last + 1]
-        style = self.index.indent_style(window.first, window.last) or self.index.indent_style()
+        style = self.index.indent_style(window.first, window.last)
         return build_lines(old_lines, new_lines, texts, window.mapping, style)
 
     def _splice(self, first: int, last: int, out: list[str], content: str | None = None) -> str:
@@ -324,7 +326,7 @@ class _Search:
             start, end = self.index.span_with_eol(first, last)
             return body[:start] + body[end:]
         start, end = self.index.span(first, last)
-        eol = self.index.eols[first] or self.index.eol
+        eol = self.index.eol_at(first) or self.index.eol
         return body[:start] + eol.join(out) + body[end:]
 
     def _similarity(self, first: int, last: int, old_lines: list[str]) -> float:
@@ -392,8 +394,7 @@ def _new_elides_code(
     )
     if extra <= 0:
         return None
-    present = index.positions("line_exact", normalize.identity)
-    if all(ln in present for ln in new_lines if normalize.is_elision(ln)):
+    if all(index.has_line(ln) for ln in new_lines if normalize.is_elision(ln)):
         return None  # the file itself has such lines: they are code, not elisions
     return _invalid(
         "new_string contains an elision such as `...` or `// ... existing code ...` that "

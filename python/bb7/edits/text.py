@@ -1,13 +1,15 @@
-"""A file's lines, indexed once per content and reused by every edit and tier that searches it.
+"""A file's lines, indexed lazily once per content and reused by every edit and tier.
 
-Not for matching logic: this module only knows where lines start and end and how to look a
-normalised line up quickly.
+Built for speed on large files: splitting and offsets use C-level string operations, words are
+looked up with `str.find` on the raw content, and whole-file per-line work happens only when an
+edit has no word to anchor on. Not for matching logic: this module only knows where lines are.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import re
 from collections.abc import Callable
+from itertools import accumulate
 
 Normalizer = Callable[[str], str]
 
@@ -17,37 +19,112 @@ class LineIndex:
 
     def __init__(self, content: str) -> None:
         self.content = content
-        texts: list[str] = []
-        eols: list[str] = []
-        starts: list[int] = []
-        pos = 0
-        size = len(content)
-        while pos < size:
-            nl = content.find("\n", pos)
-            if nl < 0:
-                texts.append(content[pos:])
-                eols.append("")
-                starts.append(pos)
-                break
-            end = nl - 1 if nl > pos and content[nl - 1] == "\r" else nl
-            texts.append(content[pos:end])
-            eols.append(content[end : nl + 1])
-            starts.append(pos)
-            pos = nl + 1
-        self.texts = texts
-        self.eols = eols
-        self.starts = starts
-        crlf = sum(1 for e in eols if e == "\r\n")
-        self.eol = "\r\n" if crlf and crlf * 2 >= sum(1 for e in eols if e) else "\n"
+        self._texts: list[str] | None = None
+        self._cum: list[int] | None = None
+        self._crlf: bool = "\r\n" in content
         self._normalized: dict[str, list[str]] = {}
         self._positions: dict[str, dict[str, list[int]]] = {}
-        self._nonblank: dict[str, tuple[list[int], dict[str, list[int]]]] = {}
+        self._word_lines: dict[str, list[int]] = {}
+        self._word_counts: dict[str, int] = {}
+
+    @property
+    def texts(self) -> list[str]:
+        """Each line's text without its line ending."""
+        if self._texts is None:
+            parts = self.content.split("\n")
+            if parts and parts[-1] == "":
+                parts.pop()
+            if self._crlf:
+                # Only a CR right before LF is part of the ending; the last line has no LF.
+                last = len(parts) - 1
+                lf_ended = self.content.endswith("\n")
+                parts = [
+                    p[:-1] if p.endswith("\r") and (i < last or lf_ended) else p
+                    for i, p in enumerate(parts)
+                ]
+            self._texts = parts
+        return self._texts
 
     def __len__(self) -> int:
         return len(self.texts)
 
+    @property
+    def eol(self) -> str:
+        """The file's usual line ending: CRLF when at least half of its line breaks are CRLF."""
+        if not self._crlf:
+            return "\n"
+        return "\r\n" if self.content.count("\r\n") * 2 >= self.content.count("\n") else "\n"
+
+    def eol_at(self, line: int) -> str:
+        """The ending of one line ('' for a last line without a newline)."""
+        start = self.start(line) + len(self.texts[line])
+        if self.content.startswith("\r\n", start):
+            return "\r\n"
+        return "\n" if self.content.startswith("\n", start) else ""
+
+    def start(self, line: int) -> int:
+        """Offset of the first character of `line` (0-based)."""
+        if self._cum is None:
+            self._cum = list(accumulate(map(len, self.content.split("\n")), initial=0))
+        return self._cum[line] + line
+
+    def line_bounds(self, offset: int) -> tuple[int, int, str]:
+        """(start, end of text, ending) of the line holding `offset`, without indexing lines."""
+        content = self.content
+        start = content.rfind("\n", 0, offset) + 1
+        newline = content.find("\n", offset)
+        if newline < 0:
+            return start, len(content), ""
+        if newline > start and content[newline - 1] == "\r":
+            return start, newline - 1, "\r\n"
+        return start, newline, "\n"
+
+    def line_of(self, offset: int) -> int:
+        """0-based line number containing the character at `offset`."""
+        return self.content.count("\n", 0, offset)
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """Character span of lines first..last (inclusive), without the last line's ending."""
+        return self.start(first), self.start(last) + len(self.texts[last])
+
+    def span_with_eol(self, first: int, last: int) -> tuple[int, int]:
+        """Character span of lines first..last (inclusive), including the last line's ending."""
+        start, end = self.span(first, last)
+        return start, end + len(self.eol_at(last))
+
+    def word_count(self, word: str) -> int:
+        """How often `word` occurs in the content (as a substring; a rarity estimate)."""
+        count = self._word_counts.get(word)
+        if count is None:
+            count = self.content.count(word)
+            self._word_counts[word] = count
+        return count
+
+    def word_lines(self, word: str) -> list[int]:
+        """Sorted 0-based numbers of the lines containing `word`."""
+        lines = self._word_lines.get(word)
+        if lines is None:
+            lines = []
+            content = self.content
+            at = content.find(word)
+            offset = line = 0
+            while at >= 0:
+                line += content.count("\n", offset, at)
+                offset = at
+                if not lines or lines[-1] != line:
+                    lines.append(line)
+                at = content.find(word, at + 1)
+            self._word_lines[word] = lines
+        return lines
+
+    def has_line(self, text: str) -> bool:
+        """Whether some line of the content is exactly `text`."""
+        pattern = r"(?m)^" + re.escape(text) + r"\r?$"
+        return re.search(pattern, self.content) is not None
+
     def normalized(self, name: str, fn: Normalizer) -> list[str]:
-        """Every line passed through `fn`, computed once per normaliser name."""
+        """Every line passed through `fn`, computed once per normaliser name (whole-file work:
+        used only when `old` has no word to anchor on)."""
         lines = self._normalized.get(name)
         if lines is None:
             lines = [fn(t) for t in self.texts]
@@ -64,41 +141,17 @@ class LineIndex:
             self._positions[name] = table
         return table
 
-    def nonblank(self, name: str, fn: Normalizer) -> tuple[list[int], dict[str, list[int]]]:
-        """Line numbers of lines non-empty under `fn`, and where each key sits in that list."""
-        cached = self._nonblank.get(name)
-        if cached is None:
-            norm = self.normalized(name, fn)
-            lines = [i for i, key in enumerate(norm) if key]
-            table: dict[str, list[int]] = {}
-            for pos, i in enumerate(lines):
-                table.setdefault(norm[i], []).append(pos)
-            cached = (lines, table)
-            self._nonblank[name] = cached
-        return cached
-
-    def line_of(self, offset: int) -> int:
-        """0-based line number containing the character at `offset`."""
-        return max(0, bisect_right(self.starts, offset) - 1)
-
-    def span(self, first: int, last: int) -> tuple[int, int]:
-        """Character span of lines first..last (inclusive), without the last line's ending."""
-        return self.starts[first], self.starts[last] + len(self.texts[last])
-
-    def span_with_eol(self, first: int, last: int) -> tuple[int, int]:
-        """Character span of lines first..last (inclusive), including the last line's ending."""
-        start, end = self.span(first, last)
-        return start, end + len(self.eols[last])
-
-    def indent_style(self, first: int = 0, last: int | None = None) -> str:
-        """Tab or space: what indented lines in the range mostly start with ('' if none are)."""
-        stop = len(self.texts) if last is None else last + 1
+    def indent_style(self, first: int, last: int) -> str:
+        """Tab or space: what indented lines in the range mostly start with; the whole file's
+        habit when the range has no indented line."""
         tabs = spaces = 0
-        for text in self.texts[first:stop]:
+        for text in self.texts[first : last + 1]:
             if text.startswith("\t"):
                 tabs += 1
             elif text.startswith(" ") and text.strip():
                 spaces += 1
+        if tabs == spaces == 0:
+            tabs, spaces = self.content.count("\n\t"), self.content.count("\n ")
         if tabs == spaces == 0:
             return ""
         return "\t" if tabs > spaces else " "

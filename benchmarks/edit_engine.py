@@ -1,0 +1,137 @@
+"""Edit-engine latency on generated files of 1k, 10k and 100k lines (prints a table).
+
+Every edit is applied to a fresh copy of the content with no index reused, so each figure
+includes building the line index: the cost of the first edit of a response. Targets (p95, one
+core, every kind): <= 2 ms at 1k lines, <= 10 ms at 10k, <= 100 ms at 100k.
+
+Run: .venv/bin/python benchmarks/edit_engine.py [--sizes 1000,10000,100000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from bb7.edits import Applied, replace
+
+TARGET_MS = {1_000: 2.0, 10_000: 10.0, 100_000: 100.0}
+
+
+def generate(lines: int, seed: int = 7) -> list[str]:
+    """C-like code: many functions, `}` on thousands of lines, blank lines, nested blocks."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    n = 0
+    while len(out) < lines:
+        n += 1
+        name = f"handle_{rng.choice(['read', 'write', 'open', 'close', 'seek'])}_{n}"
+        out.append(f"static int {name}(struct ctx *c, int flags_{n})")
+        out.append("{")
+        for k in range(rng.randint(3, 9)):
+            var = f"v{n}_{k}"
+            out.append(f"    int {var} = compute(c, {rng.randint(0, 999)}, flags_{n});")
+            if rng.random() < 0.4:
+                out.append(f"    if ({var} < 0) {{")
+                out.append(f'        log_error(c, "{name}: step {k} failed", {var});')
+                out.append(f"        return {var};")
+                out.append("    }")
+        out.append("    return 0;")
+        out.append("}")
+        out.append("")
+    return out[:lines]
+
+
+def block_at(lines: list[str], middle: int, size: int) -> tuple[int, list[str]]:
+    """A block of `size` lines starting at a function header near `middle`."""
+    start = middle
+    while not lines[start].startswith("static int"):
+        start += 1
+    return start, lines[start : start + size]
+
+
+def cases(lines: list[str]) -> list[tuple[str, str, str, bool]]:
+    mid = len(lines) // 2
+    start, block = block_at(lines, mid, 6)
+    old = "\n".join(block)
+    changed = [*block[:2], "    int added = 1;", *block[2:]]
+    out: list[tuple[str, str, str, bool]] = [("exact", old, "\n".join(changed), True)]
+
+    drift = list(block)
+    typo = next(i for i in range(1, len(block) - 1) if "compute" in block[i])
+    drift[typo] = drift[typo].replace("compute", "compte")
+    out.append(("fuzzy: middle drift", "\n".join(drift), "\n".join(changed), True))
+
+    dedented = [ln[4:] if ln.startswith("    ") else ln for ln in block]
+    shifted = ["  " + ln if ln else ln for ln in block]
+    out.append(
+        ("fuzzy: re-indent", "\n".join(shifted), "\n".join(["  " + x for x in changed]), True)
+    )
+    damaged = [ln.lstrip() if i % 2 else ln for i, ln in enumerate(block)]
+    out.append(("fuzzy: damaged indent", "\n".join(damaged), "\n".join(changed), True))
+    del dedented
+
+    invented = [block[0]] + [f"    made_up_call_{i}(c);" for i in range(4)] + [block[-1]]
+    out.append(("refused: invented middle", "\n".join(invented), "\n".join(block), False))
+
+    # Stress 1: first line `}` (thousands of occurrences), the rest a unique region.
+    close = start - 2  # the `}` closing the previous function
+    region = lines[close : close + 8]
+    assert region[0] == "}"
+    out.append(("stress: first line '}'", "\n".join(region), "\n".join([*region, "// x"]), True))
+
+    # Stress 2: a 32-line old, exact and with one drifted line.
+    big = lines[start : start + 32]
+    out.append(("stress: 32-line old", "\n".join(big), "\n".join(big[:-1]), True))
+    big_drift = list(big)
+    typos = [i for i in range(1, 31) if "compute" in big[i]][:2]
+    for i in typos:
+        big_drift[i] = big_drift[i].replace("compute", "compte")
+    out.append(("stress: 32-line drifted", "\n".join(big_drift), "\n".join(big[:-1]), True))
+    return out
+
+
+def measure(fn: Callable[[], object], reps: int) -> list[float]:
+    times: list[float] = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    failures = 0
+    print(f"{'lines':>7}  {'edit':28} {'result':10} {'p50 ms':>8} {'p95 ms':>8} {'target':>7}")
+    for size in sizes:
+        lines = generate(size)
+        content = "\n".join(lines) + "\n"
+        reps = max(5, (20 if args.quick else 60) * 1000 // max(size, 1000))
+        reps = max(reps, 5 if args.quick else 15)
+        for kind, old, new, should_apply in cases(lines):
+            outcome = replace(content, old, new)
+            applied = isinstance(outcome, Applied)
+            label = outcome.strategy if isinstance(outcome, Applied) else outcome.kind
+            times = sorted(measure(lambda c=content, o=old, n=new: replace(c, o, n), reps))
+            p50 = statistics.median(times)
+            p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+            ok = applied == should_apply and p95 <= TARGET_MS.get(size, float("inf"))
+            failures += not ok
+            mark = "" if ok else "  <-- MISSED"
+            print(
+                f"{size:>7}  {kind:28} {label[:10]:10} {p50:8.2f} {p95:8.2f} "
+                f"{TARGET_MS.get(size, 0):7.0f}{mark}"
+            )
+    print("all targets met" if not failures else f"{failures} target(s) missed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
