@@ -1,0 +1,210 @@
+"""The engine's rules and the traps other engines fall into."""
+
+from __future__ import annotations
+
+from bb7.edits import Applied, EditError, LineIndex, replace
+
+
+def applied(content: str, old: str, new: str, **kw: object) -> Applied:
+    outcome = replace(content, old, new, **kw)  # type: ignore[arg-type]
+    assert isinstance(outcome, Applied), outcome
+    return outcome
+
+
+def refused(content: str, old: str, new: str, kind: str, **kw: object) -> EditError:
+    outcome = replace(content, old, new, **kw)  # type: ignore[arg-type]
+    assert isinstance(outcome, EditError), outcome
+    assert outcome.kind == kind, outcome
+    return outcome
+
+
+# --- rule 1: never the wrong place -------------------------------------------------------------
+
+
+def test_two_exact_occurrences_are_ambiguous_and_name_both_places() -> None:
+    error = refused("x()\ny()\nx()\n", "x()", "z()", "ambiguous")
+    assert "2 places" in error.message and "1" in error.message and "3" in error.message
+    assert "start_line" in error.message and "replace_all" in error.message
+
+
+def test_two_fuzzy_candidates_in_one_tier_are_ambiguous() -> None:
+    file = "  if ok:\n    go()\n\n      if ok:\n        go()\n"
+    refused(file, "if ok:\n  go()", "if ok:\n  stop()", "ambiguous")
+
+
+def test_an_invented_middle_between_correct_anchors_is_not_found() -> None:
+    file = "def f():\n    load()\n    parse()\n    save()\n    return\n"
+    old = "def f():\n    connect_to_db()\n    run_migrations()\n    save()\n    return"
+    error = refused(file, old, old.replace("save", "store"), "not_found")
+    assert error.best is not None and error.best.start_line == 1
+
+
+def test_anchors_alone_never_vouch_for_a_region() -> None:
+    file = "function hello() {\n    console.log('hello')\n}\n"
+    old = "function hello() {\n    console.log('wrong')\n}\n"
+    refused(file, old, "function hello() {\n    console.log('x')\n}\n", "not_found")
+
+
+def test_a_stale_region_with_only_the_first_line_right_is_not_found() -> None:
+    file = "a = load()\nb = a + 1\nc = b * 2\nprint(c)\n"
+    refused(file, "a = load()\nb = a - 7\nd = 99\n", "a = load()\n", "not_found")
+
+
+def test_fuzzy_matching_prefers_the_exact_copy_over_a_near_duplicate() -> None:
+    file = "if (node[meta]) {\n  extra.start(foo)\n}\nif (node[meta]) {\n  extra.start(bar)\n}\n"
+    result = applied(file, "if (node[meta]) {  \n  extra.start(bar)\n} ", "if (node[meta]) {\n}")
+    assert result.content == "if (node[meta]) {\n  extra.start(foo)\n}\nif (node[meta]) {\n}\n"
+
+
+def test_a_stricter_tier_wins_over_a_looser_match_elsewhere() -> None:
+    # Block A matches once trailing whitespace is ignored; block B only after re-indenting.
+    file = "foo()  \nbar()\n\n    foo()\n    bar()\n"
+    result = applied(file, "foo()\nbar()", "foo()\nbaz()")
+    assert result.strategy == "trailing_whitespace"
+    assert result.content == "foo()\nbaz()\n\n    foo()\n    bar()\n"
+
+
+# --- rule 2: bytes outside the span never change ------------------------------------------------
+
+
+def test_a_fuzzy_edit_leaves_every_other_byte_alone() -> None:
+    head = "\ufeffkeep  \r\n\tmixed\ttabs \r\nsmart \u2018quotes\u2019\n"
+    tail = "trailing   \r\nno newline at end"
+    file = head + "    def f():\r\n        return 1\r\n" + tail
+    result = applied(file, "def f():\n    return 1\n", "def f():\n    return 2\n")
+    assert result.content == head + "    def f():\r\n        return 2\r\n" + tail
+
+
+# --- rule 3: undo systematic mistakes in new ------------------------------------------------------
+
+
+def test_crlf_files_match_on_lf_and_stay_crlf() -> None:
+    file = "a\r\nb\r\nc\r\n"
+    assert applied(file, "a\nb", "a\nB\nb2").content == "a\r\nB\r\nb2\r\nc\r\n"
+
+
+def test_a_bom_is_kept() -> None:
+    assert applied("\ufeffx = 1\n", "x = 1", "x = 2").content == "\ufeffx = 2\n"
+
+
+def test_gutters_are_stripped_from_new_lines_that_have_them_only() -> None:
+    file = "a\nb\nc\n"
+    result = applied(file, "L2: b\nL3: c", "L2: b\ninserted\nL3: c")
+    assert result.content == "a\nb\ninserted\nc\n"
+
+
+def test_tab_indented_file_gets_tabs_in_reindented_new() -> None:
+    file = "void f() {\n\tif (a) {\n\t\tx();\n\t}\n}\n"
+    result = applied(file, "if (a) {\n    x();\n}", "if (a) {\n    x();\n    y();\n}")
+    assert result.content == "void f() {\n\tif (a) {\n\t\tx();\n\t\ty();\n\t}\n}\n"
+
+
+# --- rule 4: cascade traps ---------------------------------------------------------------------
+
+
+def test_first_line_copied_from_mid_line_keeps_the_files_indentation() -> None:
+    file = "class A:\n    def old(self):\n        return 1\n"
+    old = "def old(self):\n        return 1"
+    new = "def new(self):\n        return 2"
+    result = applied(file, old, new)
+    assert result.content == "class A:\n    def new(self):\n        return 2\n"
+
+
+def test_no_stray_blank_line_when_old_ends_with_newline_and_matches_fuzzily() -> None:
+    file = "    line1\n    line2\n    line3\n"
+    result = applied(file, "line1\nline2\n", "new_line1\nnew_line2\n")
+    assert result.content == "    new_line1\n    new_line2\n    line3\n"
+
+
+def test_damaged_indentation_in_old_only_keeps_new_as_sent() -> None:
+    file = "const f = () => {\n  const a = {}\n  const b = []\n}\n"
+    old = "const f = () => {\nconst a = {}\nconst b = []"
+    new = "const f = () => {\n  const a = {}\n  // const b = []"
+    assert applied(file, old, new).content == (
+        "const f = () => {\n  const a = {}\n  // const b = []\n}\n"
+    )
+
+
+def test_deleting_a_whole_line_removes_it_without_leaving_a_blank() -> None:
+    assert applied("apple\nbanana\ncherry\n", "banana", "").content == "apple\ncherry\n"
+    assert applied("a\n  b  \nc\n", "b\n", "").content == "a\nc\n"
+
+
+def test_new_with_an_elision_old_lacks_is_refused() -> None:
+    file = "def f():\n    a()\n    b()\n"
+    error = refused(
+        file, "def f():\n    a()\n", "def f():\n    # ... existing code ...\n", "invalid"
+    )
+    assert "elision" in error.message
+
+
+def test_an_elision_line_the_file_really_contains_is_code() -> None:
+    file = "x = [\n    # ...\n]\n"
+    assert applied(file, "x = [\n", "y = 1\nx = [\n    # ...\n").content.startswith("y = 1\n")
+
+
+# --- rule 5: start_line -------------------------------------------------------------------------
+
+
+def test_a_hint_picks_the_nearer_of_two_identical_blocks() -> None:
+    file = "x()\ny()\nx()\n"
+    assert applied(file, "x()", "z()", start_line=3).content == "x()\ny()\nz()\n"
+    assert applied(file, "x()", "z()", start_line=1).content == "z()\ny()\nx()\n"
+
+
+def test_a_hint_halfway_between_two_copies_is_still_ambiguous() -> None:
+    refused("x()\ny()\nx()\n", "x()", "z()", "ambiguous", start_line=2)
+
+
+def test_a_hint_never_makes_a_poor_match_acceptable() -> None:
+    file = "def f():\n    load()\n    parse()\n    return\n"
+    old = "def f():\n    totally()\n    different()\n    return"
+    refused(file, old, "def f():\n    return", "not_found", start_line=1)
+
+
+# --- rule 6: replace_all ------------------------------------------------------------------------
+
+
+def test_replace_all_replaces_adjacent_occurrences_without_overlap() -> None:
+    result = applied("aaaa b aa", "aa", "x", replace_all=True)
+    assert result.content == "xx b x" and result.count == 3
+
+
+def test_replacement_text_is_literal() -> None:
+    for new in ["$&", "\\1", "$'", "$$", "\\g<0>"]:
+        assert applied("foo bar foo", "foo", new, replace_all=True).content == f"{new} bar {new}"
+        assert applied("foo bar", "foo", new).content == f"{new} bar"
+
+
+# --- rule 7: degenerate edits -------------------------------------------------------------------
+
+
+def test_identical_old_and_new_is_invalid() -> None:
+    refused("a\n", "a", "a", "invalid")
+
+
+def test_empty_old_creates_an_empty_file_and_is_invalid_on_a_non_empty_one() -> None:
+    created = applied("", "", "hello\r\nworld\r\n")
+    assert created.content == "hello\r\nworld\r\n" and created.strategy == "create"
+    refused("content\n", "", "x", "invalid")
+
+
+# --- messages -----------------------------------------------------------------------------------
+
+
+def test_not_found_names_the_closest_candidate_with_lines_and_similarity() -> None:
+    file = "".join(f"line {i}\n" for i in range(1, 40)) + "def compute(a, b):\n    return a + b\n"
+    error = refused(file, "def compute(a, c):\n    return a * c\n", "x\n", "not_found")
+    assert error.best is not None
+    assert (error.best.start_line, error.best.end_line) == (40, 41)
+    assert "lines 40-41" in error.message and "% similar" in error.message
+    assert "def compute(a, b):" in error.message
+
+
+def test_a_line_index_can_be_reused_across_edits_of_one_content() -> None:
+    content = "a = 1\nb = 2\n"
+    index = LineIndex(content)
+    first = replace(content, "a = 1", "a = 9", index=index)
+    second = replace(content, "b = 2\n", "b = 8\n", index=index)
+    assert isinstance(first, Applied) and isinstance(second, Applied)
+    assert second.content == "a = 1\nb = 8\n"
