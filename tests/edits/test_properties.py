@@ -26,6 +26,7 @@ def test_an_exact_unique_edit_equals_str_replace(lines: list[str], data: st.Data
     old = content[start:end]
     assume(content.count(old) == 1 and content.find(old, content.find(old) + 1) < 0)
     new = data.draw(st.text(NEW_CHARS, min_size=1, max_size=20))
+    assume(new != old)
     outcome = replace(content, old, new)
     assert isinstance(outcome, Applied)
     assert outcome.strategy == "exact"

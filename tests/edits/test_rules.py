@@ -208,3 +208,13 @@ def test_a_line_index_can_be_reused_across_edits_of_one_content() -> None:
     second = replace(content, "b = 2\n", "b = 8\n", index=index)
     assert isinstance(first, Applied) and isinstance(second, Applied)
     assert second.content == "a = 1\nb = 8\n"
+
+
+def test_a_fully_dedented_old_restores_each_lines_own_depth_in_new() -> None:
+    file = "class A:\n    def f(self):\n        if x:\n            y()\n        return 1\n"
+    old = "def f(self):\nif x:\ny()\nreturn 1"
+    new = "def f(self):\nif x:\nz()\nw()\nreturn 1"
+    assert applied(file, old, new).content == (
+        "class A:\n    def f(self):\n        if x:\n            z()\n            w()\n"
+        "        return 1\n"
+    )

@@ -45,29 +45,43 @@ def build_lines(
     )
     first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
     plan = _Reindent(shift, shift != 0 or restyle, delta, tab, style or " ", first_fix)
+    plan.positional = any(tag == "equal" for tag, *_ in opcodes)
     return _assemble(opcodes, old_lines, new_lines, window, mapping, plan)
 
 
 class _Reindent:
-    """How to indent `new`: shift every line (`active`) or keep it as sent."""
+    """How to indent `new`: shift every line (`active`) or keep it as sent; and the first-line fix."""
 
     def __init__(
         self, shift: int, active: bool, delta: dict[int, int], tab: int, style: str, first: bool
     ) -> None:
         self.shift, self.active, self.delta = shift, active, delta
         self.tab, self.style, self.first = tab, style, first
+        self.uniform = len(set(delta.values())) <= 1
+        # Set by `build_lines`: with no line of `old` kept as is, nothing ties a line of `new` to
+        # a particular old line, so `new` keeps its own relative structure (one global shift).
+        self.positional = True
 
-    def line(self, text: str, counterpart: int | None) -> str:
+    def line(self, text: str, old_index: int | None, target: int | None, inserted: bool) -> str:
+        """`text` re-indented. `old_index` is the old line it replaces (or, when `inserted`, the
+        old line it follows) and `target` that old line's indentation width in the file."""
         if not text.strip():
             return text
-        if self.first and counterpart == 0:
+        own = width(leading(text), self.tab)
+        local = self.delta.get(old_index) if old_index is not None else None
+        if self.first and old_index == 0 and not inserted:
             amount = self.delta[0]
-        elif self.active:
-            amount = self.shift
-        else:
+        elif not self.active:
             return text
-        columns = width(leading(text), self.tab) + amount
-        return render(columns, self.style, self.tab) + text.lstrip(" \t")
+        elif local is None or self.uniform or not self.positional:
+            amount = self.shift
+        elif inserted:
+            amount = local  # `old` lost its structure (fully dedented): follow the line above
+        else:
+            # A changed line lands where its counterpart sits in the file by the global shift
+            # or by its own line's shift; when by neither, it changed depth on purpose.
+            amount = self.shift if own + self.shift == target else local
+        return render(own + amount, self.style, self.tab) + text.lstrip(" \t")
 
     def keeps_file_indent(self, old_index: int) -> bool:
         return self.active or (self.first and old_index == 0)
@@ -85,14 +99,18 @@ def _assemble(
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             out.extend(_unchanged(new_lines, window, mapping, i1, i2, j1, plan))
-        elif tag == "replace":
-            for t, j in enumerate(range(j1, j2)):
-                counterpart = i1 + min(t, i2 - i1 - 1)
-                out.append(plan.line(new_lines[j], counterpart) if plan else new_lines[j])
-        elif tag == "insert":
-            out.extend(
-                plan.line(new_lines[j], None) if plan else new_lines[j] for j in range(j1, j2)
-            )
+            continue
+        if tag == "delete":
+            continue
+        for t, j in enumerate(range(j1, j2)):
+            if plan is None:
+                out.append(new_lines[j])
+                continue
+            inserted = tag == "insert"
+            i = i1 - 1 if inserted else i1 + min(t, i2 - i1 - 1)
+            m = mapping[i] if i >= 0 else None
+            target = width(leading(window[m]), plan.tab) if m is not None else None
+            out.append(plan.line(new_lines[j], i if i >= 0 else None, target, inserted))
     return out
 
 
