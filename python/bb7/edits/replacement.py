@@ -50,7 +50,7 @@ def build_lines(
 
 
 class _Reindent:
-    """How to indent `new`: shift every line (`active`) or keep it as sent; and the first-line fix."""
+    """How to indent `new`: shifted (`active`) or as sent, plus the first-line fix."""
 
     def __init__(
         self, shift: int, active: bool, delta: dict[int, int], tab: int, style: str, first: bool
