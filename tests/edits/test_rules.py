@@ -218,3 +218,22 @@ def test_a_fully_dedented_old_restores_each_lines_own_depth_in_new() -> None:
         "class A:\n    def f(self):\n        if x:\n            z()\n            w()\n"
         "        return 1\n"
     )
+
+
+def test_new_with_real_backslashes_is_not_unescaped_because_old_was_escaped() -> None:
+    file = "if x:\n    sep = '\\\\'\n    alt = '/'\n"
+    old = "if x:\\n    sep = '\\\\\\\\'\\n    alt = '/'"  # flattened and double-escaped
+    new = "if x:\n    sep = '\\\\'\n    alt = '|'"  # plain text with a real '\\\\'
+    assert applied(file, old, new).content == "if x:\n    sep = '\\\\'\n    alt = '|'\n"
+
+
+def test_a_cut_last_line_restated_with_a_change_is_replaced_whole() -> None:
+    file = "a = 1\nb = call(first, second, third)\nc = 3\n"
+    result = applied(file, "a = 1\nb = call(first,", "a = 1\nb = call(first2, second, third)")
+    assert result.content == "a = 1\nb = call(first2, second, third)\nc = 3\n"
+
+
+def test_blank_lines_new_restores_itself_are_not_doubled() -> None:
+    file = "x = 1\n\n\ndef f():\n    pass\n"
+    result = applied(file, "x = 1\n\ndef f():\n    pass", "x = 2\n\n\ndef f():\n    pass")
+    assert result.content == "x = 2\n\n\ndef f():\n    pass\n"

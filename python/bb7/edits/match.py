@@ -120,12 +120,11 @@ def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
     cut_tail = _prefix_ok(old_lines[-1], tail)
     if not (cut_head or cut_tail):
         return []
-    if n > 2:
-        starts = window_starts(index, old_lines, frozenset({0, n - 1}))
-    else:
-        # Both lines may be cut, but only ever at their ends: their last words are unreliable.
-        trimmed = [line.rsplit(None, 1)[0] if len(line.split()) > 1 else "" for line in old_lines]
-        starts = window_starts(index, trimmed) if any(trimmed) else []
+    # The first and last lines are cut only at their ends: all but their last word is reliable.
+    trimmed = list(old_lines)
+    for k in (0, n - 1):
+        trimmed[k] = old_lines[k].rsplit(None, 1)[0] if len(old_lines[k].split()) > 1 else ""
+    starts = window_starts(index, trimmed) if any(line.strip() for line in trimmed) else []
     texts = index.texts
     out: list[Window] = []
     for s in starts:

@@ -115,21 +115,21 @@ def unescape_variants(text: str) -> list[tuple[str, str]]:
     return variants
 
 
-def unescape_like(new: str, old: str, variant: str) -> str:
-    """Decode `new` the way `old` had to be decoded, but only if `new` shows the same escaping."""
-    if variant == "full":
-        old_flat = "\n" not in old.strip("\n") and "\\n" in old
-        new_flat = "\n" not in new.strip("\n")
-        if old_flat and not new_flat:
-            # `old` was flattened to one line but `new` has real line breaks: only quotes and
-            # doubled backslashes can still be escaped in it.
-            return _decode(new, _QUOTE_ESCAPES) if _looks_quote_escaped(new) else new
-        return _decode(new, _ESCAPES)
-    return _decode(new, _QUOTE_ESCAPES) if _looks_quote_escaped(new) else new
+def unescape_like(new: str, decoded_old: str, variant: str) -> str:
+    """`new` decoded like `old` was, if `new` shows the same escaping.
 
-
-def _looks_quote_escaped(text: str) -> bool:
-    return '\\"' in text or "\\'" in text or "\\\\" in text
+    The evidence is in the lines: decoding an escaped `new` makes more of its lines equal to
+    lines of the decoded `old`; decoding a plain `new` (whose backslashes are real code) makes
+    fewer.
+    """
+    table = _ESCAPES if variant == "full" else _QUOTE_ESCAPES
+    decoded = _decode(new, table)
+    if decoded == new:
+        return new
+    reference = set(decoded_old.split("\n"))
+    before = sum(line in reference for line in new.split("\n"))
+    after = sum(line in reference for line in decoded.split("\n"))
+    return decoded if after > before else new
 
 
 # --- line-number gutters ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
@@ -29,6 +30,9 @@ from bb7.edits.text import LineIndex, split_lines
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
 
 BOM = "\ufeff"
+# How similar (0-100) the last line of `new` must be to a file line that `old` cut short for
+# `new` to count as restating it.
+RESTATED_MIN = 80.0
 _TRIED = (
     "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
     "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
@@ -99,7 +103,7 @@ class _Search:
         yield lambda: self.exact(old, new, "exact")
         yield lambda: self.lines(old_lines, new_lines, "")
         for variant, decoded in normalize.unescape_variants(old):
-            fixed_new = normalize.unescape_like(new, old, variant)
+            fixed_new = normalize.unescape_like(new, decoded, variant)
             yield lambda d=decoded, n=fixed_new: self.exact(d, n, "escape")  # type: ignore[misc]
             yield lambda d=decoded, n=fixed_new: self.lines(  # type: ignore[misc]
                 split_lines(d), split_lines(n) if n else [], "escape+"
@@ -163,7 +167,8 @@ class _Search:
           text (no empty line is left behind).
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
         - A multi-line `old` whose last line was cut short, with `new` restating that line in
-          full: the rest of the file line is replaced too, or it would be doubled.
+          full (perhaps changed): the rest of the file line is replaced too, or it would be
+          doubled.
         """
         if old.endswith("\n"):
             return end
@@ -177,7 +182,7 @@ class _Search:
             return line_end
         if rest and "\n" in old:
             old_last, new_last = old.rsplit("\n", 1)[1], new.rsplit("\n", 1)[-1]
-            if new_last == old_last + rest:
+            if _restates(old_last, new_last, rest):
                 return line_end
         return end
 
@@ -353,6 +358,18 @@ def _occurrences(body: str, probe: str) -> list[int]:
         hits.append(at)
         at = body.find(probe, at + 1)
     return hits
+
+
+def _restates(cut: str, line: str, rest: str) -> bool:
+    """Whether `line` restates (perhaps changed) the whole file line that `cut` was cut from:
+    it is at least RESTATED_MIN similar to the full line and closer to it than to the cut."""
+    if not cut.strip() or len(line) <= len(cut):
+        return False
+    full = cut + rest
+    if line == full:
+        return True
+    to_full = fuzz.ratio(line, full, score_cutoff=RESTATED_MIN)
+    return to_full > fuzz.ratio(line, cut)
 
 
 def _split_at_elisions(lines: list[str]) -> list[list[str]]:

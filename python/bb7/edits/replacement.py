@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from itertools import pairwise
 
 from bb7.edits.indent import leading, pick_tab_width, render, width
 from bb7.edits.normalize import collapse_ws
@@ -26,6 +27,8 @@ def build_lines(
     style: str,
 ) -> list[str]:
     """Lines replacing `window`; `mapping[i]` is the window line that old line i matched."""
+    if mapping != list(range(len(mapping))):
+        new_lines = _restore_skipped_blanks(old_lines, new_lines, window, mapping)
     pairs = {
         i: m
         for i, m in enumerate(mapping)
@@ -44,7 +47,11 @@ def build_lines(
         delta[i] == 0 and leading(old_lines[i]) != leading(window[m]) for i, m in pairs.items()
     )
     first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
-    plan = _Reindent(shift, shift != 0 or restyle, delta, tab, style or " ", first_fix)
+    # `old` with no indentation at all against an indented window was dedented as a whole: as
+    # systematic as a uniform shift, though each line lost a different amount.
+    dedented = all(not leading(old_lines[i]) for i in pairs) and any(delta.values())
+    active = shift != 0 or restyle or dedented
+    plan = _Reindent(shift, active, delta, tab, style or " ", first_fix and not dedented)
     plan.positional = any(tag == "equal" for tag, *_ in opcodes)
     return _assemble(opcodes, old_lines, new_lines, window, mapping, plan)
 
@@ -114,6 +121,28 @@ def _assemble(
     return out
 
 
+def _restore_skipped_blanks(
+    old_lines: list[str], new_lines: list[str], window: list[str], mapping: list[int | None]
+) -> list[str]:
+    """`new` with the file's blank lines wherever `old` had others and `new` kept that gap as
+    `old` had it: the model copied its slip, it did not mean to add or remove blank lines."""
+    kept: dict[int, tuple[int, int]] = {}  # old line -> (equal block, new line)
+    opcodes = SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    for block, (tag, i1, i2, j1, _) in enumerate(opcodes):
+        if tag == "equal":
+            for t in range(i2 - i1):
+                kept[i1 + t] = (block, j1 + t)
+    solid = [(i, m) for i, m in enumerate(mapping) if m is not None]
+    out = list(new_lines)
+    for (ia, ma), (ib, mb) in reversed(list(pairwise(solid))):
+        if mb - ma == ib - ia or ia not in kept or ib not in kept:
+            continue
+        (block_a, ja), (block_b, jb) = kept[ia], kept[ib]
+        if block_a == block_b:
+            out[ja + 1 : jb] = window[ma + 1 : mb]
+    return out
+
+
 def _unchanged(
     new_lines: list[str],
     window: list[str],
@@ -123,28 +152,21 @@ def _unchanged(
     j1: int,
     plan: _Reindent | None,
 ) -> list[str]:
-    """Lines the model kept: its text (on the file's indentation when `new` is being re-indented),
-    plus file lines between them that `old` left out (blank-line differences).
+    """Lines the model kept: its text, on the file's indentation when `new` is re-indented.
 
-    The model's text is kept so that what it sent is what lands, its trailing whitespace included;
-    a line `old` had cut short is restored from the file.
+    The model's text is kept so that what it sent is what lands (its trailing whitespace, and
+    blank lines `old` missed, included); a line `old` had cut short is restored from the file.
     """
     out: list[str] = []
-    previous: int | None = None
     for i in range(i1, i2):
-        m = mapping[i]
-        if m is None:
-            continue
-        if previous is not None:
-            out.extend(window[previous + 1 : m])
-        line, here = new_lines[j1 + (i - i1)], window[m]
-        if _is_cut_short(line, here):
+        line, m = new_lines[j1 + (i - i1)], mapping[i]
+        here = window[m] if m is not None else None
+        if here is not None and _is_cut_short(line, here):
             out.append(here)
-        elif plan is not None and plan.keeps_file_indent(i) and line.strip():
+        elif here is not None and plan is not None and plan.keeps_file_indent(i) and line.strip():
             out.append(leading(here) + line.lstrip(" \t"))
         else:
             out.append(line)
-        previous = m
     return out
 
 
