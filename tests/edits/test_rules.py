@@ -237,3 +237,20 @@ def test_blank_lines_new_restores_itself_are_not_doubled() -> None:
     file = "x = 1\n\n\ndef f():\n    pass\n"
     result = applied(file, "x = 1\n\ndef f():\n    pass", "x = 2\n\n\ndef f():\n    pass")
     assert result.content == "x = 2\n\n\ndef f():\n    pass\n"
+
+
+def test_elision_placements_that_change_nothing_differently_are_not_ambiguous() -> None:
+    # `#endif` occurs twice before the changed part; either placement gives the same file.
+    file = "#endif\na\n#endif\nb\nint main(void);\n"
+    old = "#endif\n// ... existing code ...\nint main(void);"
+    new = "#endif\n// ... existing code ...\nint main(int argc);"
+    result = applied(file, old, new)
+    assert result.content == "#endif\na\n#endif\nb\nint main(int argc);\n"
+    assert (result.start_line, result.end_line) == (3, 5)
+
+
+def test_elision_placements_that_differ_are_ambiguous() -> None:
+    file = "#endif\na\n#endif\nb\nint main(void);\n"
+    old = "#endif\n// ... existing code ...\nint main(void);"
+    new = "#endif /* x */\n// ... existing code ...\nint main(int argc);"
+    refused(file, old, new, "ambiguous")

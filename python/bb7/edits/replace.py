@@ -33,6 +33,8 @@ BOM = "\ufeff"
 # How similar (0-100) the last line of `new` must be to a file line that `old` cut short for
 # `new` to count as restating it.
 RESTATED_MIN = 80.0
+# Placements of an elided `old` considered before giving up as ambiguous.
+MAX_ELISION_CHAINS = 16
 _TRIED = (
     "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
     "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
@@ -224,13 +226,24 @@ class _Search:
                 return None
             strategies.append(found[0])
             candidates.append(found[1])
-        chains = _chains(candidates, limit=2)
+        chains = _chains(candidates, limit=MAX_ELISION_CHAINS + 1)
         if not chains:
             return None
-        if len(chains) > 1:
+        results = {self._elision_content(chain, old_parts, new_parts) for chain in chains}
+        if len(results) > 1 or len(chains) > MAX_ELISION_CHAINS:
+            # Placements differ in what they would change: the edit is truly ambiguous.
             spans = [(c[0].first + 1, c[-1].last + 1) for c in chains]
             return _ambiguous(spans, "elision")
-        chain = chains[0]
+        # Every placement gives the same file (the parts placed differently are kept as they
+        # are); report the tightest one.
+        chain = min(chains, key=lambda c: c[-1].last - c[0].first)
+        first, last = chain[0].first, chain[-1].last
+        similarity = self._similarity(first, last, [ln for part in old_parts for ln in part])
+        return Applied(results.pop(), "elision", first + 1, last + 1, similarity)
+
+    def _elision_content(
+        self, chain: list[Window], old_parts: list[list[str]], new_parts: list[list[str]]
+    ) -> str:
         out: list[str] = []
         for k, (window, old_part, new_part) in enumerate(
             zip(chain, old_parts, new_parts, strict=True)
@@ -238,10 +251,7 @@ class _Search:
             out.extend(self._build(window, old_part, new_part))
             if k + 1 < len(chain):
                 out.extend(self.index.texts[window.last + 1 : chain[k + 1].first])
-        first, last = chain[0].first, chain[-1].last
-        content = self._splice(first, last, out)
-        similarity = self._similarity(first, last, [ln for part in old_parts for ln in part])
-        return Applied(content, "elision", first + 1, last + 1, similarity)
+        return self._splice(chain[0].first, chain[-1].last, out)
 
     # --- resolution ----------------------------------------------------------------------------
 
