@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
@@ -102,28 +103,28 @@ class _Search:
         self, old: str, new: str, old_lines: list[str], new_lines: list[str]
     ) -> Iterator[Callable[[], EditOutcome | None]]:
         """Every tier in cascade order, each a thunk returning None when it found nothing."""
-        yield lambda: self.exact(old, new, "exact")
-        yield lambda: self.lines(old_lines, new_lines, "")
+        yield partial(self.exact, old, new, "exact")
+        yield partial(self.lines, old_lines, new_lines, "")
         for variant, decoded in normalize.unescape_variants(old):
-            fixed_new = normalize.unescape_like(new, decoded, variant)
-            yield lambda d=decoded, n=fixed_new: self.exact(d, n, "escape")  # type: ignore[misc]
-            yield lambda d=decoded, n=fixed_new: self.lines(  # type: ignore[misc]
-                split_lines(d), split_lines(n) if n else [], "escape+"
+            fixed = normalize.unescape_like(new, decoded, variant)
+            yield partial(self.exact, decoded, fixed, "escape")
+            yield partial(
+                self.lines, split_lines(decoded), split_lines(fixed) if fixed else [], "escape+"
             )
         gutter = normalize.strip_gutters(old_lines)
         if gutter is not None:
             pattern, first_number = gutter
             bare_old = normalize.remove_gutter(old_lines, pattern)
             bare_new = normalize.remove_gutter(new_lines, pattern)
+            # The gutter says where the model saw `old`: as good as a start_line it did not send.
             if self.hint is None:
                 self.hint = first_number
-            tail = "\n" if old.endswith("\n") else ""
-            yield lambda: self.exact(
-                "\n".join(bare_old) + tail,
-                "\n".join(bare_new) + ("\n" if new.endswith("\n") else ""),
-                "gutter",
+            old_end = "\n" if old.endswith("\n") else ""
+            new_end = "\n" if new.endswith("\n") else ""
+            yield partial(
+                self.exact, "\n".join(bare_old) + old_end, "\n".join(bare_new) + new_end, "gutter"
             )
-            yield lambda: self.lines(bare_old, bare_new, "gutter+")
+            yield partial(self.lines, bare_old, bare_new, "gutter+")
         if self.replace_all:
             return  # every occurrence of a guessed region is too much to risk
         yield lambda: self.windows(
@@ -132,9 +133,9 @@ class _Search:
         yield lambda: self.windows(
             "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
         )
-        yield lambda: self.drifted(old_lines, new_lines)
+        yield partial(self.drifted, old_lines, new_lines)
         if any(normalize.is_elision(line) for line in old_lines):
-            yield lambda: self.elided(old_lines, new_lines)
+            yield partial(self.elided, old_lines, new_lines)
 
     # --- tiers ---------------------------------------------------------------------------------
 
