@@ -294,6 +294,14 @@ class _Run:
                 f"{path} is read-only in this chat, so it cannot be changed. Describe the "
                 "change in your answer instead, or ask the user to make the file writable.",
             )
+        if track.content is None:
+            clash = self._clash(path)
+            if clash is not None:
+                return (
+                    "path_conflict",
+                    f"{path} cannot be created: {clash} is a file, and a path cannot be both a "
+                    "file and a directory. Check the paths.",
+                )
         if isinstance(op, WriteOp):
             if track.written:
                 return (
@@ -312,6 +320,15 @@ class _Run:
                 f"{path} does not exist, so there is nothing to edit. Create it with write_file "
                 "(or an empty old_string / empty EDIT section), or check the path.",
             )
+        return None
+
+    def _clash(self, path: str) -> str | None:
+        """A file (existing or created by this response) that is `path`'s ancestor or below it."""
+        files = [p for p, t in self.tracks.items() if t.content is not None]
+        files += [p for p, state in self.files.items() if state.content is not None]
+        for other in files:
+            if other.startswith(path + "/") or path.startswith(other + "/"):
+                return other
         return None
 
     def _check_id(
