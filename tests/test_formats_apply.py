@@ -116,6 +116,19 @@ def test_file_ids_of_one_multi_call_name_the_version_the_call_started_from(tmp_p
     assert _contents(_run(_files(a_py=A), response, tmp_path))["a.py"].count("0\n") == 2
 
 
+def test_a_wrong_id_on_a_later_edit_of_one_call_still_names_the_starting_version(
+    tmp_path: Path,
+) -> None:
+    start = file_id("a.py", A)
+    edits = [
+        _edit("a.py", "return 1", "return 10", start),
+        _edit("a.py", "return 2", "x", "0bad1d00"),
+    ]
+    (error,) = _run(_files(a_py=A), _calls(("edit_file", {"edits": edits})), tmp_path).errors
+    assert (error.edit, error.kind) == (2, "file_id_mismatch")
+    assert f"this call edits the context snapshot, whose id is {start}" in error.message
+
+
 def test_a_second_call_on_an_edited_path_carries_the_pending_id(tmp_path: Path) -> None:
     first = A.replace("return 1", "return 10")
     response = _calls(
@@ -236,6 +249,10 @@ def test_write_file_keeps_the_line_endings_and_bom_of_the_file_it_replaces(tmp_p
         ("/etc/passwd", "path_escape"),
         (".git/hooks/pre-commit", "protected_path"),
         (".bb7/bb7.db", "protected_path"),
+        ("~/.bashrc", "path_escape"),
+        ("..\\..\\outside.py", "path_escape"),
+        ("C:\\Windows\\x.py", "path_escape"),
+        ("a\0b.py", "invalid"),
     ],
 )
 def test_paths_outside_the_project_are_refused(tmp_path: Path, path: str, kind: str) -> None:
@@ -250,6 +267,11 @@ def test_a_symlinked_directory_pointing_outside_is_refused(tmp_path: Path) -> No
     os.symlink(outside, root / "link")
     result = _run({}, _calls(("write_file", {"path": "link/x.py", "content": "x\n"})), root)
     assert [e.kind for e in result.errors] == ["path_escape"]
+
+
+def test_backslashes_are_read_as_separators(tmp_path: Path) -> None:
+    response = _calls(("write_file", {"path": "pkg\\mod.py", "content": "x\n"}))
+    assert _contents(_run({}, response, tmp_path)) == {"pkg/mod.py": "x\n"}
 
 
 def test_an_absolute_path_inside_the_root_is_the_relative_path(tmp_path: Path) -> None:

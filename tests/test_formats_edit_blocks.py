@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bb7.formats import FileState, apply_response
 from bb7.formats.blocks import BlockError
-from bb7.formats.edit_blocks import EditBlock
+from bb7.formats.edit_blocks import INSTRUCTIONS, EditBlock
 from bb7.formats.stream import parse_text
 
 
@@ -94,3 +94,8 @@ def test_a_crlf_file_keeps_crlf_after_an_edit_block(tmp_path: Path) -> None:
     response = "w.bat\n««« EDIT\necho one\n═══════ REPL\necho one\necho 1.5\n»»» EDIT END\n"
     out = _apply(files, response, tmp_path)
     assert out == {"w.bat": "@echo off\r\necho one\r\necho 1.5\r\necho two\r\n"}
+
+
+def test_the_example_in_the_instructions_parses_as_one_block() -> None:
+    (block,) = parse_text(INSTRUCTIONS)
+    assert isinstance(block, EditBlock) and block.path == "path/to/file.py"

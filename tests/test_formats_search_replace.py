@@ -155,9 +155,15 @@ def test_a_new_block_inside_an_open_one_reports_it_and_parses_the_new_one() -> N
     assert second.path == "a.py"
 
 
-def test_a_stray_marker_outside_any_block_is_reported() -> None:
-    (error,) = _errors("Some prose.\n=======\nmore prose\n")
-    assert error.index is None and error.line == 2
+def test_a_stray_end_marker_outside_any_block_is_reported() -> None:
+    (error,) = _errors("a.py\nold\n=======\nnew\n>>>>>>> REPLACE\n")
+    assert error.index is None and error.line == 5
+    assert "opening marker is missing" in error.message
+
+
+def test_a_git_conflict_shown_in_prose_is_not_an_error() -> None:
+    text = "Your file has a conflict:\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> main\n```\n"
+    assert parse_text(text) == []
 
 
 def test_a_start_line_marker_in_the_replacement_is_an_error() -> None:

@@ -29,7 +29,7 @@ SAMPLE = (
     "# Title\n"
     "More «text».\n"
     "»»» EDIT END\n"
-    "=======\n"
+    ">>>>>>> REPLACE\n"
     "src/app.py\n"
     "<<<<<<< SEARCH\n"
     "tail"

@@ -22,11 +22,11 @@ from bb7.formats.apply import (
     FileChange,
     FileState,
     apply_response,
+    resolve_path,
     response_paths,
 )
 from bb7.formats.schemas import DEFAULT_MODE, DIFF_MODES, DiffMode
 from bb7.fsio import atomic_write, load_text
-from bb7.paths import project_path
 from bb7.textdiff import colorize, line_counts, unified_diff
 
 
@@ -117,7 +117,7 @@ def _load(root: Path, text: str, mode: DiffMode) -> dict[str, FileState]:
     """The disk version of every path the response names (refused paths are left to apply)."""
     files: dict[str, FileState] = {}
     for raw in response_paths(text, mode):
-        path = project_path(root, raw)
+        path = resolve_path(root, raw)
         if not isinstance(path, str) or path in files:
             continue
         loaded = load_text(root / path)

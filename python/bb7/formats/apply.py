@@ -2,11 +2,12 @@
 
     result = apply_response(files, response, mode, root=root)
 
-`files` maps each normalised root-relative POSIX path (as `bb7.paths.project_path` returns it)
-to a `FileState`: the content of the path's base version (None when it does not exist), which
+`files` maps each normalised root-relative POSIX path (as `resolve_path` returns it) to a
+`FileState`: the content of the path's base version (None when it does not exist), which
 version that is (`snapshot` of the context, `pending_output`, or `disk` for `bb7 apply`), and
 whether the model may write it. The state layer passes, per path, the pending output if there is
 one, else the context snapshot; a path absent from `files` is a file that does not exist.
+`response_paths` lists the paths a response names, for callers that load files lazily.
 
 Calls apply in response order; an edit sees every earlier change of the response. file_id
 (when an edit carries one) must be the id of the path's content when the call started: the base
@@ -16,12 +17,13 @@ write_files on one path, a path outside the root or into `.git/`/`.bb7/`, a read
 editing a missing file, an unreadable call or block) makes `ok` False and `files` empty;
 `errors` lists every failure, and `partial` holds what the successful edits alone produce.
 
-Pure: nothing is written; only `root` is looked at, for symlinks (`bb7.paths.project_path`).
+Pure: nothing is written; only `root` is looked at, for symlinks (`resolve_path`).
 Writing files is the caller's job (`bb7.commands.apply`, the state layer).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +122,23 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     base_ids: dict[str, str] = {}
 
 
+def resolve_path(root: Path, raw: str) -> str | PathProblem:
+    """The project path a model means by `raw`: `bb7.paths.project_path` after reading
+    backslashes as separators, and refusing what only makes sense elsewhere (a NUL byte, a
+    home directory `~`, a Windows drive or share)."""
+    if "\0" in raw:
+        return PathProblem("empty", f"{raw!r} contains a NUL byte, which no path can hold")
+    path = raw.strip().replace("\\", "/")
+    if path.startswith("~"):
+        return PathProblem("outside_root", f"{raw} is in a home directory, outside the project")
+    if _DRIVE.match(path) or raw.strip().startswith("\\\\"):
+        return PathProblem("outside_root", f"{raw} is a Windows path outside the project")
+    return project_path(root, path)
+
+
+_DRIVE = re.compile(r"[A-Za-z]:/")
+
+
 def response_paths(response: str | Response, mode: DiffMode = DEFAULT_MODE) -> list[str]:
     """The paths a response names, as sent (for callers that load files before applying)."""
     parsed = parse_response(response) if isinstance(response, str) else response
@@ -214,10 +233,10 @@ class _Run:
         before = len(self.errors)
         if call.error is not None:
             self._fail(call, None, call.error.path, call.error.kind, call.error.message)
-        start_ids: dict[str, str | None] = {}
+        starts: dict[str, tuple[str | None, str]] = {}  # path -> (id, which version)
         numbered = self.numbered and call.kind == "edit_file"
         for number, op in enumerate(call.ops, 1):
-            self._op(call, number if numbered else None, op, start_ids)
+            self._op(call, number if numbered else None, op, starts)
         ok = len(self.errors) == before
         return CallSummary(block=call.block, kind=call.kind, raw=call.raw, ok=ok, line=call.line)
 
@@ -248,8 +267,10 @@ class _Run:
 
     # --- one operation -------------------------------------------------------------------
 
-    def _op(self, call: Call, edit: int | None, op: Op, start_ids: dict[str, str | None]) -> None:
-        resolved = project_path(self.root, op.path)
+    def _op(
+        self, call: Call, edit: int | None, op: Op, starts: dict[str, tuple[str | None, str]]
+    ) -> None:
+        resolved = resolve_path(self.root, op.path)
         if isinstance(resolved, PathProblem):
             self._fail(
                 call, edit, op.path, _PATH_KINDS.get(resolved.kind, "invalid"), _path_msg(resolved)
@@ -259,7 +280,8 @@ class _Run:
         if track is None:
             state = self.files.get(resolved) or FileState(content=None)
             track = self.tracks[resolved] = _Track(resolved, state, state.content)
-        start_ids.setdefault(resolved, track.current_id())
+        # file_ids name the version the call started from, however often the call edits it.
+        starts.setdefault(resolved, (track.current_id(), track.base_name()))
         problem = self._refusal(track, op)
         if problem is not None:
             self._fail(call, edit, resolved, *problem)
@@ -274,7 +296,7 @@ class _Run:
                 )
             )
             return
-        mismatch = self._check_id(track, op, start_ids[resolved])
+        mismatch = self._check_id(track, op, *starts[resolved])
         if mismatch is not None:
             self._fail(call, edit, resolved, *mismatch)
             track.failed = True
@@ -332,7 +354,7 @@ class _Run:
         return None
 
     def _check_id(
-        self, track: _Track, op: ReplaceOp | AnchoredOp, expected: str | None
+        self, track: _Track, op: ReplaceOp | AnchoredOp, expected: str | None, version: str
     ) -> tuple[str, str] | None:
         if expected is None:
             return None  # a new file: there is no version to name
@@ -342,14 +364,14 @@ class _Run:
             return (
                 "file_id_missing",
                 f"The edit of {track.path} has no file_id. Add file_id {expected} (the id of "
-                f"{track.base_name()}) to every edit of this path.",
+                f"{version}) to every edit of this path.",
             )
         if op.file_id.strip().lower() == expected:
             return None
         return (
             "file_id_mismatch",
             f"file_id {op.file_id} does not match {track.path}: this call edits "
-            f"{track.base_name()}, whose id is {expected}. Copy old_string from that version "
+            f"{version}, whose id is {expected}. Copy old_string from that version "
             f"and send file_id {expected}.",
         )
 

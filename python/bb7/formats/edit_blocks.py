@@ -22,6 +22,26 @@ import msgspec
 
 from bb7.formats.blocks import CONTINUE, BlockParser, Step, join_lines, marker
 
+# For the system prompt of a model without tool calls (or when diff_mode asks for text).
+INSTRUCTIONS = """\
+To change files, write EDIT blocks; nothing else in your answer changes a file.
+
+path/to/file.py
+««« EDIT
+lines copied exactly from the file, enough to match one place only
+═══════ REPL
+the same lines as they should become
+»»» EDIT END
+
+- The path line comes right before ««« EDIT, alone on its line, relative to the project root.
+- Lines the two sections start with in common locate the change; copy them exactly,
+  indentation included. Lines the REPL section leaves out are removed.
+- A new file: an empty EDIT section (««« EDIT directly followed by ═══════ REPL) and the whole
+  content in REPL.
+- Blocks apply in order, each to the file as the earlier blocks left it. If any block fails,
+  none is applied and you are told what to fix.
+"""
+
 _START = re.compile(r"«{3,}\s*EDIT")
 _SEPARATOR = re.compile(r"═{3,}\s*REPL")
 _END = re.compile(r"»{3,}\s*EDIT\s*END")

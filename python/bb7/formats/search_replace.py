@@ -74,8 +74,9 @@ class SearchReplaceParser(BlockParser):
 
     @classmethod
     def is_stray(cls, line: str) -> bool:
-        """A marker that only makes sense inside a block."""
-        return cls.is_end(line) or marker(line) == DIVIDER
+        """A marker that only makes sense inside a block. A lone ======= is not one: prose
+        shows git conflicts and setext headings with it."""
+        return cls.is_end(line)
 
     def expected(self) -> str:
         return ">>>>>>> REPLACE" if self.state == "second" else DIVIDER
