@@ -362,3 +362,17 @@ def test_start_line_hints_follow_lines_added_by_earlier_blocks(tmp_path: Path) -
     )
     out = _contents(_run(files, response, tmp_path))["m.py"]
     assert out.endswith("x\ndup = 2\n") and "new\ndup = 1\nx" in out
+
+
+def test_a_crlf_project_keeps_crlf_through_blocks_and_tool_calls(tmp_path: Path) -> None:
+    crlf = "one = 1\r\ntwo = 2\r\nthree = 3\r\n"
+    text = "c.py\n<<<<<<< SEARCH\none = 1\ntwo = 2\n=======\none = 1\ntwo = 22\n>>>>>>> REPLACE\n"
+    after_text = _contents(_run({"c.py": FileState(content=crlf)}, text, tmp_path))["c.py"]
+    assert after_text == "one = 1\r\ntwo = 22\r\nthree = 3\r\n"
+    tool = _calls(
+        (
+            "edit_file",
+            {"edits": [_edit("c.py", "two = 2\nthree", "two = 22\nthree", file_id("c.py", crlf))]},
+        )
+    )
+    assert _contents(_run({"c.py": FileState(content=crlf)}, tool, tmp_path))["c.py"] == after_text
