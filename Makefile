@@ -16,7 +16,11 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/bb7 eval-edits examples/edits-demo.jsonl
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	ex=python/bb7/examples/apply-demo && cp -R $$ex/project/. "$$tmp" && \
+	echo "== bb7 apply --dry-run: $$ex/response.md on a temporary copy of $$ex/project" && \
+	$(BIN)/bb7 apply --root "$$tmp" --dry-run $$ex/response.md && \
+	echo && echo "== bb7 apply" && $(BIN)/bb7 apply --root "$$tmp" $$ex/response.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check python tests benchmarks

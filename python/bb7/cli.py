@@ -11,7 +11,11 @@ from bb7 import __version__
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`
 # (a callable taking the parsed namespace and returning the exit code).
-COMMAND_MODULES = ("bb7.commands.eval_edits",)
+COMMAND_MODULES = (
+    "bb7.commands.eval_edits",
+    "bb7.commands.apply",
+    "bb7.commands.eval_responses",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

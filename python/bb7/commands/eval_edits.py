@@ -17,10 +17,15 @@ def register(subparsers: Any) -> None:
         help="apply every case of an edits corpus and print a per-category table",
         description="Apply every case of an edits corpus (JSON lines) and print a table.",
     )
+    add_corpus_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments every corpus evaluation takes: the corpus, --results, --show."""
     parser.add_argument("corpus", help="JSON-lines file of cases")
     parser.add_argument("--results", help="write one JSON result per case here")
     parser.add_argument("--show", choices=["wrong", "missed", "all"], help="list such cases")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,19 +47,21 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if out is not None:
             out.close()
-    _print_table(scores)
+    print_table(scores)
     return 0
 
 
-def _print_table(scores: dict[str, Score]) -> None:
+def print_table(scores: dict[str, Score]) -> None:
+    """Correct / wrong / missed per category, and the total with its share of correct."""
     total = Score()
-    print(f"{'category':24} {'correct':>8} {'wrong':>6} {'missed':>7}")
+    w = max([24, *map(len, scores)])
+    print(f"{'category':{w}} {'correct':>8} {'wrong':>6} {'missed':>7}")
     for name in sorted(scores):
         s = scores[name]
-        print(f"{name:24} {s.correct:8} {s.wrong:6} {s.missed:7}")
+        print(f"{name:{w}} {s.correct:8} {s.wrong:6} {s.missed:7}")
         total.correct += s.correct
         total.wrong += s.wrong
         total.missed += s.missed
     count = total.correct + total.wrong + total.missed
     pct = 100 * total.correct / count if count else 0.0
-    print(f"{'total':24} {total.correct:8} {total.wrong:6} {total.missed:7}   {pct:.1f}% correct")
+    print(f"{'total':{w}} {total.correct:8} {total.wrong:6} {total.missed:7}   {pct:.1f}% correct")

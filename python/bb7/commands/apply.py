@@ -1,0 +1,246 @@
+"""`bb7 apply`: apply a model response (tool-call JSON or text with edit blocks) to a directory.
+
+All or nothing: the files the response touches are read, every edit is applied in memory, and
+only when all succeed are the files written (each atomically; a failed write rolls back the
+ones already written). file_ids in the response are checked against the files as they are on
+disk. Exit 0 when applied (or applicable, with --dry-run), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from bb7.formats.apply import (
+    ApplyError,
+    EditRecord,
+    FileChange,
+    FileState,
+    apply_response,
+    resolve_path,
+    response_paths,
+)
+from bb7.formats.schemas import DEFAULT_MODE, DIFF_MODES, DiffMode
+from bb7.fsio import atomic_write, load_text
+from bb7.textdiff import colorize, line_counts, unified_diff
+
+
+class FileSummary(msgspec.Struct, kw_only=True):
+    """One changed file in `--json` output (`diff` only with --dry-run)."""
+
+    path: str
+    status: str
+    file_id: str
+    added: int
+    removed: int
+    edits: list[EditRecord]
+    diff: str | None = None
+
+
+class Report(msgspec.Struct, kw_only=True):
+    """The `--json` output."""
+
+    ok: bool
+    files: list[FileSummary]
+    errors: list[ApplyError]
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "apply",
+        help="apply a model response to the files under a directory, all or nothing",
+        description=(
+            "Apply a model response (tool-call JSON, or text with SEARCH/REPLACE or EDIT "
+            "blocks) to the files under --root. Either every edit applies and the files are "
+            "written, or nothing is written and the errors are printed (exit 1)."
+        ),
+    )
+    parser.add_argument("--root", required=True, help="project directory the paths are under")
+    parser.add_argument(
+        "--mode",
+        choices=DIFF_MODES,
+        default=DEFAULT_MODE,
+        help=f"edit_file schema of tool calls (default {DEFAULT_MODE})",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="write nothing; print the unified diff"
+    )
+    parser.add_argument("--json", action="store_true", help="print {ok, files, errors} as JSON")
+    parser.add_argument(
+        "response", nargs="?", default="-", help="file holding the response, or - for stdin"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    mode: DiffMode = args.mode
+    text = _read_response(args.response)
+    if isinstance(text, ApplyError):
+        return _finish(args, False, [], [text])
+    if not root.is_dir():
+        return _finish(args, False, [], [_plain_error("invalid", f"{root} is not a directory")])
+    result = apply_response(_load(root, text, mode), text, mode, root=root)
+    if not result.calls:
+        problem = _plain_error(
+            "no_edits",
+            "the response has no tool calls and no edit blocks (SEARCH/REPLACE or EDIT); "
+            "nothing to apply",
+        )
+        return _finish(args, False, [], [problem])
+    if not result.ok:
+        return _finish(args, False, [], result.errors)
+    if not args.dry_run:
+        failure = _write_all(root, result.files)
+        if failure is not None:
+            return _finish(args, False, [], [failure])
+    return _finish(args, True, result.files, [])
+
+
+def _read_response(source: str) -> str | ApplyError:
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        return _plain_error("unreadable", f"cannot read the response {source}: {exc.strerror}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _plain_error("unreadable", f"the response is not UTF-8 (byte {exc.start})")
+
+
+def _load(root: Path, text: str, mode: DiffMode) -> dict[str, FileState]:
+    """The disk version of every path the response names (refused paths are left to apply)."""
+    files: dict[str, FileState] = {}
+    for raw in response_paths(text, mode):
+        path = resolve_path(root, raw)
+        if not isinstance(path, str) or path in files:
+            continue
+        loaded = load_text(root / path)
+        if isinstance(loaded, str):
+            files[path] = FileState(content=loaded, base="disk")
+        elif loaded.kind != "missing":
+            files[path] = FileState(content=None, base="disk", problem=loaded.message)
+    return files
+
+
+def _write_all(root: Path, changes: list[FileChange]) -> ApplyError | None:
+    """Write every change; on the first failure restore what was written and say why."""
+    done: list[tuple[FileChange, list[Path]]] = []
+    for change in changes:
+        target = root / change.path
+        created = _missing_parents(target.parent, root)
+        try:
+            atomic_write(target, change.content)
+        except OSError as exc:
+            _roll_back([*done, (change, created)], root)
+            return _plain_error(
+                "write_failed",
+                f"writing {change.path} failed ({exc.strerror or exc}); every file was restored",
+                change.path,
+            )
+        done.append((change, created))
+    return None
+
+
+def _missing_parents(directory: Path, root: Path) -> list[Path]:
+    missing: list[Path] = []
+    while directory != root and not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    return missing
+
+
+def _roll_back(done: list[tuple[FileChange, list[Path]]], root: Path) -> None:
+    for change, created in reversed(done):
+        target = root / change.path
+        if change.before is None:
+            target.unlink(missing_ok=True)
+        elif load_text(target) != change.before:
+            atomic_write(target, change.before)
+        for directory in created:  # innermost first
+            if directory.exists() and not any(directory.iterdir()):
+                directory.rmdir()
+
+
+def _plain_error(kind: str, message: str, path: str = "") -> ApplyError:
+    return ApplyError(block=None, edit=None, path=path, kind=kind, message=message)
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def _finish(
+    args: argparse.Namespace, ok: bool, changes: list[FileChange], errors: list[ApplyError]
+) -> int:
+    summaries = [_summary(change, args.dry_run) for change in changes]
+    if args.json:
+        report = Report(ok=ok, files=summaries, errors=errors)
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+    elif ok:
+        _print_success(summaries, args.dry_run)
+    else:
+        _print_errors(errors)
+    return 0 if ok else 1
+
+
+def _summary(change: FileChange, with_diff: bool) -> FileSummary:
+    added, removed = line_counts(change.before, change.content)
+    diff = unified_diff(change.path, change.before, change.content) if with_diff else None
+    return FileSummary(
+        path=change.path,
+        status=change.status,
+        file_id=change.file_id,
+        added=added,
+        removed=removed,
+        edits=change.edits,
+        diff=diff,
+    )
+
+
+def _print_success(summaries: list[FileSummary], dry_run: bool) -> None:
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    if dry_run:
+        for summary in summaries:
+            diff = summary.diff or ""
+            sys.stdout.write(colorize(diff) if colour else diff)
+    width = max(len(s.path) for s in summaries)
+    for s in summaries:
+        counts = f"+{s.added} -{s.removed}"
+        how = "; ".join(_describe(edit) for edit in s.edits)
+        print(f"{s.status:8}  {s.path:{width}}  {counts:>9}  {how}")
+    files = f"{len(summaries)} file{'s' if len(summaries) != 1 else ''}"
+    print(f"{files} would change (dry run: nothing written)." if dry_run else f"{files} written.")
+
+
+def _describe(edit: EditRecord) -> str:
+    where = f"lines {edit.start_line}-{edit.end_line}"
+    if edit.start_line == edit.end_line:
+        where = f"line {edit.start_line}"
+    times = f" x{edit.count}" if edit.count > 1 else ""
+    return f"{edit.strategy}{times} ({where})"
+
+
+def _print_errors(errors: list[ApplyError]) -> None:
+    print(
+        f"bb7 apply: not applied, nothing was written ({len(errors)} error"
+        f"{'s' if len(errors) != 1 else ''}):",
+        file=sys.stderr,
+    )
+    for error in errors:
+        where = []
+        if error.block is not None:
+            where.append(f"block {error.block}")
+        if error.edit is not None:
+            where.append(f"edit {error.edit}")
+        if error.line is not None:
+            where.append(f"line {error.line}")
+        if error.path:
+            where.append(error.path)
+        head = ", ".join(where) or "response"
+        body = error.message.replace("\n", "\n    ")
+        print(f"  {head} [{error.kind}]: {body}", file=sys.stderr)

@@ -1,0 +1,473 @@
+"""Apply a whole model response to in-memory file contents, all or nothing.
+
+    result = apply_response(files, response, mode, root=root)
+
+`files` maps each normalised root-relative POSIX path (as `resolve_path` returns it) to a
+`FileState`: the content of the path's base version (None when it does not exist), which
+version that is (`snapshot` of the context, `pending_output`, or `disk` for `bb7 apply`), and
+whether the model may write it. The state layer passes, per path, the pending output if there is
+one, else the context snapshot; a path absent from `files` is a file that does not exist.
+`response_paths` lists the paths a response names, for callers that load files lazily.
+
+Calls apply in response order; an edit sees every earlier change of the response. file_id
+(when an edit carries one) must be the id of the path's content when the call started: the base
+version for the first call touching the path, then the content after the earlier calls. Any
+failure (an engine refusal, a file_id mismatch, write_file and edit_file on one path, two
+write_files on one path, a path outside the root or into `.git/`/`.bb7/`, a read-only path,
+editing a missing file, an unreadable call or block) makes `ok` False and `files` empty;
+`errors` lists every failure, and `partial` holds what the successful edits alone produce.
+
+Pure: nothing is written; only `root` is looked at, for symlinks (`resolve_path`).
+Writing files is the caller's job (`bb7.commands.apply`, the state layer).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from bb7.edits import Applied, Candidate, LineIndex, replace
+from bb7.fileid import file_id
+from bb7.formats.anchored import apply_anchored
+from bb7.formats.arguments import ArgumentError
+from bb7.formats.calls import AnchoredOp, Call, Op, ReplaceOp, WriteOp, op_paths, read_calls
+from bb7.formats.response import Response, parse_response
+from bb7.formats.schemas import DEFAULT_MODE, DiffMode
+from bb7.paths import PathProblem, project_path
+
+BOM = "\ufeff"
+BaseKind = Literal["snapshot", "pending_output", "disk"]
+_BASE_NAMES = {
+    "snapshot": "the context snapshot",
+    "pending_output": "the pending output",
+    "disk": "the file on disk",
+}
+
+
+class FileState(msgspec.Struct, frozen=True, kw_only=True):
+    """The base version of one path before the response.
+
+    `content` None: the file does not exist. `problem`: why it cannot be edited as text
+    (binary, too large...); every edit or write of it then fails with that message.
+    """
+
+    content: str | None
+    base: BaseKind = "snapshot"
+    writable: bool = True
+    problem: str | None = None
+
+
+class ApplyError(msgspec.Struct, frozen=True, kw_only=True):
+    """One failed call or edit. `block`: 1-based position of the tool call or text block in the
+    response; `edit`: 1-based edit (or anchored change) inside it; `line`: the block's first line
+    in the response text. `message` is written for the model."""
+
+    block: int | None
+    edit: int | None
+    path: str
+    kind: str
+    message: str
+    best: Candidate | None = None
+    line: int | None = None
+
+
+class EditRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """How one edit landed (lines are 1-based in the content the edit was applied to)."""
+
+    block: int | None
+    edit: int | None
+    strategy: str
+    start_line: int
+    end_line: int
+    count: int = 1
+
+
+class FileChange(msgspec.Struct, frozen=True, kw_only=True):
+    """A path's new content. `before` is its base content (None for an added file)."""
+
+    path: str
+    status: Literal["modified", "added"]
+    before: str | None
+    content: str
+    file_id: str
+    edits: list[EditRecord]
+
+
+class CallSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One call as sent, and whether all of it applied."""
+
+    block: int | None
+    kind: str
+    raw: str
+    ok: bool
+    line: int | None = None
+
+
+class Result(msgspec.Struct, frozen=True, kw_only=True):
+    """`files`: the new contents, only when `ok`. `partial`: contents after the edits that did
+    succeed (equal to `files` when ok), for repair flows. `base_ids`: the file_id of each touched
+    path's base version."""
+
+    ok: bool
+    mode: str
+    files: list[FileChange]
+    errors: list[ApplyError]
+    calls: list[CallSummary]
+    partial: list[FileChange]
+    base_ids: dict[str, str] = {}
+
+
+def resolve_path(root: Path, raw: str) -> str | PathProblem:
+    """The project path a model means by `raw`: `bb7.paths.project_path` after reading
+    backslashes as separators, and refusing what only makes sense elsewhere (a NUL byte, a
+    home directory `~`, a Windows drive or share)."""
+    if "\0" in raw:
+        return PathProblem("empty", f"{raw!r} contains a NUL byte, which no path can hold")
+    path = raw.strip().replace("\\", "/")
+    if path.startswith("~"):
+        return PathProblem("outside_root", f"{raw} is in a home directory, outside the project")
+    if _DRIVE.match(path) or raw.strip().startswith("\\\\"):
+        return PathProblem("outside_root", f"{raw} is a Windows path outside the project")
+    return project_path(root, path)
+
+
+_DRIVE = re.compile(r"[A-Za-z]:/")
+
+
+def response_paths(response: str | Response, mode: DiffMode = DEFAULT_MODE) -> list[str]:
+    """The paths a response names, as sent (for callers that load files before applying)."""
+    parsed = parse_response(response) if isinstance(response, str) else response
+    if isinstance(parsed, ArgumentError):
+        return []
+    return op_paths(read_calls(parsed, mode))
+
+
+def apply_response(
+    files: Mapping[str, FileState],
+    response: str | Response,
+    mode: DiffMode = DEFAULT_MODE,
+    *,
+    root: Path,
+    require_file_id: bool = False,
+) -> Result:
+    """Apply every call of `response` to `files`; see the module docstring for the rules.
+
+    `require_file_id`: an edit of an existing file without file_id fails (for tool calls in a
+    chat, where the model was shown the ids; pasted responses and text blocks carry none).
+    """
+    parsed = parse_response(response) if isinstance(response, str) else response
+    if isinstance(parsed, ArgumentError):
+        error = ApplyError(block=None, edit=None, path="", kind=parsed.kind, message=parsed.message)
+        raw = response if isinstance(response, str) else ""
+        summary = CallSummary(block=None, kind="response", raw=raw, ok=False)
+        return Result(ok=False, mode=mode, files=[], errors=[error], calls=[summary], partial=[])
+    run = _Run(files, Path(root), mode, require_file_id)
+    summaries = [run.call(call) for call in read_calls(parsed, mode)]
+    changes = run.changes()
+    ok = not run.errors
+    return Result(
+        ok=ok,
+        mode=mode,
+        files=changes if ok else [],
+        errors=run.errors,
+        calls=summaries,
+        partial=changes,
+        base_ids=run.base_ids(),
+    )
+
+
+@dataclass
+class _Track:
+    """One path during the run."""
+
+    path: str
+    state: FileState
+    content: str | None
+    written: bool = False  # by write_file
+    edited: bool = False  # by edit_file or a text block
+    failed: bool = False  # an earlier operation on it failed
+    edits: list[EditRecord] = field(default_factory=list)
+    shifts: list[tuple[int, int]] = field(default_factory=list)  # (line, lines added) per edit
+
+    def current_id(self) -> str | None:
+        return None if self.content is None else file_id(self.path, self.content)
+
+    def record(self, call: Call, edit: int | None, outcome: Applied) -> None:
+        """Take an applied edit's content and remember how it landed."""
+        self.content, self.edited = outcome.content, True
+        self.edits.append(
+            EditRecord(
+                block=call.block,
+                edit=edit,
+                strategy=outcome.strategy,
+                start_line=outcome.start_line,
+                end_line=outcome.end_line,
+                count=outcome.count,
+            )
+        )
+
+    def base_name(self) -> str:
+        if self.written or self.edited:
+            return "its content after the earlier calls of this response"
+        return _BASE_NAMES[self.state.base]
+
+
+class _Run:
+    """Mutable bookkeeping of one apply_response call."""
+
+    def __init__(
+        self, files: Mapping[str, FileState], root: Path, mode: DiffMode, require_id: bool
+    ) -> None:
+        self.files, self.root, self.require_id = files, root, require_id
+        # Edits are numbered inside calls that carry a list of them.
+        self.numbered = mode == "search_replace_multi"
+        self.tracks: dict[str, _Track] = {}
+        self.errors: list[ApplyError] = []
+
+    def call(self, call: Call) -> CallSummary:
+        before = len(self.errors)
+        if call.error is not None:
+            self._fail(call, None, call.error.path, call.error.kind, call.error.message)
+        starts: dict[str, tuple[str | None, str]] = {}  # path -> (id, which version)
+        numbered = self.numbered and call.kind == "edit_file"
+        for number, op in enumerate(call.ops, 1):
+            self._op(call, number if numbered else None, op, starts)
+        ok = len(self.errors) == before
+        return CallSummary(block=call.block, kind=call.kind, raw=call.raw, ok=ok, line=call.line)
+
+    def changes(self) -> list[FileChange]:
+        out: list[FileChange] = []
+        for track in self.tracks.values():
+            before = track.state.content
+            if track.content is None or track.content == before:
+                continue
+            out.append(
+                FileChange(
+                    path=track.path,
+                    status="added" if before is None else "modified",
+                    before=before,
+                    content=track.content,
+                    file_id=file_id(track.path, track.content),
+                    edits=track.edits,
+                )
+            )
+        return out
+
+    def base_ids(self) -> dict[str, str]:
+        return {
+            t.path: file_id(t.path, t.state.content)
+            for t in self.tracks.values()
+            if t.state.content is not None
+        }
+
+    # --- one operation -------------------------------------------------------------------
+
+    def _op(
+        self, call: Call, edit: int | None, op: Op, starts: dict[str, tuple[str | None, str]]
+    ) -> None:
+        resolved = resolve_path(self.root, op.path)
+        if isinstance(resolved, PathProblem):
+            self._fail(
+                call, edit, op.path, _PATH_KINDS.get(resolved.kind, "invalid"), _path_msg(resolved)
+            )
+            return
+        track = self.tracks.get(resolved)
+        if track is None:
+            state = self.files.get(resolved) or FileState(content=None)
+            track = self.tracks[resolved] = _Track(resolved, state, state.content)
+        # file_ids name the version the call started from, however often the call edits it.
+        starts.setdefault(resolved, (track.current_id(), track.base_name()))
+        problem = self._refusal(track, op)
+        if problem is not None:
+            self._fail(call, edit, resolved, *problem)
+            track.failed = True
+            return
+        if isinstance(op, WriteOp):
+            track.content, track.written = _like(track.content, op.content), True
+            lines = op.content.count("\n") + (0 if op.content.endswith("\n") else 1)
+            track.edits.append(
+                EditRecord(
+                    block=call.block, edit=edit, strategy="write_file", start_line=1, end_line=lines
+                )
+            )
+            return
+        mismatch = self._check_id(track, op, *starts[resolved])
+        if mismatch is not None:
+            self._fail(call, edit, resolved, *mismatch)
+            track.failed = True
+            return
+        if isinstance(op, ReplaceOp):
+            self._replace(call, edit, track, op)
+        else:
+            self._anchored(call, track, op)
+
+    def _refusal(self, track: _Track, op: Op) -> tuple[str, str] | None:
+        path = track.path
+        if track.state.problem is not None:
+            return "unreadable", f"{path} cannot be edited: {track.state.problem}."
+        if not track.state.writable:
+            return (
+                "read_only",
+                f"{path} is read-only in this chat, so it cannot be changed. Describe the "
+                "change in your answer instead, or ask the user to make the file writable.",
+            )
+        if track.content is None:
+            clash = self._clash(path)
+            if clash is not None:
+                return (
+                    "path_conflict",
+                    f"{path} cannot be created: {clash} is a file, and a path cannot be both a "
+                    "file and a directory. Check the paths.",
+                )
+        if isinstance(op, WriteOp):
+            if track.written:
+                return (
+                    "duplicate_write",
+                    f"write_file was called twice for {path}. Send one write_file per path, "
+                    "with the complete final content.",
+                )
+            if track.edited:
+                return _conflict(path)
+            return None
+        if track.written:
+            return _conflict(path)
+        if track.content is None and _needs_content(op):
+            return (
+                "missing_file",
+                f"{path} does not exist, so there is nothing to edit. Create it with write_file "
+                "(or an empty old_string / empty EDIT section), or check the path.",
+            )
+        return None
+
+    def _clash(self, path: str) -> str | None:
+        """A file (existing or created by this response) that is `path`'s ancestor or below it."""
+        files = [p for p, t in self.tracks.items() if t.content is not None]
+        files += [p for p, state in self.files.items() if state.content is not None]
+        for other in files:
+            if other.startswith(path + "/") or path.startswith(other + "/"):
+                return other
+        return None
+
+    def _check_id(
+        self, track: _Track, op: ReplaceOp | AnchoredOp, expected: str | None, version: str
+    ) -> tuple[str, str] | None:
+        if expected is None:
+            return None  # a new file: there is no version to name
+        if not op.file_id:
+            if not self.require_id:
+                return None
+            return (
+                "file_id_missing",
+                f"The edit of {track.path} has no file_id. Add file_id {expected} (the id of "
+                f"{version}) to every edit of this path.",
+            )
+        if op.file_id.strip().lower() == expected:
+            return None
+        return (
+            "file_id_mismatch",
+            f"file_id {op.file_id} does not match {track.path}: this call edits "
+            f"{version}, whose id is {expected}. Copy old_string from that version "
+            f"and send file_id {expected}.",
+        )
+
+    def _replace(self, call: Call, edit: int | None, track: _Track, op: ReplaceOp) -> None:
+        content = track.content or ""
+        hint = _shifted(op.start_line, track.shifts)
+        outcome = replace(content, op.old, op.new, replace_all=op.replace_all, start_line=hint)
+        if not isinstance(outcome, Applied):
+            message = outcome.message
+            if outcome.kind == "not_found" and op.new.strip() and op.new in content:
+                message += _ALREADY
+            if track.failed:
+                message += _DEPENDS
+            self._fail(call, edit, track.path, outcome.kind, message, outcome.best)
+            track.failed = True
+            return
+        track.shifts.append(
+            (outcome.start_line, _line_count(outcome.content) - _line_count(content))
+        )
+        track.record(call, edit, outcome)
+
+    def _anchored(self, call: Call, track: _Track, op: AnchoredOp) -> None:
+        outcome = apply_anchored(track.content or "", op.changes)
+        if not isinstance(outcome, Applied):
+            for error in outcome:
+                self._fail(call, error.change, track.path, error.kind, error.message, error.best)
+            track.failed = True
+            return
+        track.record(call, None, outcome)
+
+    def _fail(
+        self,
+        call: Call,
+        edit: int | None,
+        path: str,
+        kind: str,
+        message: str,
+        best: Candidate | None = None,
+    ) -> None:
+        self.errors.append(
+            ApplyError(
+                block=call.block,
+                edit=edit,
+                path=path,
+                kind=kind,
+                message=message,
+                best=best,
+                line=call.line,
+            )
+        )
+
+
+_PATH_KINDS = {"outside_root": "path_escape", "protected": "protected_path", "empty": "invalid"}
+_DEPENDS = " (An earlier edit of this path in this response failed too; this one may depend on it.)"
+_ALREADY = (
+    " (new_string is already in the file: this edit may have been applied before; if so, "
+    "leave it out.)"
+)
+
+
+def _path_msg(problem: PathProblem) -> str:
+    return (
+        f"{problem.message}. bb7 only changes files inside the project, outside .git/ and "
+        ".bb7/: use the project-relative path shown in the file's header."
+    )
+
+
+def _conflict(path: str) -> tuple[str, str]:
+    return (
+        "write_edit_conflict",
+        f"{path} is changed by both write_file and edit_file in this response. Use one: "
+        "write_file with the complete final content, or edit_file edits only.",
+    )
+
+
+def _like(previous: str | None, content: str) -> str:
+    """A rewrite keeps the file's line endings and BOM: the model sees neither."""
+    if not previous:
+        return content
+    if previous.startswith(BOM) and not content.startswith(BOM):
+        content = BOM + content
+    if LineIndex(previous).eol == "\r\n" and "\r\n" not in content:
+        content = content.replace("\n", "\r\n")
+    return content
+
+
+def _needs_content(op: Op) -> bool:
+    return isinstance(op, AnchoredOp) or (isinstance(op, ReplaceOp) and bool(op.old))
+
+
+def _shifted(hint: int | None, shifts: list[tuple[int, int]]) -> int | None:
+    """A start_line hint moved by the lines earlier edits added or removed above it."""
+    if hint is None:
+        return None
+    return max(1, hint + sum(delta for line, delta in shifts if line < hint))
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n")

@@ -1,0 +1,122 @@
+"""SEARCH/REPLACE text blocks (Aider/Roo style): one block's marker state machine.
+
+    path/to/file.py
+    ```python
+    <<<<<<< SEARCH
+    :start_line:12        (optional hint)
+    -------               (optional, ends the header)
+    lines to find
+    =======
+    lines to put there
+    >>>>>>> REPLACE
+    ```
+
+Markers count only as whole lines. A content line starting with a backslash followed by
+`<<<<<<<`, `=======`, `>>>>>>>`, `-------` or `:start_line:` loses the backslash (Roo's rule:
+how files holding git conflict markers are edited). The first marker out of sequence is
+reported with its line number. Finding block starts and path lines is `bb7.formats.stream`'s job.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from bb7.formats.blocks import CONTINUE, BlockParser, Step, join_lines, marker
+
+_START = re.compile(r"<{5,9} ?SEARCH>?")
+_END = re.compile(r">{5,9} ?REPLACE<?")
+DIVIDER = "======="
+HEADER_RULE = "-------"
+_START_LINE = re.compile(r":start_line:\s*(\d+)")
+_END_LINE = re.compile(r":end_line:\s*\d+")
+_ESCAPED = ("<<<<<<<", "=======", ">>>>>>>", "-------", ":start_line:", ":end_line:")
+
+
+class SearchReplaceBlock(msgspec.Struct, frozen=True, kw_only=True):
+    """One parsed block; `search` and `replace` are whole lines, each ending with a newline."""
+
+    index: int
+    path: str
+    line: int  # of the <<<<<<< SEARCH marker
+    end_line: int  # of the >>>>>>> REPLACE marker
+    search: str
+    replace: str
+    start_line: int | None = None
+
+
+def unescape(line: str) -> str:
+    if line.startswith("\\") and line[1:].startswith(_ESCAPED):
+        return line[1:]
+    return line
+
+
+class SearchReplaceParser(BlockParser):
+    """Parses one block, from the line after `<<<<<<< SEARCH` to `>>>>>>> REPLACE`."""
+
+    title = "SEARCH/REPLACE block"
+    start_marker = "<<<<<<< SEARCH"
+    layout = (
+        "<<<<<<< SEARCH, the exact lines to find, =======, the new lines, >>>>>>> REPLACE; "
+        "content lines that look like a marker start with a backslash (\\=======)"
+    )
+
+    start_pattern = _START
+    end_pattern = _END
+
+    def __init__(self, index: int, path: str, line: int) -> None:
+        super().__init__(index, path, line)
+        self.header = True  # :start_line: and ------- may still come
+        self.start_line: int | None = None
+        self.search: list[str] = []
+        self.replace: list[str] = []
+
+    @classmethod
+    def is_stray(cls, line: str) -> bool:
+        """A marker that only makes sense inside a block. A lone ======= is not one: prose
+        shows git conflicts and setext headings with it."""
+        return cls.is_end(line)
+
+    def expected(self) -> str:
+        return ">>>>>>> REPLACE" if self.state == "second" else DIVIDER
+
+    def section(self, text: str, number: int) -> Step:
+        mark = marker(text)
+        if self.header:
+            hint = _START_LINE.fullmatch(mark)
+            if hint is not None:
+                self.start_line = int(hint.group(1))
+                return CONTINUE
+            if _END_LINE.fullmatch(mark) is not None:
+                return CONTINUE  # Roo's older header; the start line is what matters
+            self.header = False
+            if mark == HEADER_RULE:
+                return CONTINUE
+        if self.state == "first":
+            if mark == DIVIDER:
+                self.state = "second"
+            elif self.is_end(text):
+                return Step([self.error(number, f"{mark} came before the ======= line")], True)
+            else:
+                self.search.append(unescape(text))
+            return CONTINUE
+        if self.is_end(text):
+            return Step([self._block(number)], True)
+        if mark == DIVIDER:
+            return self.broken(number, "a second ======= line inside the block")
+        if _START_LINE.fullmatch(mark):
+            return self.broken(number, ":start_line: belongs right after <<<<<<< SEARCH")
+        self.replace.append(unescape(text))
+        return CONTINUE
+
+    def _block(self, number: int) -> msgspec.Struct:
+        return SearchReplaceBlock(
+            index=self.index,
+            path=self.path,
+            line=self.line,
+            end_line=number,
+            search=join_lines(self.search),
+            replace=join_lines(self.replace),
+            start_line=self.start_line,
+        )

@@ -1,0 +1,64 @@
+"""Unified diffs between two versions of a text file, plain or coloured for a terminal."""
+
+from __future__ import annotations
+
+import difflib
+
+_NO_EOL = "\\ No newline at end of file\n"
+_COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+_RESET = "\x1b[0m"
+
+
+def unified_diff(path: str, before: str | None, after: str | None, context: int = 3) -> str:
+    """The diff from `before` to `after` (None: the file does not exist), git style headers.
+
+    Line endings are kept in the lines, so a CRLF/LF change shows up as a change.
+    """
+    old, new = _lines(before), _lines(after)
+    lines = difflib.unified_diff(
+        old,
+        new,
+        fromfile="/dev/null" if before is None else f"a/{path}",
+        tofile="/dev/null" if after is None else f"b/{path}",
+        n=context,
+    )
+    out: list[str] = []
+    for line in lines:
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out.append(line + "\n" + _NO_EOL)
+    return "".join(out)
+
+
+def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
+    """Lines added and removed going from `before` to `after`."""
+    old, new = _lines(before), _lines(after)
+    added = removed = 0
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+def _lines(text: str | None) -> list[str]:
+    """Lines split at LF only (CR, form feeds and the like stay inside lines), ends kept."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def colorize(diff: str) -> str:
+    """`diff` with ANSI colours: additions green, removals red, hunk headers cyan."""
+    out: list[str] = []
+    for line in diff.splitlines(keepends=True):
+        colour = "\x1b[1m" if line.startswith(("+++", "---")) else _COLOURS.get(line[:1])
+        if colour is None:
+            out.append(line)
+        else:
+            body = line.rstrip("\n")
+            out.append(f"{colour}{body}{_RESET}" + line[len(body) :])
+    return "".join(out)

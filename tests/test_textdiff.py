@@ -1,0 +1,28 @@
+"""Unified diffs for `bb7 apply --dry-run`: headers, missing final newlines, colour."""
+
+from __future__ import annotations
+
+from bb7.textdiff import colorize, line_counts, unified_diff
+
+
+def test_a_modified_file_diff_has_git_style_headers() -> None:
+    diff = unified_diff("a.py", "x = 1\ny = 2\n", "x = 1\ny = 3\n")
+    assert diff.startswith("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n")
+    assert " x = 1\n-y = 2\n+y = 3\n" in diff
+
+
+def test_an_added_file_comes_from_dev_null() -> None:
+    diff = unified_diff("new.py", None, "hello\n")
+    assert diff.startswith("--- /dev/null\n+++ b/new.py\n") and "+hello\n" in diff
+
+
+def test_a_missing_final_newline_is_marked_and_form_feeds_stay_in_their_line() -> None:
+    diff = unified_diff("a.c", "a\x0cb\nc", "a\x0cb\nd")
+    assert "-c\n\\ No newline at end of file\n+d\n\\ No newline at end of file\n" in diff
+    assert line_counts("a\x0cb\nc", "a\x0cb\nd") == (1, 1)
+
+
+def test_colour_marks_additions_removals_and_hunks() -> None:
+    coloured = colorize(unified_diff("a", "x\n", "y\n"))
+    assert "\x1b[31m-x\x1b[0m\n" in coloured and "\x1b[32m+y\x1b[0m\n" in coloured
+    assert "\x1b[36m@@ -1 +1 @@\x1b[0m\n" in coloured
