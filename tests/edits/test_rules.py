@@ -254,3 +254,12 @@ def test_elision_placements_that_differ_are_ambiguous() -> None:
     old = "#endif\n// ... existing code ...\nint main(void);"
     new = "#endif /* x */\n// ... existing code ...\nint main(int argc);"
     refused(file, old, new, "ambiguous")
+
+
+def test_deleting_an_indented_line_takes_its_indentation_too() -> None:
+    assert applied("  x\ny\n", "x\n", "").content == "y\n"
+    assert applied("  x\ny\n", "x", "").content == "y\n"
+
+
+def test_an_indented_old_is_not_matched_inside_a_deeper_indented_line() -> None:
+    assert applied("    }\n  }\n", "  }\n", "  };\n").content == "    }\n  };\n"

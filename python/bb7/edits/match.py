@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
@@ -260,16 +260,21 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
     votes: dict[int, int] = {}
     step = max(1, n // 24)
     for k in range(0, n, step):
-        words = _WORD.findall(old_lines[k])
-        if not words:
-            continue
-        word = max(words, key=len)
-        if len(word) < 3 or index.word_count(word) > 64:
+        # The longest word of the line that the file has, but not everywhere.
+        words = sorted(set(_WORD.findall(old_lines[k])), key=len, reverse=True)
+        word = next((w for w in words if len(w) >= 3 and 0 < index.word_count(w) <= 64), None)
+        if word is None:
             continue
         for line in index.word_lines(word):
             votes[line - k] = votes.get(line - k, 0) + 1
-    starts = sorted(votes, key=lambda s: -votes[s])[:8] or [0]
     fn = normalize.collapse_ws
+    starts = sorted(votes, key=lambda s: -votes[s])[:8]
+    if not starts:
+        probe = next(((k, fn(line)) for k, line in enumerate(old_lines) if line.strip()), None)
+        if probe is None:
+            return None
+        hit = process.extractOne(probe[1], index.texts, scorer=fuzz.ratio, processor=fn)
+        starts = [hit[2] - probe[0]] if hit is not None else [0]
     target = "\n".join(fn(line) for line in old_lines)
     best: tuple[int, int, float] | None = None
     for s in starts:

@@ -147,13 +147,16 @@ class _Search:
                 continue
             if self.replace_all:
                 return self._exact_all(probe, new, hits, strategy)
+            if len(hits) > 1 and old[:1] in (" ", "\t"):
+                # `old` spelled out its indentation: a hit that is really the tail of a deeper
+                # indented line is not what it meant.
+                hits = [h for h in hits if h == 0 or body[h - 1] == "\n"] or hits
             lines = [self.index.line_of(h) + 1 for h in hits]
             chosen = self._choose(lines)
             if chosen is None:
-                spans = [(ln, ln + probe.count("\n")) for ln in lines]
+                spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
                 return _ambiguous(spans, strategy)
-            at = hits[chosen]
-            end = self._complete_lines(at, at + len(probe), old, new)
+            at, end = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
             eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
             content = body[:at] + text + body[end:]
@@ -162,32 +165,36 @@ class _Search:
             return Applied(content, strategy, first + 1, last + 1, 1.0)
         return None
 
-    def _complete_lines(self, start: int, end: int, old: str, new: str) -> int:
-        """Where an exact match should end so that it covers whole lines where the model
+    def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int]:
+        """The span an exact match should replace so that it covers whole lines where the model
         evidently meant whole lines.
 
-        - `new` is empty and `old` is the full text of its lines: the lines go, not just their
-          text (no empty line is left behind).
+        - `new` is empty and `old` is all the text of its lines (indentation aside): the lines
+          go, not just their text (no blank or whitespace-only line is left behind).
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
         - A multi-line `old` whose last line was cut short, with `new` restating that line in
           full (perhaps changed): the rest of the file line is replaced too, or it would be
           doubled.
         """
+        index = self.index
+        first_start = index.line_bounds(start)[0]
         if old.endswith("\n"):
-            return end
-        line_start, line_end, eol = self.index.line_bounds(end)
+            if not new and not index.content[first_start:start].strip():
+                return first_start, end
+            return start, end
+        line_start, line_end, eol = index.line_bounds(end)
         if end <= line_start:
-            return end
-        rest = self.index.content[end:line_end]
-        if not new and not rest.strip() and self.index.line_bounds(start)[0] == start:
-            return line_end + len(eol)
+            return start, end
+        rest = index.content[end:line_end]
+        if not new and not rest.strip() and not index.content[first_start:start].strip():
+            return first_start, line_end + len(eol)
         if rest and not rest.strip():
-            return line_end
+            return start, line_end
         if rest and "\n" in old:
             old_last, new_last = old.rsplit("\n", 1)[1], new.rsplit("\n", 1)[-1]
             if _restates(old_last, new_last, rest):
-                return line_end
-        return end
+                return start, line_end
+        return start, end
 
     def lines(self, old_lines: list[str], new_lines: list[str], prefix: str) -> EditOutcome | None:
         found = self._first_tier(old_lines)

@@ -16,7 +16,7 @@ import msgspec
 
 from bb7.edits import LineIndex
 from bb7.edits.indent import leading, pick_tab_width, render, width
-from bb7.edits.match import LINE_TIERS, Window, closest, find_lines
+from bb7.edits.match import LINE_TIERS, Window, closest, find_lines, window_starts
 from bb7.edits.types import Applied, Candidate
 from bb7.formats.schemas import AnchoredChange
 
@@ -63,7 +63,7 @@ def apply_anchored(content: str, changes: Sequence[AnchoredChange]) -> Applied |
     for region in reversed(regions):
         if region.lines:
             start, end = index.span(region.first, region.last)
-            eol = index.eols[region.first] or index.eol
+            eol = index.eol_at(region.first) or index.eol
             body = body[:start] + eol.join(region.lines) + body[end:]
         else:
             start, end = index.span_with_eol(region.first, region.last)
@@ -96,7 +96,9 @@ def _locate(index: LineIndex, number: int, change: AnchoredChange) -> _Region | 
         last = found_end[0].last
     lines = _lines(change.content)
     if strategy == "indentation":
-        lines = _reindent(lines, start[0], index.texts[window.first], index.indent_style())
+        lines = _reindent(
+            lines, start[0], index.texts[window.first], index.indent_style(window.first, last)
+        )
     if lines == index.texts[window.first : last + 1]:
         return ChangeError(
             number,
@@ -113,8 +115,9 @@ def _unique(
 ) -> tuple[Window, str] | ChangeError:
     """The one window matching `anchor` below line `after` (0-based), by the first pass that
     finds any."""
+    starts = window_starts(index, anchor)
     for name, fn in _PASSES:
-        found = [w for w in find_lines(index, anchor, name, fn) if w.first > after]
+        found = [w for w in find_lines(index, anchor, starts, fn) if w.first > after]
         if len(found) == 1:
             return found[0], name
         if found:
