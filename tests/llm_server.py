@@ -15,7 +15,8 @@ As its own process (later Neovim tests):
 
 prints `listening on http://127.0.0.1:8765/v1` when ready. The script file holds
 `{"responses": [...], "models": [...]}`. `GET /_bb7/requests` returns the recorded requests as
-JSON and `POST /_bb7/responses` (a JSON list) queues more responses.
+JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, and
+`POST /_bb7/responses` (a JSON list) queues more responses.
 
 A response is a dict: `status` (default 200), `headers`, and either `body` (a JSON value or a
 string, sent whole) or `events`, a list of steps streamed in order:
@@ -217,6 +218,16 @@ class LLMServer:
     def chat_requests(self) -> list[ReceivedRequest]:
         return [r for r in self.requests if r["path"].endswith("/chat/completions")]
 
+    def state(self) -> dict[str, Any]:
+        """Counts for a test running the server as a process: requests received, clients that
+        hung up during a stall, scripted responses not used yet."""
+        with self._lock:
+            return {
+                "requests": len(self._requests),
+                "disconnects": len(self._disconnects),
+                "pending_responses": len(self._responses),
+            }
+
     def wait_for_disconnect(self, timeout: float) -> float | None:
         """time.monotonic() at which a client hung up during a stall, or None."""
         deadline = time.monotonic() + timeout
@@ -269,6 +280,9 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         if self.path == "/_bb7/requests":
             self._send_json(200, owner.requests)
+            return
+        if self.path == "/_bb7/state":
+            self._send_json(200, owner.state())
             return
         self._record(b"")
         if self.path.rstrip("/").endswith("/models"):

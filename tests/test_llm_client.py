@@ -370,6 +370,19 @@ def test_provider_error_object_in_the_stream_is_surfaced_verbatim(server: LLMSer
     assert '"metadata": {"raw": "upstream timeout"}' in result.provider_error
 
 
+def test_an_overload_error_object_before_any_output_is_retried(server: LLMServer) -> None:
+    overloaded = {"code": 503, "message": "Upstream overloaded"}
+    server.push(
+        stream(
+            {"comment": "OPENROUTER PROCESSING"}, chunk({}, finish_reason="error", error=overloaded)
+        ),
+        stream(text_chunk("second try"), finish()),
+    )
+    result, recorder = run(server)
+    assert isinstance(result, Done) and result.text == "second try" and result.attempts == 2
+    assert "Upstream overloaded (code 503)" in recorder.of(Retrying)[0].reason
+
+
 def test_finish_reason_error_without_details_is_an_error(server: LLMServer) -> None:
     server.push(stream(text_chunk("x"), finish("error")))
     result, _ = run(server)

@@ -156,6 +156,8 @@ def test_the_server_runs_as_its_own_process_with_a_script_file(tmp_path: Path) -
         recorded = httpx.get(root + "/_bb7/requests").json()
         assert [r["path"] for r in recorded] == ["/v1/chat/completions"]
         assert recorded[0]["json"]["model"] == "m"
+        state = httpx.get(root + "/_bb7/state").json()
+        assert state == {"requests": 1, "disconnects": 0, "pending_responses": 0}
     finally:
         proc.terminate()
         proc.wait(5)

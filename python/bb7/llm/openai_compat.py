@@ -114,7 +114,13 @@ class StreamHandle:
         self._result: Terminal | None = None
 
     def cancel(self) -> None:
-        """Stop the request now; returns at once. The stream ends with a `cancelled` error."""
+        """Stop the request now; returns at once. The stream ends with a `cancelled` error.
+
+        While waiting or reading, the socket is shut down immediately and the error follows
+        within milliseconds. While DNS resolution or the TCP handshake is still running, the
+        connection is closed as soon as it exists (the worker cannot be interrupted inside
+        connect, so the error waits for it, at most the connect timeout).
+        """
         with self._lock:
             self._cancel.set()
             _shutdown(self._network_stream)
@@ -352,14 +358,14 @@ class _Worker:
             except Exception as exc:  # a bug, but the caller must still get its terminal event
                 log.exception("stream worker failed")
                 outcome = _Failure("protocol", f"Internal error while streaming: {exc!r}")
-            if self.handle.cancelled:
+            if self.handle.cancelled and isinstance(outcome, _Failure):
+                # A response that completed before the cancel took effect stays complete.
                 outcome = _cancelled()
             if not isinstance(outcome, _Failure) or not outcome.retryable or self.acc.emitted:
                 break
             if attempt >= policy.max_attempts:
-                outcome = _with_message(
-                    outcome, f"{outcome.message} (gave up after {attempt} attempts)"
-                )
+                tries = f"{attempt} attempts" if attempt > 1 else "1 attempt"
+                outcome = _with_message(outcome, f"{outcome.message} (gave up after {tries})")
                 break
             if outcome.retry_after is not None and outcome.retry_after > policy.max_retry_after:
                 outcome = _with_message(
@@ -518,15 +524,20 @@ class _Worker:
             obj = ERROR_OBJECT_DECODER.decode(raw)
         except msgspec.DecodeError:
             obj = None
+        code: int | str | None = None
         if isinstance(obj, ErrorObject):
-            text = obj.message or verbatim
-            code = f" (code {obj.code})" if obj.code is not None else ""
+            text, code = obj.message or verbatim, obj.code
         else:
-            text, code = (obj or verbatim), ""
-        message = self.client._redact(f"The provider reported an error: {text}{code}.")
+            text = obj or verbatim
+        suffix = f" (code {code})" if code is not None else ""
+        message = self.client._redact(f"The provider reported an error: {text}{suffix}.")
         if self.acc.emitted:
             message += " The partial answer is kept."
-        return _Failure("provider", message, provider_error=verbatim)
+        # OpenRouter reports upstream overload and rate limits this way once the HTTP status is
+        # already sent; before any output such an error is as retryable as the status would be.
+        status = code if isinstance(code, int) else None
+        retryable = status is not None and (status >= 500 or status in _RETRY_STATUSES)
+        return _Failure("provider", message, status, verbatim, retryable=retryable)
 
     def _broken(self, kind: ErrorKind, exc: httpx.HTTPError) -> _Failure:
         if self.handle.cancelled:
