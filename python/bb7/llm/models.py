@@ -1,0 +1,196 @@
+"""The provider's models list (`GET /models`) with capabilities, cached on disk for a day.
+
+OpenRouter describes each model fully (context length, pricing, `supported_parameters`);
+plain OpenAI-compatible servers (OpenAI, Ollama, LM Studio) list only ids. Unknown
+capabilities stay None, and callers treat None as "probably yes" for tools (see
+`prompt.choose_edit_format`). Fetching blocks: call `load_models` from a worker thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import msgspec
+
+from bb7.fsio import atomic_write
+from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
+
+MAX_AGE = 24 * 60 * 60
+
+
+class Pricing(msgspec.Struct, frozen=True):
+    """USD per token; None where the provider did not say (or prices vary, as for routers)."""
+
+    prompt: float | None = None
+    completion: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+
+class ModelInfo(msgspec.Struct, frozen=True):
+    id: str
+    name: str = ""
+    context_length: int | None = None
+    max_completion_tokens: int | None = None
+    supports_tools: bool | None = None
+    supports_reasoning: bool | None = None
+    pricing: Pricing = Pricing()
+
+
+class ModelList(msgspec.Struct, frozen=True):
+    """Models and where they came from; `warning` is set when a stale cache stood in."""
+
+    models: list[ModelInfo]
+    fetched_at: float
+    from_cache: bool
+    warning: str | None = None
+
+    def find(self, model_id: str) -> ModelInfo | None:
+        for model in self.models:
+            if model.id == model_id:
+                return model
+        return None
+
+
+class _CacheFile(msgspec.Struct):
+    base_url: str
+    fetched_at: float
+    models: list[ModelInfo]
+
+
+# -- the wire shape of /models: every field optional, prices as strings or numbers --
+
+
+class _WirePricing(msgspec.Struct):
+    prompt: str | float | None = None
+    completion: str | float | None = None
+    input_cache_read: str | float | None = None
+    input_cache_write: str | float | None = None
+
+
+class _WireTopProvider(msgspec.Struct):
+    max_completion_tokens: int | None = None
+    context_length: int | None = None
+
+
+class _WireModel(msgspec.Struct):
+    id: str
+    name: str | None = None
+    context_length: int | None = None
+    pricing: _WirePricing | None = None
+    top_provider: _WireTopProvider | None = None
+    supported_parameters: list[str] | None = None
+    # Some local servers (llama.cpp, vLLM) name the window differently.
+    max_model_len: int | None = None
+    context_window: int | None = None
+
+
+class _WireModels(msgspec.Struct):
+    data: list[_WireModel]
+
+
+_MODELS_DECODER = msgspec.json.Decoder(_WireModels)
+
+
+def parse_models(body: bytes) -> list[ModelInfo] | HttpProblem:
+    """Models from a /models response body, sorted by id."""
+    try:
+        wire = _MODELS_DECODER.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        return HttpProblem("protocol", f"The models list is not in the expected format: {exc}")
+    models = [_model(m) for m in wire.data]
+    models.sort(key=lambda m: m.id)
+    return models
+
+
+def _model(wire: _WireModel) -> ModelInfo:
+    top = wire.top_provider or _WireTopProvider()
+    params = wire.supported_parameters
+    pricing = wire.pricing or _WirePricing()
+    return ModelInfo(
+        id=wire.id,
+        name=wire.name or wire.id,
+        context_length=wire.context_length
+        or top.context_length
+        or wire.max_model_len
+        or wire.context_window,
+        max_completion_tokens=top.max_completion_tokens,
+        supports_tools=None if params is None else "tools" in params,
+        supports_reasoning=None if params is None else "reasoning" in params,
+        pricing=Pricing(
+            prompt=_price(pricing.prompt),
+            completion=_price(pricing.completion),
+            cache_read=_price(pricing.input_cache_read),
+            cache_write=_price(pricing.input_cache_write),
+        ),
+    )
+
+
+def _price(value: str | float | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        price = float(value)
+    except ValueError:
+        return None
+    return price if price >= 0 else None  # OpenRouter marks variable prices with -1
+
+
+def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """$XDG_CACHE_HOME/bb7, else ~/.cache/bb7."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bb7"
+
+
+def cache_file(cache_dir: Path, base_url: str) -> Path:
+    """One cache file per provider, so switching base URLs never mixes lists."""
+    digest = hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:12]
+    return cache_dir / f"models-{digest}.json"
+
+
+def load_models(
+    client: OpenAICompatClient,
+    cache_dir: Path,
+    *,
+    max_age: float = MAX_AGE,
+    refresh: bool = False,
+    now: Callable[[], float] = time.time,
+) -> ModelList | HttpProblem:
+    """The models list from the cache if younger than `max_age`, else from the provider.
+
+    A failed fetch falls back to an older cache (with a warning) before reporting the problem.
+    """
+    base_url = client.config.base_url
+    path = cache_file(cache_dir, base_url)
+    cached = _read_cache(path, base_url)
+    current = now()
+    if cached is not None and not refresh and current - cached.fetched_at < max_age:
+        return ModelList(cached.models, cached.fetched_at, from_cache=True)
+    body = client.get_json("models")
+    models = parse_models(body) if isinstance(body, bytes) else body
+    if isinstance(models, HttpProblem):
+        if cached is None:
+            return models
+        age_h = (current - cached.fetched_at) / 3600
+        warning = (
+            f"Could not refresh the models list ({models.message}); using one {age_h:.0f} h old."
+        )
+        return ModelList(cached.models, cached.fetched_at, from_cache=True, warning=warning)
+    # A read-only cache dir costs a refetch next time, nothing else.
+    with contextlib.suppress(OSError):
+        atomic_write(path, msgspec.json.encode(_CacheFile(base_url, current, models)).decode())
+    return ModelList(models, current, from_cache=False)
+
+
+def _read_cache(path: Path, base_url: str) -> _CacheFile | None:
+    try:
+        cached = msgspec.json.decode(path.read_bytes(), type=_CacheFile)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return cached if cached.base_url == base_url else None

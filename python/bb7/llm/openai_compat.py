@@ -1,0 +1,610 @@
+"""The one HTTP client for OpenAI-compatible Chat Completions (OpenRouter by default).
+
+`OpenAICompatClient.stream(request, on_event)` returns at once with a `StreamHandle`; a worker
+thread does the HTTP (httpx), decodes the SSE stream and calls `on_event` with the events of
+`bb7.llm.events`. Contract for `on_event`:
+- it is called from that worker thread only, one event at a time, in order: deltas and
+  `Retrying` notices, then exactly one `Done` or `StreamError`; nothing after that;
+- it should return quickly (the Neovim host hands events to its loop with `async_call`);
+  an exception it raises is logged and does not stop the stream.
+Failures before the first delta (connect errors, 429, 5xx, a dropped or silent connection) are
+retried with exponential backoff and jitter, honouring `Retry-After`; after the first delta a
+failure ends the stream with a `StreamError` that keeps the partial text. `cancel()` closes the
+socket from the calling thread (shutdown wakes the blocked read at once) and the stream ends
+with a `cancelled` error carrying the partial output.
+What this module is not for: prompt building (`prompt.py`), the models list (`models.py`),
+parsing tool arguments (formats layer).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import itertools
+import logging
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypedDict
+from urllib.parse import urlsplit
+
+import httpx
+import msgspec
+
+from bb7.llm.deltas import StreamAccumulator
+from bb7.llm.events import (
+    Done,
+    ErrorKind,
+    Retrying,
+    StreamError,
+    StreamEvent,
+    Terminal,
+    ToolCall,
+    Usage,
+)
+from bb7.llm.keys import ApiKey, redact
+from bb7.llm.sse import SSEDecoder, SSEOverflow
+from bb7.llm.wire import (
+    CHUNK_DECODER,
+    ERROR_BODY_DECODER,
+    ERROR_OBJECT_DECODER,
+    ChatRequest,
+    ErrorObject,
+    request_body,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+_ERROR_BODY_LIMIT = 64 * 1024
+_JSON_BODY_LIMIT = 32 * 1024 * 1024
+_RETRY_STATUSES = frozenset({408, 409, 425, 429})
+_LATER = "Send again in a moment, or pick another model."
+
+
+class Timeouts(msgspec.Struct, frozen=True):
+    """Seconds. `read` is the longest silence tolerated between two pieces of the stream
+    (OpenRouter sends keep-alive comments while a model thinks, so silence means trouble)."""
+
+    connect: float = 10.0
+    read: float = 120.0
+    write: float = 30.0
+
+
+class RetryPolicy(msgspec.Struct, frozen=True):
+    """Retries before the first delta: attempt n waits about base * 2**(n-1), at most max_delay,
+    half of it random; a Retry-After header replaces that wait unless it exceeds
+    max_retry_after, in which case the request fails at once and says when to try again."""
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    max_retry_after: float = 60.0
+
+
+class ProviderConfig(msgspec.Struct, frozen=True):
+    base_url: str = DEFAULT_BASE_URL
+    timeouts: Timeouts = Timeouts()
+    retry: RetryPolicy = RetryPolicy()
+    # Extra request headers, e.g. OpenRouter's optional HTTP-Referer / X-Title attribution.
+    headers: dict[str, str] = {}
+    # Ask for usage in the final chunk (`stream_options.include_usage`); turn off for servers
+    # that reject unknown fields.
+    include_usage: bool = True
+
+
+class HttpProblem(msgspec.Struct, frozen=True):
+    """A failed non-streaming request (the models list)."""
+
+    kind: ErrorKind
+    message: str
+    status: int | None = None
+
+
+class StreamHandle:
+    """A running request: cancel it, or wait for its terminal event. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._cancel = threading.Event()
+        self._finished = threading.Event()
+        self._lock = threading.Lock()
+        self._network_stream: Any = None
+        self._result: Terminal | None = None
+
+    def cancel(self) -> None:
+        """Stop the request now; returns at once. The stream ends with a `cancelled` error.
+
+        While waiting or reading, the socket is shut down immediately and the error follows
+        within milliseconds. While DNS resolution or the TCP handshake is still running, the
+        connection is closed as soon as it exists (the worker cannot be interrupted inside
+        connect, so the error waits for it, at most the connect timeout).
+        """
+        with self._lock:
+            self._cancel.set()
+            _shutdown(self._network_stream)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def result(self) -> Terminal | None:
+        """The terminal event once the stream has ended, else None."""
+        return self._result
+
+    def wait(self, timeout: float | None = None) -> Terminal | None:
+        """Block until the terminal event (or `timeout`); not for the Neovim loop thread."""
+        self._finished.wait(timeout)
+        return self._result
+
+    # -- used by the worker -----------------------------------------------------------------
+
+    def _attach(self, network_stream: Any) -> None:
+        with self._lock:
+            self._network_stream = network_stream
+            if self._cancel.is_set():
+                _shutdown(network_stream)
+
+    def _detach(self) -> None:
+        with self._lock:
+            self._network_stream = None
+
+    def _trace(self, name: str, info: dict[str, Any]) -> None:
+        # httpx trace hook: learn the socket as soon as it exists, so a cancel while waiting
+        # for response headers can close it too (pooling is off, see OpenAICompatClient).
+        if name in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            self._attach(info.get("return_value"))
+
+    def _finish(self, result: Terminal) -> None:
+        self._result = result
+        self._finished.set()
+
+
+def _shutdown(network_stream: Any) -> None:
+    """Close the connection under a blocked reader: shutdown() wakes a recv() at once, while
+    close() from another thread would leave it blocked and the TCP connection open."""
+    if network_stream is None:
+        return
+    try:
+        sock = network_stream.get_extra_info("socket")
+    except Exception:  # an unusual transport: nothing we can shut down early
+        return
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+class OpenAICompatClient:
+    """Client for one provider (base URL + key). Safe to share between threads."""
+
+    def __init__(
+        self,
+        config: ProviderConfig | None = None,
+        api_key: ApiKey | None = None,
+        *,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config or ProviderConfig()
+        self.api_key = api_key
+        self._rng = rng or random.Random()
+        timeouts = self.config.timeouts
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(
+                connect=timeouts.connect,
+                read=timeouts.read,
+                write=timeouts.write,
+                pool=timeouts.connect,
+            ),
+            # One fresh connection per request: the trace hook above then always sees the
+            # socket, so cancel works before the first byte too. A TLS handshake is noise next
+            # to a model's latency.
+            limits=httpx.Limits(max_keepalive_connections=0),
+            follow_redirects=True,
+        )
+        host = (urlsplit(self.config.base_url).hostname or "").lower()
+        self._openrouter = host == "openrouter.ai" or host.endswith(".openrouter.ai")
+
+    def close(self) -> None:
+        self._http.close()
+
+    def url(self, path: str) -> str:
+        return self.config.base_url.rstrip("/") + "/" + path.lstrip("/")
+
+    def stream(self, request: ChatRequest, on_event: Callable[[StreamEvent], None]) -> StreamHandle:
+        """Start streaming `request` in a worker thread; events go to `on_event`."""
+        handle = StreamHandle()
+        body = request_body(
+            request,
+            stream=True,
+            openrouter=self._openrouter,
+            include_usage=self.config.include_usage,
+        )
+        worker = _Worker(self, body, on_event, handle)
+        thread = threading.Thread(target=worker.run, name="bb7-llm-stream", daemon=True)
+        thread.start()
+        return handle
+
+    def complete(self, request: ChatRequest, timeout: float | None = None) -> Terminal:
+        """Blocking convenience over `stream` (titles, command line): the terminal event."""
+        handle = self.stream(request, lambda _event: None)
+        result = handle.wait(timeout)
+        if result is None:
+            handle.cancel()
+            result = handle.wait()
+        assert result is not None
+        return result
+
+    def get_json(self, path: str, *, timeout: float = 30.0) -> bytes | HttpProblem:
+        """GET `path` (e.g. "models") and return the raw JSON body. Blocking: use a thread."""
+        try:
+            response = self._http.get(self.url(path), headers=self._headers(), timeout=timeout)
+        except httpx.TimeoutException:
+            return HttpProblem("timeout", f"{self.url(path)} did not answer within {timeout:g} s.")
+        except httpx.TransportError as exc:
+            return HttpProblem("connection", self._transport_message(exc))
+        if response.status_code >= 400:
+            failure = self._http_failure(response.status_code, response.headers, response.content)
+            return HttpProblem(failure.kind, failure.message, failure.status)
+        return response.content
+
+    # -- internals shared with the worker -----------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json", **self.config.headers}
+        if self.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.api_key.reveal()}"
+        return headers
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self.api_key)
+
+    def _transport_message(self, exc: Exception) -> str:
+        host = urlsplit(self.config.base_url).netloc
+        detail = self._redact(str(exc)) or type(exc).__name__
+        return f"Could not reach {host}: {detail}. Check the network and the base URL."
+
+    def _http_failure(self, status: int, headers: httpx.Headers, body: bytes) -> _Failure:
+        raw = self._redact(body[:_ERROR_BODY_LIMIT].decode("utf-8", errors="replace")).strip()
+        detail = _error_detail(body) or raw[:300] or "no details"
+        detail = self._redact(detail)
+        retry_after = _retry_after(headers.get("retry-after"))
+        where = f"HTTP {status}: {detail}"
+        kind: ErrorKind
+        if status in (401, 403):
+            kind = "auth"
+            if self.api_key is None:
+                hint = "No API key was sent: set OPENROUTER_API_KEY or configure api_key."
+            else:
+                hint = f"Check the key from {self.api_key.source}."
+            message = f"The provider refused the request ({where}). {hint}"
+        elif status == 402:
+            kind = "payment"
+            message = f"The provider wants credits ({where}). Add credits or pick a cheaper model."
+        elif status == 429:
+            kind = "rate_limited"
+            message = f"The provider is rate limiting ({where}). {_LATER}"
+        elif status >= 500 or status in _RETRY_STATUSES:
+            kind = "server"
+            message = f"The provider had a server error ({where}). {_LATER}"
+        elif status == 404:
+            kind = "bad_request"
+            message = f"Not found ({where}). Check the model name and the base URL."
+        else:
+            kind = "bad_request"
+            message = f"The provider rejected the request ({where})."
+        retryable = status >= 500 or status in _RETRY_STATUSES
+        return _Failure(kind, message, status, raw or None, retry_after, retryable)
+
+
+class _Failure(msgspec.Struct, frozen=True):
+    kind: ErrorKind
+    message: str
+    status: int | None = None
+    provider_error: str | None = None
+    retry_after: float | None = None
+    retryable: bool = False
+
+
+class _Complete(msgspec.Struct, frozen=True):
+    pass
+
+
+_COMPLETE = _Complete()
+
+
+class _Output(TypedDict):
+    """What both terminal events carry: the (possibly partial) response."""
+
+    text: str
+    reasoning: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage | None
+    attempts: int
+    duration: float
+
+
+class _Worker:
+    """One request's life in its thread: attempts, retries, events, the terminal event."""
+
+    def __init__(
+        self,
+        client: OpenAICompatClient,
+        body: bytes,
+        on_event: Callable[[StreamEvent], None],
+        handle: StreamHandle,
+    ) -> None:
+        self.client = client
+        self.body = body
+        self.on_event = on_event
+        self.handle = handle
+        self.acc = StreamAccumulator()
+
+    def run(self) -> None:
+        started = time.monotonic()
+        policy = self.client.config.retry
+        attempt = 0
+        outcome: _Complete | _Failure
+        while True:
+            attempt += 1
+            self.acc = StreamAccumulator()
+            try:
+                outcome = self._attempt()
+            except Exception as exc:  # a bug, but the caller must still get its terminal event
+                log.exception("stream worker failed")
+                outcome = _Failure("protocol", f"Internal error while streaming: {exc!r}")
+            if self.handle.cancelled and isinstance(outcome, _Failure):
+                # A response that completed before the cancel took effect stays complete.
+                outcome = _cancelled()
+            if not isinstance(outcome, _Failure) or not outcome.retryable or self.acc.emitted:
+                break
+            if attempt >= policy.max_attempts:
+                tries = f"{attempt} attempts" if attempt > 1 else "1 attempt"
+                outcome = _with_message(outcome, f"{outcome.message} (gave up after {tries})")
+                break
+            if outcome.retry_after is not None and outcome.retry_after > policy.max_retry_after:
+                outcome = _with_message(
+                    outcome,
+                    f"{outcome.message} The provider asked to wait {outcome.retry_after:.0f} s "
+                    "before retrying.",
+                )
+                break
+            delay = outcome.retry_after
+            if delay is None:
+                ceiling = min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
+                delay = ceiling / 2 + self.client._rng.uniform(0, ceiling / 2)
+            self._emit(Retrying(attempt + 1, policy.max_attempts, delay, outcome.message))
+            if self.handle._cancel.wait(delay):
+                outcome = _cancelled()
+                break
+        duration = time.monotonic() - started
+        self._finish(outcome, attempt, duration)
+
+    def _finish(self, outcome: _Complete | _Failure, attempts: int, duration: float) -> None:
+        acc = self.acc
+        output = _Output(
+            text=acc.text,
+            reasoning=acc.reasoning,
+            tool_calls=acc.tool_calls(),
+            usage=acc.usage,
+            attempts=attempts,
+            duration=duration,
+        )
+        result: Terminal
+        if isinstance(outcome, _Complete):
+            result = Done(finish_reason=acc.finish_reason, model=acc.model, **output)
+        else:
+            result = StreamError(
+                kind=outcome.kind,
+                message=outcome.message,
+                status=outcome.status,
+                provider_error=outcome.provider_error,
+                retry_after=outcome.retry_after,
+                after_first_token=acc.emitted,
+                **output,
+            )
+        # The terminal event is delivered even after cancel(): the caller waits for it.
+        self._deliver(result)
+        self.handle._finish(result)
+
+    def _emit(self, event: StreamEvent) -> None:
+        if not self.handle.cancelled:
+            self._deliver(event)
+
+    def _deliver(self, event: StreamEvent) -> None:
+        try:
+            self.on_event(event)
+        except Exception:
+            log.exception("on_event raised for %s", type(event).__name__)
+
+    def _attempt(self) -> _Complete | _Failure:
+        client = self.client
+        headers = client._headers()
+        headers.update(
+            {
+                "Accept": "text/event-stream",
+                "Content-Type": "application/json",
+                # A compressed event stream can sit in the decompressor; ask for plain bytes.
+                "Accept-Encoding": "identity",
+            }
+        )
+        try:
+            with client._http.stream(
+                "POST",
+                client.url("chat/completions"),
+                content=self.body,
+                headers=headers,
+                extensions={"trace": self.handle._trace},
+            ) as response:
+                self.handle._attach(response.extensions.get("network_stream"))
+                if response.status_code >= 400:
+                    body = _read_limited(response.iter_bytes(), _ERROR_BODY_LIMIT)
+                    return client._http_failure(response.status_code, response.headers, body)
+                pieces = response.iter_bytes()
+                if "event-stream" not in response.headers.get("content-type", ""):
+                    first = next(pieces, b"")
+                    pieces = itertools.chain((first,), pieces)
+                    if first.lstrip()[:1] in (b"{", b"["):
+                        # A server that ignored stream=true and answered with one JSON object.
+                        whole = _read_limited(pieces, _JSON_BODY_LIMIT)
+                        return self._payload(whole) or _COMPLETE
+                return self._read_stream(pieces)
+        except httpx.TimeoutException as exc:
+            return self._broken("timeout", exc)
+        except httpx.TransportError as exc:
+            return self._broken("connection", exc)
+        except SSEOverflow as exc:
+            return _Failure("protocol", f"The provider sent a malformed stream: {exc}.")
+        finally:
+            self.handle._detach()
+
+    def _read_stream(self, pieces: Iterator[bytes]) -> _Complete | _Failure:
+        decoder = SSEDecoder()
+        for piece in pieces:
+            if self.handle.cancelled:
+                return _cancelled()
+            for payload in decoder.feed(piece):
+                end = self._payload(payload)
+                if end is not None:
+                    return end
+        for payload in decoder.close():
+            end = self._payload(payload)
+            if end is not None:
+                return end
+        if self.handle.cancelled:
+            return _cancelled()
+        acc = self.acc
+        if acc.finish_reason is not None:
+            return _COMPLETE  # some local servers end without [DONE]; the finish reason suffices
+        return _Failure(
+            "connection",
+            "The provider closed the connection before the response was complete."
+            + (" The partial answer is kept." if acc.emitted else ""),
+            retryable=True,
+        )
+
+    def _payload(self, payload: bytes) -> _Complete | _Failure | None:
+        """Handle one SSE data payload; a terminal outcome when the stream is over."""
+        if payload.strip() == b"[DONE]":
+            return _COMPLETE
+        try:
+            chunk = CHUNK_DECODER.decode(payload)
+        except msgspec.DecodeError:
+            if b"\n" in payload:
+                # Events separated by single newlines arrive joined; take them line by line.
+                for line in payload.split(b"\n"):
+                    if line.strip():
+                        end = self._payload(line)
+                        if end is not None:
+                            return end
+                return None
+            log.warning("skipping an undecodable stream chunk of %d bytes", len(payload))
+            return None
+        error = bytes(chunk.error)
+        if error and error != b"null":
+            return self._provider_error(error)
+        for event in self.acc.apply(chunk):
+            self._emit(event)
+        if self.acc.finish_reason == "error":
+            return _Failure(
+                "provider",
+                "The provider ended the response with an error and gave no details. "
+                "Send again, or pick another model.",
+            )
+        return None
+
+    def _provider_error(self, raw: bytes) -> _Failure:
+        verbatim = self.client._redact(raw.decode("utf-8", errors="replace"))
+        try:
+            obj = ERROR_OBJECT_DECODER.decode(raw)
+        except msgspec.DecodeError:
+            obj = None
+        code: int | str | None = None
+        if isinstance(obj, ErrorObject):
+            text, code = obj.message or verbatim, obj.code
+        else:
+            text = obj or verbatim
+        suffix = f" (code {code})" if code is not None else ""
+        message = self.client._redact(f"The provider reported an error: {text}{suffix}.")
+        if self.acc.emitted:
+            message += " The partial answer is kept."
+        # OpenRouter reports upstream overload and rate limits this way once the HTTP status is
+        # already sent; before any output such an error is as retryable as the status would be.
+        status = code if isinstance(code, int) else None
+        retryable = status is not None and (status >= 500 or status in _RETRY_STATUSES)
+        return _Failure("provider", message, status, verbatim, retryable=retryable)
+
+    def _broken(self, kind: ErrorKind, exc: httpx.HTTPError) -> _Failure:
+        if self.handle.cancelled:
+            return _cancelled()
+        client = self.client
+        if isinstance(exc, httpx.ConnectTimeout):
+            message = (
+                f"Connecting to {urlsplit(client.config.base_url).netloc} timed out after "
+                f"{client.config.timeouts.connect:g} s."
+            )
+        elif kind == "timeout":
+            message = (
+                f"The provider sent nothing for {client.config.timeouts.read:g} s (read timeout)."
+            )
+        elif self.acc.emitted:
+            detail = client._redact(str(exc)) or type(exc).__name__
+            message = f"The connection broke mid-response: {detail}."
+        else:
+            message = client._transport_message(exc)
+        if self.acc.emitted:
+            message += " The partial answer is kept; send again to get a complete one."
+        return _Failure(kind, message, retryable=True)
+
+
+def _cancelled() -> _Failure:
+    return _Failure("cancelled", "Response cancelled by the user.")
+
+
+def _with_message(failure: _Failure, message: str) -> _Failure:
+    return msgspec.structs.replace(failure, message=message)
+
+
+def _read_limited(pieces: Iterator[bytes], limit: int) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        parts.append(piece)
+        size += len(piece)
+        if size >= limit:
+            break
+    return b"".join(parts)[:limit]
+
+
+def _error_detail(body: bytes) -> str | None:
+    """The human part of an error body: `error.message`, `error` or `message`."""
+    try:
+        parsed = ERROR_BODY_DECODER.decode(body)
+    except msgspec.DecodeError:
+        return None
+    if isinstance(parsed.error, ErrorObject) and parsed.error.message:
+        return parsed.error.message
+    if isinstance(parsed.error, str) and parsed.error:
+        return parsed.error
+    return parsed.message
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,181 @@
+"""The Chat Completions wire format: the request we send and the stream chunks we read.
+
+Request types (`ChatRequest`, `Message`, `ToolSpec`) are what callers build; `request_body`
+turns one into JSON for a given provider. Chunk types mirror the streamed JSON loosely (every
+field optional, unknown fields ignored) because providers differ in what they fill in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+
+
+class CacheControl(msgspec.Struct, frozen=True):
+    """Anthropic-style prompt-cache breakpoint (OpenRouter passes it through)."""
+
+    type: str = "ephemeral"
+
+
+class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A text part of a message; parts let a cache breakpoint sit inside one message."""
+
+    text: str
+    type: str = "text"
+    cache_control: CacheControl | None = None
+
+
+class Message(msgspec.Struct, frozen=True):
+    role: Literal["system", "user", "assistant"]
+    content: str | list[ContentPart]
+
+
+class ToolSpec(msgspec.Struct, frozen=True):
+    """A function tool offered to the model; `parameters` is its JSON Schema (formats layer)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class ChatRequest(msgspec.Struct, frozen=True):
+    """Everything needed for one completion, independent of the provider's dialect."""
+
+    model: str
+    messages: list[Message]
+    tools: list[ToolSpec] = []
+    reasoning_effort: ReasoningEffort | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    # OpenRouter provider routing preferences, e.g. {"data_collection": "deny", "zdr": True}.
+    provider: dict[str, Any] | None = None
+    prompt_cache_key: str | None = None
+    # Merged last into the JSON body, for provider options this module does not model.
+    extra: dict[str, Any] = {}
+
+
+def request_body(
+    request: ChatRequest, *, stream: bool, openrouter: bool, include_usage: bool = True
+) -> bytes:
+    """JSON body for POST /chat/completions.
+
+    OpenRouter takes reasoning as `reasoning: {effort}` and `provider` preferences; other
+    OpenAI-compatible servers take `reasoning_effort` and do not know `provider`.
+    `stream_options.include_usage` asks OpenAI-style servers for usage in the last chunk
+    (OpenRouter always sends it).
+    """
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": msgspec.to_builtins(request.messages),
+        "stream": stream,
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                },
+            }
+            for tool in request.tools
+        ]
+    if request.reasoning_effort is not None:
+        if openrouter:
+            body["reasoning"] = {"effort": request.reasoning_effort}
+        else:
+            body["reasoning_effort"] = request.reasoning_effort
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.provider and openrouter:
+        body["provider"] = request.provider
+    if request.prompt_cache_key is not None:
+        body["prompt_cache_key"] = request.prompt_cache_key
+    if stream and include_usage:
+        body["stream_options"] = {"include_usage": True}
+    body.update(request.extra)
+    return msgspec.json.encode(body)
+
+
+# ---- stream chunks -------------------------------------------------------------------------
+
+
+class FunctionFragment(msgspec.Struct):
+    name: str | None = None
+    # A string everywhere we know of; a few local servers send an object, kept as JSON text.
+    arguments: str | dict[str, Any] | None = None
+
+
+class ToolCallFragment(msgspec.Struct):
+    index: int | None = None
+    id: str | None = None
+    function: FunctionFragment | None = None
+
+
+class ReasoningDetail(msgspec.Struct):
+    type: str | None = None
+    text: str | None = None
+    summary: str | None = None
+
+
+class Delta(msgspec.Struct):
+    content: str | None = None
+    reasoning: str | None = None
+    reasoning_content: str | None = None
+    reasoning_details: list[ReasoningDetail] | None = None
+    tool_calls: list[ToolCallFragment] | None = None
+
+
+class Choice(msgspec.Struct):
+    index: int = 0
+    delta: Delta | None = None
+    # Non-streaming replies (and a few servers' last chunk) carry `message` instead of `delta`.
+    message: Delta | None = None
+    finish_reason: str | None = None
+
+
+class TokenDetails(msgspec.Struct):
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+class WireUsage(msgspec.Struct):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    cost: float | None = None
+    cached_tokens: int | None = None
+    prompt_tokens_details: TokenDetails | None = None
+    completion_tokens_details: TokenDetails | None = None
+
+
+class Chunk(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    choices: list[Choice] | None = None
+    usage: WireUsage | None = None
+    # Kept raw so a provider's error object can be shown verbatim; empty when absent.
+    error: msgspec.Raw = msgspec.Raw()
+
+
+class ErrorObject(msgspec.Struct):
+    """The usual shape of `error` in bodies and chunks: {"message", "code", ...}."""
+
+    message: str | None = None
+    code: int | str | None = None
+
+
+class ErrorBody(msgspec.Struct):
+    error: ErrorObject | str | None = None
+    message: str | None = None
+
+
+CHUNK_DECODER = msgspec.json.Decoder(Chunk)
+ERROR_OBJECT_DECODER = msgspec.json.Decoder(ErrorObject | str)
+ERROR_BODY_DECODER = msgspec.json.Decoder(ErrorBody)
