@@ -11,7 +11,14 @@ from bb7 import __version__
 
 # Each module defines `register(subparsers)`, which adds its parser and sets `func`
 # (a callable taking the parsed namespace and returning the exit code).
-COMMAND_MODULES = ("bb7.commands.eval_edits",)
+COMMAND_MODULES = (
+    "bb7.commands.eval_edits",
+    "bb7.commands.init",
+    "bb7.commands.context",
+    "bb7.commands.status",
+    "bb7.commands.output",
+    "bb7.commands.chats",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -30,7 +30,7 @@ from bb7.state.records import (
     Event,
     Problem,
 )
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Abort, Store, entry_file_id
 
 # Reading limit for the file a section is cut from (the section itself must fit the usual limit).
 SECTION_SOURCE_MAX_BYTES = 64 * 1024 * 1024
@@ -170,22 +170,15 @@ def add_many(
 ) -> list[ContextEntry] | Problem:
     """Add several paths as one action: all of them, or (on the first refusal) none."""
     added: list[ContextEntry] = []
-
-    class _Refused(Exception):
-        pass
-
-    problem: Problem | None = None
     try:
         with store.transaction():
             for target in targets:
                 got = _add(store, chat_id, target, readonly, None, base, max_bytes)
                 if isinstance(got, Problem):
-                    problem = got
-                    raise _Refused
+                    raise Abort(got)
                 added.append(got)
-    except _Refused:
-        assert problem is not None
-        return problem
+    except Abort as abort:
+        return abort.problem
     return added
 
 

@@ -32,7 +32,7 @@ from bb7.state.local import (
 from bb7.state.merge import merge3
 from bb7.state.records import GLOBAL, WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.status import ADDED, ADDED_EXISTS, CONFLICT, MODIFIED, file_statuses, status_of
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Abort, Store, entry_file_id
 
 Writer = Callable[[Path, str], None]
 
@@ -50,14 +50,6 @@ class ApplyReport(msgspec.Struct, frozen=True):
     status: str
     applied: bool
     message: str
-
-
-class _Abort(Exception):
-    """Leave a transaction with a rollback and hand `problem` to the caller."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 def _target(store: Store, path: str) -> Path | Problem:
@@ -98,13 +90,13 @@ def apply_output(
         with store.transaction():
             output = store.output(chat_id, path)
             if output is None:
-                raise _Abort(Problem("no_output", f"{path} has no pending output"))
+                raise Abort(Problem("no_output", f"{path} has no pending output"))
             entry = store.entry(chat_id, path)
             if entry is not None and entry.kind != WRITABLE:
-                raise _Abort(Problem("readonly", f"{path} is read-only in this chat"))
+                raise Abort(Problem("readonly", f"{path} is read-only in this chat"))
             local = read_local(store, path, buffers)
             if seen is not None and not _matches(seen, view_of(local)):
-                raise _Abort(
+                raise Abort(
                     Problem(
                         "changed",
                         f"{path} changed since its status was shown; nothing was written. "
@@ -112,7 +104,7 @@ def apply_output(
                     )
                 )
             if isinstance(local, FileProblem) and local.kind != "missing":
-                raise _Abort(Problem("unreadable", f"{local.message}; nothing was written"))
+                raise Abort(Problem("unreadable", f"{local.message}; nothing was written"))
             local_text = text_of(local)
             snapshot = None if entry is None else store.blob(entry.blob)
             out_text = store.blob(output.blob)
@@ -129,7 +121,7 @@ def apply_output(
             _commit_apply(store, chat_id, path, entry, output, local_text, text)
             (write or atomic_write)(target, text)
             wrote = True
-    except _Abort as abort:
+    except Abort as abort:
         return abort.problem
     except OSError as exc:
         return Problem(
@@ -164,7 +156,7 @@ def _text_to_write(
         if merge and snapshot is not None and local is not None:
             merged = merge3(snapshot, local, output)
             if merged.conflicts:
-                raise _Abort(
+                raise Abort(
                     Problem(
                         "conflict",
                         f"{path}: your local edits and the pending output change the same "
@@ -174,7 +166,7 @@ def _text_to_write(
                 )
             return merged.text, True
         if not force:
-            raise _Abort(
+            raise Abort(
                 Problem(
                     "conflict",
                     f"{path} has local changes the pending output would overwrite; apply with "
@@ -183,7 +175,7 @@ def _text_to_write(
                 )
             )
     if status == ADDED_EXISTS and not force:
-        raise _Abort(
+        raise Abort(
             Problem(
                 "exists",
                 f"{path} now exists locally, but the model wrote it as a new file; apply with "
@@ -326,10 +318,10 @@ def undo_apply(
         with store.transaction():
             record = store.last_undo(chat_id, path)
             if record is None:
-                raise _Abort(Problem("nothing_to_undo", f"no apply of {path} to undo"))
+                raise Abort(Problem("nothing_to_undo", f"no apply of {path} to undo"))
             local_text = text_of(read_local(store, path, buffers))
             if not force and not same_text(local_text, store.blob(record.written)):
-                raise _Abort(
+                raise Abort(
                     Problem(
                         "changed",
                         f"{path} changed since the apply; undo would overwrite those edits "
@@ -337,7 +329,7 @@ def undo_apply(
                     )
                 )
             if store.output(chat_id, path) is not None:
-                raise _Abort(
+                raise Abort(
                     Problem(
                         "pending_output",
                         f"{path} has a newer pending output; apply or discard it before undoing",
@@ -358,7 +350,7 @@ def undo_apply(
                     os.unlink(target)
             else:
                 (write or atomic_write)(target, store.blob(record.prev_local))
-    except _Abort as abort:
+    except Abort as abort:
         return abort.problem
     except OSError as exc:
         return Problem("write_failed", f"could not restore {path}: {exc.strerror or exc}")

@@ -93,6 +93,7 @@ class OutputRef(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     path: str
     blob: str
+    file_id: str = ""
     base_file_id: str = ""
     added: bool = False
 

@@ -143,6 +143,14 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+class Abort(Exception):
+    """Raised inside a transaction to roll it back and hand `problem` to the caller."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
 class StoreError(Exception):
     """The database cannot be used (newer schema, corrupt file). Not for user-level refusals."""
 
