@@ -7,9 +7,10 @@ import sys
 import time
 from pathlib import Path
 
+from state_helpers import Project
+
 from bb7.state import lock
 from bb7.state.records import Lease, Problem
-from state_helpers import Project
 
 _CONTEND = """
 import sys, time

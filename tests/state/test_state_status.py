@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from state_helpers import Project
 
 from bb7.state import context, outputs
 from bb7.state.context import Target
@@ -12,7 +13,6 @@ from bb7.state.local import LocalText
 from bb7.state.merge import finish_merge
 from bb7.state.records import Problem
 from bb7.state.status import status_of
-from state_helpers import Project
 
 ORIGINAL = "one\ntwo\nthree\n"
 
