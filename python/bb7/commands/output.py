@@ -57,11 +57,13 @@ def run_apply(args: argparse.Namespace) -> int:
         raise Failure("give either PATH or --all")
     with active_chat(args) as (_, store, chat):
         if args.all:
-            failed = 0
-            for report in outputs.apply_all(store, chat.id):
+            reports = outputs.apply_all(store, chat.id)
+            for report in reports:
                 print(f"{report.status:>2}  {report.path}: {report.message}")
-                failed += not report.applied
-            return 1 if failed else 0
+            failed = sum(not r.applied for r in reports)
+            if failed:
+                raise Failure(f"{failed} of {len(reports)} pending outputs were not applied")
+            return 0
         done = check(
             outputs.apply_output(
                 store, chat.id, _path(store, args.path), force=args.force, merge=args.merge

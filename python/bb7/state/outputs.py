@@ -169,9 +169,9 @@ def _text_to_write(
             raise Abort(
                 Problem(
                     "conflict",
-                    f"{path} has local changes the pending output would overwrite; apply with "
-                    "--merge (or :BB7Diff) to keep both, or --force (:BB7Apply!) to overwrite "
-                    "(undo with `bb7 output undo`)",
+                    f"{path}: your local changes conflict with the pending output, which would "
+                    "overwrite them; apply with --merge (or :BB7Diff) to keep both, or --force "
+                    "(:BB7Apply!) to overwrite (undo with `bb7 output undo`)",
                 )
             )
     if status == ADDED_EXISTS and not force:
