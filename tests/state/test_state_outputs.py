@@ -244,3 +244,15 @@ def test_applying_into_a_symlink_leading_outside_is_refused(project: Project, tm
     refused = outputs.apply_output(project.store, project.chat_id, "link/x.txt", force=True)
     assert isinstance(refused, Problem) and refused.kind == "outside_root"
     assert list(outside.iterdir()) == []
+
+
+def test_an_output_differing_only_in_line_endings_never_overwrites_local_edits(
+    project: Project,
+) -> None:
+    _setup(project)
+    project.model_writes("f.txt", "a\r\nb\r\nc\r\n")
+    project.write("f.txt", "a\nb\nc\nmine\n")
+    assert project.status("f.txt") == "~"
+    refused = outputs.apply_output(project.store, project.chat_id, "f.txt")
+    assert isinstance(refused, Problem) and refused.kind == "conflict"
+    assert project.read("f.txt") == "a\nb\nc\nmine\n"

@@ -116,7 +116,7 @@ def apply_output(
                 exists(local),
             )
             text, merged = _text_to_write(
-                path, status, snapshot, local_text, out_text, force, merge
+                path, snapshot, local_text, exists(local), out_text, force, merge
             )
             _commit_apply(store, chat_id, path, entry, output, local_text, text)
             (write or atomic_write)(target, text)
@@ -145,44 +145,50 @@ def _matches(seen: LocalView, now: LocalView) -> bool:
 
 def _text_to_write(
     path: str,
-    status: str,
     snapshot: str | None,
     local: str | None,
+    local_exists: bool,
     output: str,
     force: bool,
     merge: bool,
 ) -> tuple[str, bool]:
-    if status == CONFLICT and not same_text(local, output):
-        if merge and snapshot is not None and local is not None:
-            merged = merge3(snapshot, local, output)
-            if merged.conflicts:
-                raise Abort(
-                    Problem(
-                        "conflict",
-                        f"{path}: your local edits and the pending output change the same "
-                        f"lines ({merged.conflicts} region(s)); merge by hand (bb7 output diff, "
-                        ":BB7Diff) or apply with --force to overwrite",
-                    )
+    """The text to write, or Abort when it would replace local text the user has not seen in
+    the snapshot or the output (their own edits, or a file created meanwhile)."""
+    if same_text(local, output):
+        return output, False
+    if snapshot is None:
+        if local_exists and not force:
+            raise Abort(
+                Problem(
+                    "exists",
+                    f"{path} now exists locally, but the model wrote it as a new file; apply "
+                    "with --force to overwrite it (undo with `bb7 output undo`), or discard "
+                    "the output",
                 )
-            return merged.text, True
-        if not force:
+            )
+        return output, False
+    if same_text(local, snapshot) or force:
+        return output, False
+    if merge and local is not None:
+        merged = merge3(snapshot, local, output)
+        if merged.conflicts:
             raise Abort(
                 Problem(
                     "conflict",
-                    f"{path}: your local changes conflict with the pending output, which would "
-                    "overwrite them; apply with --merge (or :BB7Diff) to keep both, or --force "
-                    "(:BB7Apply!) to overwrite (undo with `bb7 output undo`)",
+                    f"{path}: your local edits and the pending output change the same "
+                    f"lines ({merged.conflicts} region(s)); merge by hand (bb7 output diff, "
+                    ":BB7Diff) or apply with --force to overwrite",
                 )
             )
-    if status == ADDED_EXISTS and not force:
-        raise Abort(
-            Problem(
-                "exists",
-                f"{path} now exists locally, but the model wrote it as a new file; apply with "
-                "--force to overwrite it (undo with `bb7 output undo`), or discard the output",
-            )
+        return merged.text, True
+    raise Abort(
+        Problem(
+            "conflict",
+            f"{path}: your local changes conflict with the pending output, which would "
+            "overwrite them; apply with --merge (or :BB7Diff) to keep both, or --force "
+            "(:BB7Apply!) to overwrite (undo with `bb7 output undo`)",
         )
-    return output, False
+    )
 
 
 def _commit_apply(
