@@ -158,3 +158,21 @@ def test_removing_a_file_with_a_pending_change_is_refused(project: Project) -> N
 def test_parse_target_reads_line_ranges_only_at_the_end() -> None:
     assert parse_target("a.py:3-9") == Target("a.py", 3, 9)
     assert parse_target("c:/odd:name.py") == Target("c:/odd:name.py")
+
+
+def test_update_all_updates_what_it_can_and_reports_the_rest(project: Project) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        project.write(name, "1\n2\n3\n")
+        _add(project, name)
+    project.model_writes("b.py", "1\nTWO\n3\n")
+    project.write("a.py", "1\n2\n3\n4\n")
+    project.write("b.py", "1\nzwei\n3\n")  # overlaps the pending change
+    results = dict(context.update_all(project.store, project.chat_id))
+    assert set(results) == {"a.py", "b.py"}
+    assert isinstance(results["a.py"], ContextEntry)
+    assert isinstance(results["b.py"], Problem) and results["b.py"].kind == "conflict"
+    assert (project.status("a.py"), project.status("b.py"), project.status("c.py")) == (
+        "",
+        "~M",
+        "",
+    )

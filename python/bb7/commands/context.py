@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bb7.commands.session import active_chat, add_root_option, check, reported
+from bb7.commands.session import Failure, active_chat, add_root_option, check, reported
 from bb7.state import context
 from bb7.state.context import parse_target
+from bb7.state.records import Problem
 
 
 def register(subparsers: Any) -> None:
@@ -34,10 +35,12 @@ def register(subparsers: Any) -> None:
 
     update = subparsers.add_parser(
         "update",
-        help="re-snapshot a context file from the file on disk",
-        description="Replace a context file's snapshot with its current content on disk.",
+        help="re-snapshot context files from the files on disk",
+        description="Replace context files' snapshots with their current content on disk "
+        "(a pending change is carried over onto it).",
     )
-    update.add_argument("paths", nargs="+", metavar="PATH")
+    update.add_argument("paths", nargs="*", metavar="PATH")
+    update.add_argument("--all", action="store_true", help="every file that is out of sync")
     add_root_option(update)
     update.set_defaults(func=run_update)
 
@@ -64,7 +67,20 @@ def run_remove(args: argparse.Namespace) -> int:
 
 @reported
 def run_update(args: argparse.Namespace) -> int:
+    if args.all == bool(args.paths):
+        raise Failure("give either PATH... or --all")
     with active_chat(args) as (ws, store, chat):
+        if args.all:
+            failed = 0
+            for path, got in context.update_all(store, chat.id):
+                if isinstance(got, Problem):
+                    failed += 1
+                    print(f"not updated {path}: {got.message}")
+                else:
+                    print(f"updated {got.label()} ({got.file_id})")
+            if failed:
+                raise Failure(f"{failed} file(s) could not be updated")
+            return 0
         for path in args.paths:
             entry = check(context.update(store, chat.id, parse_target(path), base=ws.root))
             print(f"updated {entry.label()} ({entry.file_id})")

@@ -307,44 +307,80 @@ def update(
     A pending output is carried over onto the new snapshot (three-way merge), so applying it
     later keeps the local edits; when the two change the same lines the update is refused.
     """
+    try:
+        with store.transaction():
+            entry = _find(store, chat_id, target, base)
+            if isinstance(entry, Problem):
+                return entry
+            return _update(store, chat_id, entry, buffers, max_bytes)
+    except Abort as abort:
+        return abort.problem
+
+
+def update_all(
+    store: Store,
+    chat_id: str,
+    *,
+    buffers: Buffers | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[tuple[str, ContextEntry | Problem]]:
+    """Update every whole file whose local text is out of sync, as one action; a file that
+    cannot be updated is reported and left as it was, the others are updated."""
+    results: list[tuple[str, ContextEntry | Problem]] = []
     with store.transaction():
-        entry = _find(store, chat_id, target, base)
-        if isinstance(entry, Problem):
-            return entry
-        if entry.kind == SECTION:
-            return Problem(
-                "section", f"{entry.label()} is a section; remove it and add the new range"
-            )
-        local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
-        if isinstance(local, FileProblem):
-            return _file_problem(local, max_bytes)
-        old = store.blob(entry.blob)
-        if local.text == old:
-            return entry
-        new = msgspec.structs.replace(
-            entry,
-            blob=store.put_blob(local.text),
-            file_id=entry_file_id(entry.path, local.text),
+        for entry in store.entries(chat_id):
+            if entry.kind == SECTION:
+                continue
+            local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
+            text = local.text if not isinstance(local, FileProblem) else None
+            if same_text(text, store.blob(entry.blob)):
+                continue
+            try:
+                with store.savepoint():
+                    results.append((entry.path, _update(store, chat_id, entry, buffers, max_bytes)))
+            except Abort as abort:
+                results.append((entry.path, abort.problem))
+    return results
+
+
+def _update(
+    store: Store, chat_id: str, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
+) -> ContextEntry:
+    """The update itself, inside the caller's transaction; Abort rolls back its rows."""
+    if entry.kind == SECTION:
+        raise Abort(
+            Problem("section", f"{entry.label()} is a section; remove it and add the new range")
         )
-        output = store.output(chat_id, entry.path)
-        if output is not None and not same_text(old, local.text):
-            problem = rebase_output(store, chat_id, output, old, new, prefer_output=False)
-            if problem is not None:
-                return problem
-        elif output is not None:
-            store.put_output(chat_id, msgspec.structs.replace(output, base_file_id=new.file_id))
-        store.put_entry(chat_id, new)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_updated",
-                path=entry.path,
-                file_id=new.file_id,
-                prev_file_id=entry.file_id,
-                blob=new.blob,
-            ),
-        )
-        return new
+    local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
+    if isinstance(local, FileProblem):
+        raise Abort(_file_problem(local, max_bytes))
+    old = store.blob(entry.blob)
+    if local.text == old:
+        return entry
+    new = msgspec.structs.replace(
+        entry,
+        blob=store.put_blob(local.text),
+        file_id=entry_file_id(entry.path, local.text),
+    )
+    output = store.output(chat_id, entry.path)
+    if output is not None and not same_text(old, local.text):
+        problem = rebase_output(store, chat_id, output, old, new, prefer_output=False)
+        if problem is not None:
+            raise Abort(problem)
+    elif output is not None:
+        store.put_output(chat_id, msgspec.structs.replace(output, base_file_id=new.file_id))
+    store.put_entry(chat_id, new)
+    store.append_event(
+        chat_id,
+        Event(
+            action="user_updated",
+            path=entry.path,
+            file_id=new.file_id,
+            prev_file_id=entry.file_id,
+            blob=new.blob,
+        ),
+    )
+    return new
 
 
 def set_readonly(

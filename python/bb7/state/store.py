@@ -228,6 +228,18 @@ class Store:
                     self.conn.execute("ROLLBACK")
                 raise
 
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A nested part of the current transaction that rolls back alone on an exception."""
+        self.conn.execute("SAVEPOINT part")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK TO part")
+            self.conn.execute("RELEASE part")
+            raise
+        self.conn.execute("RELEASE part")
+
     def schema_version(self) -> int:
         row = self.conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
