@@ -84,7 +84,7 @@ def run_discard(args: argparse.Namespace) -> int:
 
 @reported
 def run_diff(args: argparse.Namespace) -> int:
-    with active_chat(args) as (_, store, chat):
+    with active_chat(args, lease=False) as (_, store, chat):
         sys.stdout.write(check(outputs.output_diff(store, chat.id, _path(store, args.path))))
     return 0
 

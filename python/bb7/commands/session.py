@@ -76,9 +76,10 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
 
 @contextlib.contextmanager
 def active_chat(
-    args: argparse.Namespace, *, create: bool = False
+    args: argparse.Namespace, *, create: bool = False, lease: bool = True
 ) -> Iterator[tuple[Workspace, Store, Chat]]:
-    """The workspace and its active chat, leased to this process until the block ends.
+    """The workspace and its active chat, leased to this process until the block ends (for
+    commands that change it; reading needs no lease).
 
     With `create`, a project without an active chat gets a new one (so `bb7 add` just works).
     """
@@ -92,11 +93,14 @@ def active_chat(
             ws.set_active(store, chat.id)
         else:
             store, chat = found
-        lease = check(lock.acquire(store, chat.id))
+        if not lease:
+            yield ws, store, chat
+            return
+        held = check(lock.acquire(store, chat.id))
         try:
             yield ws, store, chat
         finally:
-            lock.release(store, lease)
+            lock.release(store, held)
 
 
 def print_json(value: object) -> None:

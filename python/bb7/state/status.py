@@ -86,8 +86,7 @@ def file_statuses(store: Store, chat_id: str, buffers: Buffers | None = None) ->
     outputs = {o.path: o for o in store.outputs(chat_id)}
     rows: list[FileStatus] = []
     seen_paths: set[str] = set()
-    for entry in store.entries(chat_id):
-        snapshot = store.blob(entry.blob)
+    for entry, snapshot in store.entries_with_text(chat_id):
         output = outputs.get(entry.path) if entry.kind == WRITABLE else None
         output_text = None if output is None else store.blob(output.blob)
         if entry.kind == WRITABLE:

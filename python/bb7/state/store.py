@@ -449,6 +449,16 @@ class Store:
         )
         return [_entry(r) for r in rows.fetchall()]
 
+    def entries_with_text(self, chat_id: str) -> list[tuple[ContextEntry, str]]:
+        """Entries with their snapshot text, in one query (statuses run this often)."""
+        rows = self.conn.execute(
+            "SELECT c.path, c.kind, c.blob, c.file_id, c.start_line, c.end_line, c.added, "
+            "b.content FROM context c JOIN blobs b ON b.sha = c.blob "
+            "WHERE c.chat_id = ? ORDER BY c.position",
+            (chat_id,),
+        )
+        return [(_entry(r), str(r[7])) for r in rows.fetchall()]
+
     def entry(self, chat_id: str, path: str, start: int = 0, end: int = 0) -> ContextEntry | None:
         row = self.conn.execute(
             "SELECT path, kind, blob, file_id, start_line, end_line, added FROM context "
