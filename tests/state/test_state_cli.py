@@ -137,6 +137,8 @@ def test_chats_list_new_switch_rename_delete(cli: Cli) -> None:
     assert cli.statuses() == {"src/app.py": ""}
     cli("chats", "rename", first, "renamed")
     assert "renamed" in cli("chats").stdout
+    cli("chats", "pin", first)
+    assert json.loads(cli("chats", "list", "--json").stdout)["chats"][0]["pinned"]
     cli("chats", "delete", first)
     assert "no active chat" in cli("status").stdout
     assert "no chat" in cli("chats", "switch", first, ok=False).stderr

@@ -90,3 +90,17 @@ def test_writing_back_the_snapshot_drops_the_pending_change(project: Project) ->
     assert project.store.outputs(project.chat_id) == []
     unchanged = record_outputs(project.store, project.chat_id, {"w.py": "w\n"})
     assert isinstance(unchanged, Recorded) and unchanged.unchanged == ["w.py"]
+
+
+def test_global_chats_offer_no_writable_base_and_record_nothing(project: Project) -> None:
+    from bb7.state.chats import new_chat
+    from bb7.state.store import open_global
+
+    glob = open_global()
+    chat = new_chat(glob)
+    project.write("w.py", "w\n")
+    context.add(glob, chat.id, Target(str(project.root / "w.py")))
+    assert [b.writable for b in edit_bases(glob, chat.id).values()] == [False]
+    got = record_outputs(glob, chat.id, {"w.py": "x\n"})
+    assert isinstance(got, Problem) and got.kind == "global"
+    glob.close()

@@ -44,7 +44,11 @@ def register(subparsers: Any) -> None:
     move.add_argument("--to", choices=[PROJECT, GLOBAL], required=True)
     unlock = actions.add_parser("unlock", help="force-unlock a chat another process holds")
     unlock.add_argument("id")
-    for sub in (parser, listing, new, switch, rename, delete, search, move, unlock):
+    pin = actions.add_parser("pin", help="keep a chat at the top of the list")
+    pin.add_argument("id")
+    unpin = actions.add_parser("unpin", help="stop keeping a chat at the top")
+    unpin.add_argument("id")
+    for sub in (parser, listing, new, switch, rename, delete, search, move, unlock, pin, unpin):
         add_root_option(sub)
     parser.set_defaults(func=run, action=None, json=False)
 
@@ -96,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
             moved = check(chats.move_chat(store, target, chat.id, ws.root))
             ws.set_active(target, moved.id)
             print(f"moved {chat.id} to {args.to}")
+        elif action in ("pin", "unpin"):
+            check(chats.set_pinned(store, chat.id, action == "pin"))
+            print(f"{action}ned {chat.id}")
         elif action == "unlock":
             lock.force_unlock(store, chat.id)
             print(f"unlocked {chat.id}")
