@@ -119,6 +119,10 @@ def apply_output(
                 path, snapshot, local_text, exists(local), out_text, force, merge
             )
             _commit_apply(store, chat_id, path, entry, output, local_text, text)
+            # Last look at the disk, the instant before replacing it.
+            on_disk = buffers is None or path not in buffers
+            if on_disk and view_of(read_local(store, path)) != view_of(local):
+                raise Abort(Problem("changed", f"{path} changed just now; nothing was written"))
             (write or atomic_write)(target, text)
             wrote = True
     except Abort as abort:
