@@ -15,6 +15,11 @@ COMMAND_MODULES = (
     "bb7.commands.eval_edits",
     "bb7.commands.apply",
     "bb7.commands.eval_responses",
+    "bb7.commands.init",
+    "bb7.commands.context",
+    "bb7.commands.status",
+    "bb7.commands.output",
+    "bb7.commands.chats",
 )
 
 

@@ -1,0 +1,87 @@
+"""`bb7 add`, `bb7 remove` and `bb7 update`: the active chat's context files."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bb7.commands.session import Failure, active_chat, add_root_option, check, reported
+from bb7.state import context
+from bb7.state.context import parse_target
+from bb7.state.records import Problem
+
+
+def register(subparsers: Any) -> None:
+    add = subparsers.add_parser(
+        "add",
+        help="add files (or PATH:START-END sections) to the active chat",
+        description="Add files to the active chat's context (a new chat if none is active). "
+        "PATH:START-END adds a read-only section; a file outside the project is added "
+        "read-only. All paths are added, or none.",
+    )
+    add.add_argument("paths", nargs="+", metavar="PATH[:START-END]")
+    add.add_argument("--readonly", action="store_true", help="the model may read, not edit")
+    add_root_option(add)
+    add.set_defaults(func=run_add)
+
+    remove = subparsers.add_parser(
+        "remove",
+        help="remove a file or section from the active chat",
+        description="Remove a file (or PATH:START-END section) from the active chat's context.",
+    )
+    remove.add_argument("path", metavar="PATH[:START-END]")
+    add_root_option(remove)
+    remove.set_defaults(func=run_remove)
+
+    update = subparsers.add_parser(
+        "update",
+        help="re-snapshot context files from the files on disk",
+        description="Replace context files' snapshots with their current content on disk "
+        "(a pending change is carried over onto it).",
+    )
+    update.add_argument("paths", nargs="*", metavar="PATH")
+    update.add_argument("--all", action="store_true", help="every file that is out of sync")
+    add_root_option(update)
+    update.set_defaults(func=run_update)
+
+
+@reported
+def run_add(args: argparse.Namespace) -> int:
+    with active_chat(args, create=True) as (ws, store, chat):
+        targets = [parse_target(p) for p in args.paths]
+        entries = check(
+            context.add_many(store, chat.id, targets, readonly=args.readonly, base=ws.root)
+        )
+        for entry in entries:
+            print(f"added {entry.label()} ({entry.kind}) to {chat.name}")
+    return 0
+
+
+@reported
+def run_remove(args: argparse.Namespace) -> int:
+    with active_chat(args) as (ws, store, chat):
+        entry = check(context.remove(store, chat.id, parse_target(args.path), base=ws.root))
+        print(f"removed {entry.label()} from {chat.name}")
+    return 0
+
+
+@reported
+def run_update(args: argparse.Namespace) -> int:
+    if args.all == bool(args.paths):
+        raise Failure("give either PATH... or --all")
+    with active_chat(args) as (ws, store, chat):
+        if args.all:
+            failed = 0
+            for path, got in context.update_all(store, chat.id):
+                if isinstance(got, Problem):
+                    failed += 1
+                    print(f"not updated {path}: {got.message}")
+                else:
+                    print(f"updated {got.label()} ({got.file_id})")
+            if failed:
+                raise Failure(f"{failed} file(s) could not be updated")
+            return 0
+        for path in args.paths:
+            entry = check(context.update(store, chat.id, parse_target(path), base=ws.root))
+            print(f"updated {entry.label()} ({entry.file_id})")
+    return 0

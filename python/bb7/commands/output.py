@@ -1,0 +1,97 @@
+"""`bb7 output apply|discard|diff|undo`: act on the model's pending outputs in the active chat."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bb7.commands.session import Failure, active_chat, add_root_option, check, reported
+from bb7.state import outputs
+from bb7.state.context import resolve
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "output",
+        help="apply, discard, diff or undo the model's pending file changes",
+        description="Act on a pending output of the active chat.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    apply = actions.add_parser("apply", help="write a pending output to the project")
+    apply.add_argument("path", nargs="?", metavar="PATH")
+    apply.add_argument("--all", action="store_true", help="apply every M and A file")
+    apply.add_argument(
+        "--force", action="store_true", help="overwrite local changes (~M) or a file (!A)"
+    )
+    apply.add_argument(
+        "--merge", action="store_true", help="three-way merge with local changes (~M)"
+    )
+    apply.set_defaults(func=run_apply)
+
+    discard = actions.add_parser("discard", help="drop a pending output")
+    discard.add_argument("path", metavar="PATH")
+    discard.set_defaults(func=run_discard)
+
+    diff = actions.add_parser("diff", help="unified diff from the local file to the output")
+    diff.add_argument("path", metavar="PATH")
+    diff.set_defaults(func=run_diff)
+
+    undo = actions.add_parser("undo", help="restore the file as it was before the last apply")
+    undo.add_argument("path", metavar="PATH")
+    undo.add_argument("--force", action="store_true", help="even if the file changed since")
+    undo.set_defaults(func=run_undo)
+
+    for sub in (apply, discard, diff, undo):
+        add_root_option(sub)
+
+
+def _path(store: Any, raw: str) -> str:
+    return check(resolve(store, raw)).path
+
+
+@reported
+def run_apply(args: argparse.Namespace) -> int:
+    if args.all == bool(args.path):
+        raise Failure("give either PATH or --all")
+    with active_chat(args) as (_, store, chat):
+        if args.all:
+            reports = outputs.apply_all(store, chat.id)
+            for report in reports:
+                print(f"{report.status:>2}  {report.path}: {report.message}")
+            failed = sum(not r.applied for r in reports)
+            if failed:
+                raise Failure(f"{failed} of {len(reports)} pending outputs were not applied")
+            return 0
+        done = check(
+            outputs.apply_output(
+                store, chat.id, _path(store, args.path), force=args.force, merge=args.merge
+            )
+        )
+        how = "merged and applied" if done.merged else "applied"
+        print(f"{how} {done.path}")
+    return 0
+
+
+@reported
+def run_discard(args: argparse.Namespace) -> int:
+    with active_chat(args) as (_, store, chat):
+        gone = check(outputs.discard_output(store, chat.id, _path(store, args.path)))
+        print(f"discarded the pending output of {gone.path}")
+    return 0
+
+
+@reported
+def run_diff(args: argparse.Namespace) -> int:
+    with active_chat(args, lease=False) as (_, store, chat):
+        sys.stdout.write(check(outputs.output_diff(store, chat.id, _path(store, args.path))))
+    return 0
+
+
+@reported
+def run_undo(args: argparse.Namespace) -> int:
+    with active_chat(args) as (_, store, chat):
+        done = check(outputs.undo_apply(store, chat.id, _path(store, args.path), force=args.force))
+        print(f"restored {done.path} as it was before the last apply")
+    return 0

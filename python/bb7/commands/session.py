@@ -1,0 +1,107 @@
+"""What every state command shares: `--root`, opening the workspace and the active chat (held
+with a lease for the command's duration), and turning refusals into one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from bb7.state import lock
+from bb7.state.chats import new_chat
+from bb7.state.records import Chat, Problem
+from bb7.state.store import Store, StoreError
+from bb7.state.workspace import Workspace, open_workspace
+
+T = TypeVar("T")
+
+
+class Failure(Exception):
+    """A refusal to report as `bb7: <message>` with a non-zero exit."""
+
+
+def add_root_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a nested parser must not reset a --root given before its action.
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="project root (default: the current directory)",
+    )
+
+
+def root_of(args: argparse.Namespace) -> Path:
+    return Path(os.path.abspath(getattr(args, "root", None) or os.getcwd()))
+
+
+def check(value: T | Problem) -> T:
+    """The value, or a Failure carrying the problem's message."""
+    if isinstance(value, Problem):
+        raise Failure(value.message)
+    return value
+
+
+def reported(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Run a command; a Failure (or unusable database) becomes one line on stderr, exit 1."""
+
+    @functools.wraps(func)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (Failure, StoreError) as exc:
+            print(f"bb7: {exc}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+@contextlib.contextmanager
+def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
+    root = root_of(args)
+    if not root.is_dir():
+        raise Failure(f"{root} is not a directory")
+    ws = check(open_workspace(root))
+    try:
+        yield ws
+    finally:
+        ws.close()
+
+
+@contextlib.contextmanager
+def active_chat(
+    args: argparse.Namespace, *, create: bool = False, lease: bool = True
+) -> Iterator[tuple[Workspace, Store, Chat]]:
+    """The workspace and its active chat, leased to this process until the block ends (for
+    commands that change it; reading needs no lease).
+
+    With `create`, a project without an active chat gets a new one (so `bb7 add` just works).
+    """
+    with workspace(args) as ws:
+        found = ws.active()
+        if found is None:
+            if not create:
+                raise Failure("no active chat; `bb7 chats new` starts one")
+            store = ws.home()
+            chat = new_chat(store)
+            ws.set_active(store, chat.id)
+        else:
+            store, chat = found
+        if not lease:
+            yield ws, store, chat
+            return
+        held = check(lock.acquire(store, chat.id))
+        try:
+            yield ws, store, chat
+        finally:
+            lock.release(store, held)
+
+
+def print_json(value: object) -> None:
+    sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")

@@ -1,0 +1,46 @@
+"""`bb7 status`: the status of every file in the active chat."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import msgspec
+
+from bb7.commands.session import add_root_option, print_json, reported, workspace
+from bb7.state.status import FileStatus, file_statuses
+
+
+class StatusReport(msgspec.Struct):
+    files: list[FileStatus]
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "status",
+        help="show the status of each file in the active chat",
+        description="Statuses: blank in sync, M pending change, A pending new file, !A new "
+        "file whose path exists, ~ local differs from the snapshot, ~M conflict, R read-only, "
+        "S section. Tokens are a fast estimate (characters / 4).",
+    )
+    parser.add_argument("--json", action="store_true", help='print {"files": [...]}')
+    add_root_option(parser)
+    parser.set_defaults(func=run)
+
+
+@reported
+def run(args: argparse.Namespace) -> int:
+    with workspace(args) as ws:
+        found = ws.active()
+        rows = [] if found is None else file_statuses(found[0], found[1].id)
+        if args.json:
+            print_json(StatusReport(rows))
+            return 0
+        if found is None:
+            print("no active chat; `bb7 chats new` or `bb7 add PATH` starts one")
+            return 0
+        print(f"chat {found[1].id} {found[1].name}")
+        for row in rows:
+            label = f"{row.path}:{row.start_line}-{row.end_line}" if row.start_line else row.path
+            print(f"{row.status:>2}  {label}  [{row.tokens}]")
+    return 0

@@ -1,0 +1,1 @@
+"""Project state: chats, context snapshots, pending outputs, statuses, apply/discard/merge."""

@@ -1,0 +1,455 @@
+"""Chats as the user manages them: new, list, rename, delete, pin, drafts, search, fork, edit a
+user message, new chat with the same context, and moving between project and global.
+
+Fork and edit restore the context to the exact snapshot contents a user message was sent with
+(and, for edit, the pending outputs too), warning about files changed or deleted since.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+
+from bb7.fsio import FileProblem, load_text
+from bb7.paths import project_path
+from bb7.state import lock
+from bb7.state.local import Buffers, local_file, read_local, same_text, text_of
+from bb7.state.records import (
+    EXTERNAL,
+    GLOBAL,
+    SECTION,
+    WRITABLE,
+    Chat,
+    ContextEntry,
+    Event,
+    EventPart,
+    Message,
+    OutputRef,
+    PendingOutput,
+    Problem,
+    SnapshotRef,
+    TextPart,
+)
+from bb7.state.store import Abort, Store, entry_file_id
+
+FORK_PREFIX = "Fork of "
+
+
+class ContextWarning(msgspec.Struct, frozen=True):
+    """A restored snapshot whose file changed (`modified`) or vanished (`deleted`) since."""
+
+    path: str
+    issue: str
+    file_id: str
+
+
+class Restored(msgspec.Struct, frozen=True):
+    """The result of fork, edit and new-with-context: the chat, its draft, and warnings."""
+
+    chat: Chat
+    draft: str
+    warnings: list[ContextWarning]
+
+
+class SearchHit(msgspec.Struct, frozen=True):
+    chat: Chat
+    match: str  # "name" or "message"
+    excerpt: str
+    message_id: int = 0
+
+
+def _default_name(now: float) -> str:
+    return "Chat " + datetime.fromtimestamp(now).strftime("%Y-%m-%d %H:%M")
+
+
+def _refuse_if_held(store: Store, chat_id: str) -> None:
+    held = lock.holder(store, chat_id)
+    if held is not None:
+        raise Abort(
+            Problem(
+                "locked",
+                f"chat {chat_id} is open in another bb7 process (pid {held.pid} on {held.host});"
+                f" close it there or run `bb7 chats unlock {chat_id}`",
+            )
+        )
+
+
+def _chat_or_abort(store: Store, chat_id: str) -> Chat:
+    chat = store.chat(chat_id)
+    if chat is None:
+        raise Abort(Problem("no_chat", f"no chat {chat_id}; `bb7 chats list` shows them"))
+    return chat
+
+
+def new_chat(
+    store: Store,
+    *,
+    name: str = "",
+    model: str = "",
+    reasoning_effort: str = "",
+    draft: str = "",
+) -> Chat:
+    now = time.time()
+    chat = Chat(
+        id=secrets.token_hex(5),
+        name=name or _default_name(now),
+        created=now,
+        updated=now,
+        model=model,
+        reasoning_effort=reasoning_effort,
+        draft=draft,
+        scope=store.scope,
+    )
+    with store.transaction():
+        store.insert_chat(chat)
+    return chat
+
+
+def list_chats(stores: Iterable[Store]) -> list[Chat]:
+    """Chats of every store, pinned first, then the most recently used."""
+    chats = [chat for store in stores for chat in store.chats()]
+    chats.sort(key=lambda c: (not c.pinned, -c.updated, c.id))
+    return chats
+
+
+def _update(store: Store, chat_id: str, **fields: object) -> Chat | Problem:
+    try:
+        with store.transaction():
+            _chat_or_abort(store, chat_id)
+            store.update_chat(chat_id, **fields)
+            chat = store.chat(chat_id)
+            assert chat is not None
+            return chat
+    except Abort as abort:
+        return abort.problem
+
+
+def rename_chat(store: Store, chat_id: str, name: str) -> Chat | Problem:
+    if not name.strip():
+        return Problem("invalid_name", "a chat name cannot be empty")
+    return _update(store, chat_id, name=name.strip())
+
+
+def set_pinned(store: Store, chat_id: str, pinned: bool) -> Chat | Problem:
+    return _update(store, chat_id, pinned=pinned)
+
+
+def save_draft(store: Store, chat_id: str, draft: str) -> Chat | Problem:
+    return _update(store, chat_id, draft=draft)
+
+
+def save_settings(
+    store: Store, chat_id: str, *, model: str, reasoning_effort: str
+) -> Chat | Problem:
+    return _update(store, chat_id, model=model, reasoning_effort=reasoning_effort)
+
+
+def delete_chat(store: Store, chat_id: str) -> Chat | Problem:
+    """Delete a chat with its messages, context and outputs (refused while another process has
+    it open)."""
+    try:
+        with store.transaction():
+            chat = _chat_or_abort(store, chat_id)
+            _refuse_if_held(store, chat_id)
+            store.delete_chat(chat_id)
+            return chat
+    except Abort as abort:
+        return abort.problem
+
+
+def search_chats(stores: Iterable[Store], query: str) -> list[SearchHit]:
+    """Chats whose name or messages contain every word of `query` (as word prefixes)."""
+    words = re.findall(r"\w+", query)
+    if not words:
+        return [SearchHit(chat, "name", chat.name) for chat in list_chats(stores)]
+    fts = " ".join(f'"{w}"*' for w in words)
+    hits: list[SearchHit] = []
+    for store in stores:
+        seen: set[str] = set()
+        for chat_id, message_id, excerpt in store.search(fts):
+            if chat_id in seen:
+                continue
+            chat = store.chat(chat_id)
+            if chat is None:
+                continue
+            seen.add(chat_id)
+            match = "name" if message_id == 0 else "message"
+            hits.append(SearchHit(chat, match, " ".join(excerpt.split()), message_id))
+    return hits
+
+
+# -- messages --------------------------------------------------------------------------------
+
+
+def append_user_message(store: Store, chat_id: str, text: str, *, model: str = "") -> Message:
+    """Store a user message with the context and pending outputs it is sent with."""
+    with store.transaction():
+        snapshot = [
+            SnapshotRef(
+                path=e.path,
+                kind=e.kind,
+                blob=e.blob,
+                file_id=e.file_id,
+                start_line=e.start_line,
+                end_line=e.end_line,
+            )
+            for e in store.entries(chat_id)
+        ]
+        outputs = [
+            OutputRef(
+                path=o.path,
+                blob=o.blob,
+                file_id=o.file_id,
+                base_file_id=o.base_file_id,
+                added=o.added,
+            )
+            for o in store.outputs(chat_id)
+        ]
+        message = Message(
+            role="user",
+            parts=[TextPart(text)],
+            model=model,
+            context_snapshot=snapshot,
+            outputs_snapshot=outputs,
+        )
+        return store.append_message(chat_id, message)
+
+
+def append_message(store: Store, chat_id: str, message: Message) -> Message:
+    """Store an assistant or system message as it is."""
+    with store.transaction():
+        return store.append_message(chat_id, message)
+
+
+def _user_message(store: Store, chat_id: str, message_id: int) -> Message:
+    message = store.message(chat_id, message_id)
+    if message is None or message.role != "user":
+        raise Abort(Problem("no_message", f"chat {chat_id} has no user message {message_id}"))
+    return message
+
+
+def _restore_context(
+    store: Store, chat_id: str, refs: list[SnapshotRef], buffers: Buffers | None
+) -> list[ContextWarning]:
+    """Make the chat's context exactly `refs`; warn about files that changed since."""
+    store.clear_entries(chat_id)
+    warnings: list[ContextWarning] = []
+    for ref in refs:
+        store.put_entry(
+            chat_id,
+            ContextEntry(
+                path=ref.path,
+                kind=ref.kind,
+                blob=ref.blob,
+                file_id=ref.file_id,
+                start_line=ref.start_line,
+                end_line=ref.end_line,
+            ),
+        )
+        local = read_local(store, ref.path, buffers)
+        if isinstance(local, FileProblem) and local.kind == "missing":
+            warnings.append(ContextWarning(ref.path, "deleted", ref.file_id))
+            continue
+        now = text_of(local)
+        if ref.kind == SECTION and now is not None:
+            now = "".join(now.splitlines(keepends=True)[ref.start_line - 1 : ref.end_line])
+        if not same_text(now, store.blob(ref.blob)):
+            warnings.append(ContextWarning(ref.path, "modified", ref.file_id))
+    if warnings:
+        store.append_message(
+            chat_id,
+            Message(
+                role="system",
+                parts=[
+                    EventPart(
+                        Event(action=f"fork_warning_{w.issue}", path=w.path, file_id=w.file_id)
+                    )
+                    for w in warnings
+                ],
+            ),
+        )
+    return warnings
+
+
+def _warning_part(warning: ContextWarning) -> EventPart:
+    action = f"fork_warning_{warning.issue}"
+    return EventPart(Event(action=action, path=warning.path, file_id=warning.file_id))
+
+
+def fork_chat(
+    store: Store, chat_id: str, message_id: int, *, buffers: Buffers | None = None
+) -> Restored | Problem:
+    """A new chat with the history before a user message, its context restored to the exact
+    snapshots that message was sent with, and the message's text as the draft."""
+    try:
+        with store.transaction():
+            source = _chat_or_abort(store, chat_id)
+            fork_point = _user_message(store, chat_id, message_id)
+            base_name = source.name.removeprefix(FORK_PREFIX)
+            chat = new_chat(
+                store,
+                name=FORK_PREFIX + base_name,
+                model=source.model,
+                reasoning_effort=source.reasoning_effort,
+                draft=fork_point.text(),
+            )
+            for message in store.messages(chat_id):
+                if message.seq >= fork_point.seq:
+                    break
+                store.append_message(chat.id, msgspec.structs.replace(message, id=0, seq=0))
+            warnings = _restore_context(store, chat.id, fork_point.context_snapshot, buffers)
+            return Restored(chat=_fresh(store, chat.id), draft=chat.draft, warnings=warnings)
+    except Abort as abort:
+        return abort.problem
+
+
+def edit_message(
+    store: Store, chat_id: str, message_id: int, *, buffers: Buffers | None = None
+) -> Restored | Problem:
+    """Truncate the chat before a user message and restore the context and pending outputs it
+    was sent with; the message's text becomes the draft to edit and resend."""
+    try:
+        with store.transaction():
+            _chat_or_abort(store, chat_id)
+            _refuse_if_held(store, chat_id)
+            target = _user_message(store, chat_id, message_id)
+            store.delete_messages_from(chat_id, target.seq)
+            store.clear_outputs(chat_id)
+            for ref in target.outputs_snapshot:
+                store.put_output(
+                    chat_id,
+                    PendingOutput(
+                        path=ref.path,
+                        blob=ref.blob,
+                        file_id=ref.file_id,
+                        base_file_id=ref.base_file_id,
+                        added=ref.added,
+                    ),
+                )
+            warnings = _restore_context(store, chat_id, target.context_snapshot, buffers)
+            store.update_chat(chat_id, draft=target.text())
+            return Restored(chat=_fresh(store, chat_id), draft=target.text(), warnings=warnings)
+    except Abort as abort:
+        return abort.problem
+
+
+def new_chat_with_context(store: Store, chat_id: str) -> Restored | Problem:
+    """A new empty chat with the same model and files: whole files snapshotted fresh from
+    disk, sections copied; files that can no longer be read are left out with a warning."""
+    try:
+        with store.transaction():
+            source = _chat_or_abort(store, chat_id)
+            chat = new_chat(store, model=source.model, reasoning_effort=source.reasoning_effort)
+            warnings: list[ContextWarning] = []
+            for entry in store.entries(chat_id):
+                if entry.kind == SECTION:
+                    store.put_entry(chat.id, entry)
+                    continue
+                loaded = load_text(local_file(store, entry.path))
+                if isinstance(loaded, FileProblem):
+                    issue = "deleted" if loaded.kind == "missing" else "modified"
+                    warnings.append(ContextWarning(entry.path, issue, entry.file_id))
+                    continue
+                store.put_entry(
+                    chat.id,
+                    msgspec.structs.replace(
+                        entry,
+                        blob=store.put_blob(loaded),
+                        file_id=entry_file_id(entry.path, loaded),
+                        added=False,
+                    ),
+                )
+            return Restored(chat=_fresh(store, chat.id), draft="", warnings=warnings)
+    except Abort as abort:
+        return abort.problem
+
+
+def _fresh(store: Store, chat_id: str) -> Chat:
+    chat = store.chat(chat_id)
+    assert chat is not None
+    return chat
+
+
+# -- moving between project and global --------------------------------------------------------
+
+
+def move_chat(source: Store, target: Store, chat_id: str, project_root: Path) -> Chat | Problem:
+    """Move a chat between the project's store and the global one, keeping its history.
+
+    Refused while outputs are pending. Project → global turns every file into a read-only
+    external (absolute path); global → project turns externals inside the project back into
+    writable project files. The copy is committed before the original is deleted, so a crash
+    in between leaves two copies, never none.
+    """
+    if source.path == target.path:
+        return Problem("same_scope", f"chat {chat_id} is already {target.scope}")
+    try:
+        with source.transaction():
+            chat = _chat_or_abort(source, chat_id)
+            _refuse_if_held(source, chat_id)
+            if source.outputs(chat_id):
+                raise Abort(
+                    Problem(
+                        "pending_output",
+                        f"chat {chat_id} has pending file changes; apply or discard them "
+                        "before moving it",
+                    )
+                )
+            entries = source.entries(chat_id)
+            messages = source.messages(chat_id)
+    except Abort as abort:
+        return abort.problem
+    to_global = target.scope == GLOBAL
+
+    def convert(path: str, kind: str, content: str, start: int, end: int) -> tuple[str, str, str]:
+        new_path, new_kind = _moved_path(path, kind, project_root, to_global)
+        return new_path, new_kind, entry_file_id(new_path, content, start, end)
+
+    with target.transaction():
+        target.insert_chat(msgspec.structs.replace(chat, scope=target.scope))
+        for entry in entries:
+            content = source.blob(entry.blob)
+            path, kind, fid = convert(
+                entry.path, entry.kind, content, entry.start_line, entry.end_line
+            )
+            target.put_entry(
+                chat_id,
+                msgspec.structs.replace(
+                    entry, path=path, kind=kind, file_id=fid, blob=target.put_blob(content)
+                ),
+            )
+        for message in messages:
+            refs = []
+            for ref in message.context_snapshot:
+                content = source.blob(ref.blob)
+                path, kind, fid = convert(ref.path, ref.kind, content, ref.start_line, ref.end_line)
+                target.put_blob(content)
+                refs.append(msgspec.structs.replace(ref, path=path, kind=kind, file_id=fid))
+            for part in message.parts:
+                if isinstance(part, EventPart) and part.event.blob:
+                    target.put_blob(source.blob(part.event.blob))
+            for out in message.outputs_snapshot:
+                target.put_blob(source.blob(out.blob))
+            target.append_message(
+                chat_id, msgspec.structs.replace(message, id=0, seq=0, context_snapshot=refs)
+            )
+    with source.transaction():
+        source.delete_chat(chat_id)
+    return _fresh(target, chat_id)
+
+
+def _moved_path(path: str, kind: str, root: Path, to_global: bool) -> tuple[str, str]:
+    if to_global:
+        absolute = path if os.path.isabs(path) else os.path.join(os.path.realpath(root), path)
+        return absolute, SECTION if kind == SECTION else EXTERNAL
+    relative = project_path(root, path)
+    if isinstance(relative, str):
+        return relative, SECTION if kind == SECTION else WRITABLE
+    return path, kind

@@ -1,0 +1,417 @@
+"""A chat's context: adding files, sections and external files, removing them, re-snapshotting
+from the local copy and toggling read-only. Each function is one user action (one transaction)
+and records an event in the chat.
+
+Entries are keyed by (path, line range): a whole file and a section of it are separate entries.
+Paths are stored root-relative; a file outside the project is stored by its absolute real path
+and is always read-only (external). `.git/` and `.bb7/` are refused. Binary files and files over
+the size limit are refused with a message saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import msgspec
+
+from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
+from bb7.paths import PathProblem, project_path
+from bb7.state.local import Buffers, local_file, read_local, same_text
+from bb7.state.merge import rebase_output
+from bb7.state.records import (
+    EXTERNAL,
+    GLOBAL,
+    READONLY,
+    SECTION,
+    WRITABLE,
+    ContextEntry,
+    Event,
+    Problem,
+)
+from bb7.state.store import Abort, Store, entry_file_id
+
+# Reading limit for the file a section is cut from (the section itself must fit the usual limit).
+SECTION_SOURCE_MAX_BYTES = 64 * 1024 * 1024
+
+_RANGE = re.compile(r"^(?P<path>.+):(?P<start>\d+)-(?P<end>\d+)$")
+
+
+class Target(msgspec.Struct, frozen=True):
+    """A path as the user typed it, with an optional line range (a section)."""
+
+    path: str
+    start: int = 0
+    end: int = 0
+
+
+def parse_target(spec: str) -> Target:
+    """`PATH` or `PATH:START-END` (1-based, inclusive)."""
+    found = _RANGE.match(spec)
+    if found is None:
+        return Target(spec)
+    return Target(found["path"], int(found["start"]), int(found["end"]))
+
+
+class Resolved(msgspec.Struct, frozen=True):
+    path: str  # root-relative, or absolute for a file outside the project
+    external: bool
+
+
+def resolve(store: Store, raw: str, base: Path | None = None) -> Resolved | Problem:
+    """Where a user-given path lives, as the store keys it.
+
+    In a project chat: inside the root → relative; outside (`..`, an absolute path, a symlink
+    leading out) → the absolute real path, external. In a global chat every file is external;
+    relative paths resolve against `base` (the project root the user is in).
+    """
+    if "\0" in raw:
+        return Problem("invalid_path", "the path contains a NUL byte")
+    root = store.root
+    if store.scope == GLOBAL or root is None:
+        if not os.path.isabs(raw) and base is None:
+            return Problem(
+                "invalid_path", f"{raw} is relative, but a global chat needs an absolute path"
+            )
+        return Resolved(os.path.realpath(os.path.join(base or "/", raw)), True)
+    found = project_path(root, raw)
+    if isinstance(found, str):
+        return Resolved(found, False)
+    if found.kind == "outside_root":
+        return Resolved(os.path.realpath(os.path.join(root, raw)), True)
+    return _path_problem(found)
+
+
+def _path_problem(problem: PathProblem) -> Problem:
+    return Problem(problem.kind, problem.message)
+
+
+def _snapshot_text(
+    store: Store, path: str, text: str | None, max_bytes: int, section: bool
+) -> str | Problem:
+    """The text to snapshot: the editor's buffer text if given, else the file on disk.
+
+    A section may come from a file over the limit (only the section itself must fit).
+    """
+    limit = SECTION_SOURCE_MAX_BYTES if section else max_bytes
+    if text is None:
+        loaded = load_text(local_file(store, path), max_bytes=limit)
+        if isinstance(loaded, FileProblem):
+            return _file_problem(loaded, max_bytes)
+        return loaded
+    data = text.encode("utf-8")
+    if is_binary(data):
+        return _file_problem(
+            FileProblem("binary", f"{path} is a binary file (it contains NUL bytes)"), max_bytes
+        )
+    if len(data) > limit:
+        return _file_problem(
+            FileProblem("too_large", f"{path} is {len(data)} bytes, over the limit of {limit}"),
+            max_bytes,
+        )
+    return text
+
+
+def _fits(content: str, label: str, max_bytes: int) -> str | Problem:
+    size = len(content.encode("utf-8"))
+    if size > max_bytes:
+        return Problem("too_large", f"{label} is {size} bytes, over the limit of {max_bytes} bytes")
+    return content
+
+
+def _file_problem(problem: FileProblem, max_bytes: int) -> Problem:
+    hints = {
+        "binary": "bb7 only adds text files",
+        "too_large": f"bb7 adds whole files up to {max_bytes} bytes; add a section "
+        "(PATH:START-END) instead",
+        "missing": "check the path",
+    }
+    hint = hints.get(problem.kind)
+    return Problem(problem.kind, f"{problem.message}; {hint}" if hint else problem.message)
+
+
+def _section(text: str, start: int, end: int, label: str) -> str | Problem:
+    lines = text.splitlines(keepends=True)
+    if start < 1 or end < start:
+        return Problem("invalid_range", f"{label}: a section needs 1 <= START <= END")
+    if end > len(lines):
+        return Problem("invalid_range", f"{label}: the file has only {len(lines)} lines")
+    return "".join(lines[start - 1 : end])
+
+
+def add(
+    store: Store,
+    chat_id: str,
+    target: Target,
+    *,
+    readonly: bool = False,
+    text: str | None = None,
+    base: Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> ContextEntry | Problem:
+    """Add a file (writable or read-only), a section (with a line range) or an external file.
+
+    `text` is the editor's buffer text, when the file is open with unsaved edits. Adding an
+    entry that is already there with the same kind changes nothing.
+    """
+    with store.transaction():
+        return _add(store, chat_id, target, readonly, text, base, max_bytes)
+
+
+def add_many(
+    store: Store,
+    chat_id: str,
+    targets: list[Target],
+    *,
+    readonly: bool = False,
+    base: Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[ContextEntry] | Problem:
+    """Add several paths as one action: all of them, or (on the first refusal) none."""
+    added: list[ContextEntry] = []
+    try:
+        with store.transaction():
+            for target in targets:
+                got = _add(store, chat_id, target, readonly, None, base, max_bytes)
+                if isinstance(got, Problem):
+                    raise Abort(got)
+                added.append(got)
+    except Abort as abort:
+        return abort.problem
+    return added
+
+
+def _add(
+    store: Store,
+    chat_id: str,
+    target: Target,
+    readonly: bool,
+    text: str | None,
+    base: Path | None,
+    max_bytes: int,
+) -> ContextEntry | Problem:
+    where = resolve(store, target.path, base)
+    if isinstance(where, Problem):
+        return where
+    path = where.path
+    is_section = bool(target.start or target.end)
+    content = _snapshot_text(store, path, text, max_bytes, is_section)
+    if isinstance(content, Problem):
+        return content
+    if is_section:
+        kind = SECTION
+        content = _section(content, target.start, target.end, target.path)
+        if isinstance(content, str):
+            content = _fits(content, f"{target.path}:{target.start}-{target.end}", max_bytes)
+        if isinstance(content, Problem):
+            return content
+    elif where.external:
+        kind = EXTERNAL
+    else:
+        kind = READONLY if readonly else WRITABLE
+    existing = store.entry(chat_id, path, target.start, target.end)
+    if existing is not None:
+        if existing.kind == kind:
+            return existing
+        return Problem(
+            "exists",
+            f"{existing.label()} is already in the context as {existing.kind}; "
+            "toggle read-only instead of adding it again",
+        )
+    output = store.output(chat_id, path) if kind in (WRITABLE, READONLY) else None
+    if output is not None and kind == READONLY:
+        return Problem(
+            "pending_output",
+            f"{path} has a pending file from the model; apply or discard it before adding it "
+            "read-only",
+        )
+    entry = ContextEntry(
+        path=path,
+        kind=kind,
+        blob=store.put_blob(content),
+        file_id=entry_file_id(path, content, target.start, target.end),
+        start_line=target.start,
+        end_line=target.end,
+    )
+    store.put_entry(chat_id, entry)
+    if output is not None and output.added:
+        # The model's new file now has a snapshot to be compared with: it becomes a change.
+        store.put_output(
+            chat_id, msgspec.structs.replace(output, added=False, base_file_id=entry.file_id)
+        )
+    store.append_event(
+        chat_id,
+        Event(
+            action="user_added",
+            path=path,
+            file_id=entry.file_id,
+            blob=entry.blob,
+            start_line=entry.start_line,
+            end_line=entry.end_line,
+            readonly=entry.readonly,
+        ),
+    )
+    return entry
+
+
+def _find(store: Store, chat_id: str, target: Target, base: Path | None) -> ContextEntry | Problem:
+    where = resolve(store, target.path, base)
+    if isinstance(where, Problem):
+        return where
+    entry = store.entry(chat_id, where.path, target.start, target.end)
+    if entry is None:
+        label = where.path + (f":{target.start}-{target.end}" if target.start else "")
+        return Problem("not_in_context", f"{label} is not in this chat's context")
+    return entry
+
+
+def remove(
+    store: Store, chat_id: str, target: Target, *, base: Path | None = None
+) -> ContextEntry | Problem:
+    """Drop an entry (its snapshots stay in the store for the history)."""
+    with store.transaction():
+        entry = _find(store, chat_id, target, base)
+        if isinstance(entry, Problem):
+            return entry
+        if entry.kind == WRITABLE and store.output(chat_id, entry.path) is not None:
+            return Problem(
+                "pending_output",
+                f"{entry.path} has a pending change from the model; apply or discard it first",
+            )
+        store.delete_entry(chat_id, entry.path, entry.start_line, entry.end_line)
+        store.append_event(
+            chat_id,
+            Event(
+                action="user_removed",
+                path=entry.path,
+                file_id=entry.file_id,
+                start_line=entry.start_line,
+                end_line=entry.end_line,
+            ),
+        )
+        return entry
+
+
+def update(
+    store: Store,
+    chat_id: str,
+    target: Target,
+    *,
+    buffers: Buffers | None = None,
+    base: Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> ContextEntry | Problem:
+    """Re-snapshot a whole file from its local copy (buffer text if given, else disk).
+
+    A pending output is carried over onto the new snapshot (three-way merge), so applying it
+    later keeps the local edits; when the two change the same lines the update is refused.
+    """
+    try:
+        with store.transaction():
+            entry = _find(store, chat_id, target, base)
+            if isinstance(entry, Problem):
+                return entry
+            return _update(store, chat_id, entry, buffers, max_bytes)
+    except Abort as abort:
+        return abort.problem
+
+
+def update_all(
+    store: Store,
+    chat_id: str,
+    *,
+    buffers: Buffers | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[tuple[str, ContextEntry | Problem]]:
+    """Update every whole file whose local text is out of sync, as one action; a file that
+    cannot be updated is reported and left as it was, the others are updated."""
+    results: list[tuple[str, ContextEntry | Problem]] = []
+    with store.transaction():
+        for entry in store.entries(chat_id):
+            if entry.kind == SECTION:
+                continue
+            local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
+            text = local.text if not isinstance(local, FileProblem) else None
+            if same_text(text, store.blob(entry.blob)):
+                continue
+            try:
+                with store.savepoint():
+                    results.append((entry.path, _update(store, chat_id, entry, buffers, max_bytes)))
+            except Abort as abort:
+                results.append((entry.path, abort.problem))
+    return results
+
+
+def _update(
+    store: Store, chat_id: str, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
+) -> ContextEntry:
+    """The update itself, inside the caller's transaction; Abort rolls back its rows."""
+    if entry.kind == SECTION:
+        raise Abort(
+            Problem("section", f"{entry.label()} is a section; remove it and add the new range")
+        )
+    local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
+    if isinstance(local, FileProblem):
+        raise Abort(_file_problem(local, max_bytes))
+    old = store.blob(entry.blob)
+    if local.text == old:
+        return entry
+    new = msgspec.structs.replace(
+        entry,
+        blob=store.put_blob(local.text),
+        file_id=entry_file_id(entry.path, local.text),
+    )
+    output = store.output(chat_id, entry.path)
+    if output is not None and not same_text(old, local.text):
+        problem = rebase_output(store, chat_id, output, old, new, prefer_output=False)
+        if problem is not None:
+            raise Abort(problem)
+    elif output is not None:
+        store.put_output(chat_id, msgspec.structs.replace(output, base_file_id=new.file_id))
+    store.put_entry(chat_id, new)
+    store.append_event(
+        chat_id,
+        Event(
+            action="user_updated",
+            path=entry.path,
+            file_id=new.file_id,
+            prev_file_id=entry.file_id,
+            blob=new.blob,
+        ),
+    )
+    return new
+
+
+def set_readonly(
+    store: Store, chat_id: str, target: Target, readonly: bool, *, base: Path | None = None
+) -> ContextEntry | Problem:
+    """Toggle a whole project file between writable and read-only."""
+    with store.transaction():
+        entry = _find(store, chat_id, target, base)
+        if isinstance(entry, Problem):
+            return entry
+        if entry.kind in (SECTION, EXTERNAL):
+            return Problem(
+                "always_readonly", f"{entry.label()} is a {entry.kind}, always read-only"
+            )
+        if entry.readonly == readonly:
+            return entry
+        if readonly and store.output(chat_id, entry.path) is not None:
+            return Problem(
+                "pending_output",
+                f"{entry.path} has a pending change; apply or discard it before making it "
+                "read-only",
+            )
+        new = msgspec.structs.replace(entry, kind=READONLY if readonly else WRITABLE)
+        store.put_entry(chat_id, new)
+        store.append_event(
+            chat_id,
+            Event(
+                action="user_set_readonly",
+                path=entry.path,
+                file_id=entry.file_id,
+                readonly=readonly,
+            ),
+        )
+        return new

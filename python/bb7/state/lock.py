@@ -1,0 +1,114 @@
+"""Chat leases: one process (one Neovim) has a chat open at a time.
+
+A lease row holds pid, host and a heartbeat; it is taken inside a write transaction, so two
+processes racing for a chat cannot both win. A lease is stale, and taken over, when its pid is
+dead on this host or its heartbeat is older than `STALE_AFTER` seconds (another host, or a hung
+process). `force_unlock` drops a lease unconditionally.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import time
+
+from bb7.state.records import Lease, Problem
+from bb7.state.store import Store
+
+STALE_AFTER = 60.0
+
+
+def this_host() -> str:
+    return socket.gethostname()
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        # Another user's live process (the original BB-7 took EPERM for dead).
+        return True
+    return True
+
+
+def is_stale(lease: Lease, *, now: float | None = None) -> bool:
+    now = time.time() if now is None else now
+    if now - lease.heartbeat > STALE_AFTER:
+        return True
+    return lease.host == this_host() and not pid_alive(lease.pid)
+
+
+def is_ours(lease: Lease) -> bool:
+    return lease.pid == os.getpid() and lease.host == this_host()
+
+
+def acquire(store: Store, chat_id: str) -> Lease | Problem:
+    """Take the chat for this process, or say who holds it."""
+    with store.transaction():
+        current = store.lease(chat_id)
+        if current is not None and not is_ours(current) and not is_stale(current):
+            return Problem(
+                "locked",
+                f"chat {chat_id} is open in another bb7 process (pid {current.pid} on "
+                f"{current.host}); close it there, or force-unlock with `bb7 chats unlock "
+                f"{chat_id}`",
+            )
+        if current is not None and is_ours(current):
+            lease = Lease(
+                chat_id=chat_id,
+                pid=current.pid,
+                host=current.host,
+                heartbeat=time.time(),
+                token=current.token,
+            )
+        else:
+            lease = Lease(
+                chat_id=chat_id,
+                pid=os.getpid(),
+                host=this_host(),
+                heartbeat=time.time(),
+                token=secrets.token_hex(8),
+            )
+        store.put_lease(lease)
+        return lease
+
+
+def heartbeat(store: Store, lease: Lease) -> Lease | Problem:
+    """Renew a lease; refused when it was force-unlocked or taken over meanwhile."""
+    with store.transaction():
+        current = store.lease(lease.chat_id)
+        if current is None or current.token != lease.token:
+            return Problem(
+                "lost", f"this process no longer holds chat {lease.chat_id}; reopen the chat"
+            )
+        renewed = Lease(
+            chat_id=lease.chat_id,
+            pid=lease.pid,
+            host=lease.host,
+            heartbeat=time.time(),
+            token=lease.token,
+        )
+        store.put_lease(renewed)
+        return renewed
+
+
+def release(store: Store, lease: Lease) -> None:
+    """Give the chat up (only if we still hold it)."""
+    with store.transaction():
+        store.delete_lease(lease.chat_id, lease.token)
+
+
+def force_unlock(store: Store, chat_id: str) -> None:
+    with store.transaction():
+        store.delete_lease(chat_id)
+
+
+def holder(store: Store, chat_id: str) -> Lease | None:
+    """The live lease another process holds on the chat, if any."""
+    current = store.lease(chat_id)
+    if current is None or is_ours(current) or is_stale(current):
+        return None
+    return current

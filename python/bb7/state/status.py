@@ -1,0 +1,140 @@
+"""File statuses: the one place they are computed, from snapshot, pending output and local text.
+
+| status | meaning |
+|---|---|
+| ``''`` | in sync: local text equals the snapshot, nothing pending |
+| ``M`` | the model's pending change to a writable file |
+| ``A`` | the model's pending new file |
+| ``!A`` | a pending new file, but the path now exists locally |
+| ``~`` | the local text differs from the snapshot (or the file is gone) |
+| ``~M`` | local differs and a change is pending: a conflict |
+| ``R`` | read-only (or external) file, in sync |
+| ``S`` | a section (line range, read-only) |
+
+Local text is the editor's buffer (unsaved edits included) when supplied, else the disk. Line
+endings and trailing newlines alone never put a file out of sync.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
+from bb7.state.records import SECTION, WRITABLE
+from bb7.state.store import Store
+
+IN_SYNC = ""
+MODIFIED = "M"
+ADDED = "A"
+ADDED_EXISTS = "!A"
+OUT_OF_SYNC = "~"
+CONFLICT = "~M"
+READ_ONLY = "R"
+SECTION_STATUS = "S"
+
+
+def status_of(
+    kind: str | None,
+    snapshot: str | None,
+    output: str | None,
+    local: str | None,
+    local_exists: bool,
+) -> str:
+    """The status of one entry; `kind` None means the path is only a pending output."""
+    if kind == SECTION:
+        return SECTION_STATUS
+    if kind is None:
+        return ADDED_EXISTS if local_exists else ADDED
+    out_of_sync = not same_text(local, snapshot)
+    if kind != WRITABLE:
+        return OUT_OF_SYNC if out_of_sync else READ_ONLY
+    changed = output is not None and not same_text(output, snapshot)
+    if changed:
+        return CONFLICT if out_of_sync else MODIFIED
+    return OUT_OF_SYNC if out_of_sync else IN_SYNC
+
+
+def estimate_tokens(text: str) -> int:
+    # A fast estimate (about 4 characters per token for code and English); good to ±25% for
+    # budgeting, never used for billing.
+    return (len(text) + 3) // 4
+
+
+class FileStatus(msgspec.Struct, kw_only=True):
+    """One row of `bb7 status --json` and of the editor's files panel.
+
+    `local_hash`/`changedtick` describe the local text this status was computed from; hand
+    them back to apply so it can refuse if the file changed in between.
+    """
+
+    path: str
+    status: str
+    readonly: bool
+    tokens: int
+    kind: str  # writable, readonly, section, external; '' for a pending new file
+    start_line: int = 0
+    end_line: int = 0
+    has_output: bool = False
+    original_tokens: int = 0
+    output_tokens: int = 0
+    local_hash: str = ""
+    changedtick: int | None = None
+
+
+def file_statuses(store: Store, chat_id: str, buffers: Buffers | None = None) -> list[FileStatus]:
+    """Every context entry and pending output of the chat with its status, sorted by path."""
+    outputs = {o.path: o for o in store.outputs(chat_id)}
+    rows: list[FileStatus] = []
+    seen_paths: set[str] = set()
+    for entry, snapshot in store.entries_with_text(chat_id):
+        output = outputs.get(entry.path) if entry.kind == WRITABLE else None
+        output_text = None if output is None else store.blob(output.blob)
+        if entry.kind == WRITABLE:
+            seen_paths.add(entry.path)
+        if entry.kind == SECTION:
+            # A section never goes out of sync: it is a quote of the file as it was.
+            local_view = LocalView("")
+            status = SECTION_STATUS
+        else:
+            local = read_local(store, entry.path, buffers)
+            local_view = view_of(local)
+            status = status_of(entry.kind, snapshot, output_text, text_of(local), exists(local))
+        original = estimate_tokens(snapshot)
+        produced = 0 if output_text is None else estimate_tokens(output_text)
+        rows.append(
+            FileStatus(
+                path=entry.path,
+                status=status,
+                readonly=entry.readonly,
+                tokens=original + produced,
+                kind=entry.kind,
+                start_line=entry.start_line,
+                end_line=entry.end_line,
+                has_output=output is not None,
+                original_tokens=original,
+                output_tokens=produced,
+                local_hash=local_view.hash,
+                changedtick=local_view.changedtick,
+            )
+        )
+    for path, output in outputs.items():
+        if path in seen_paths:
+            continue
+        local = read_local(store, path, buffers)
+        produced = estimate_tokens(store.blob(output.blob))
+        local_view = view_of(local)
+        rows.append(
+            FileStatus(
+                path=path,
+                status=status_of(None, None, None, text_of(local), exists(local)),
+                readonly=False,
+                tokens=produced,
+                kind="",
+                has_output=True,
+                output_tokens=produced,
+                local_hash=local_view.hash,
+                changedtick=local_view.changedtick,
+            )
+        )
+    rows.sort(key=lambda r: (r.path, r.start_line))
+    return rows

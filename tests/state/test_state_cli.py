@@ -1,0 +1,168 @@
+"""The state commands end to end: real `bb7` processes on a real project directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bb7.state import lock
+from bb7.state.records import Lease
+from bb7.state.responses import record_outputs
+from bb7.state.store import open_project
+from bb7.state.workspace import open_workspace
+
+
+class Cli:
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.root = root
+        self.env = env
+
+    def __call__(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "bb7.cli", *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+        if ok:
+            assert done.returncode == 0, done.stderr
+        else:
+            assert done.returncode != 0, done.stdout
+            assert done.stderr.startswith("bb7: ") and done.stderr.count("\n") == 1, done.stderr
+        return done
+
+    def model_writes(self, files: dict[str, str]) -> None:
+        ws = open_workspace(self.root)
+        assert not hasattr(ws, "kind")
+        found = ws.active()  # type: ignore[union-attr]
+        assert found is not None
+        assert not hasattr(record_outputs(found[0], found[1].id, files), "kind")
+        ws.close()  # type: ignore[union-attr]
+
+    def statuses(self) -> dict[str, str]:
+        rows = json.loads(self("status", "--json").stdout)["files"]
+        return {
+            r["path"] + (f":{r['start_line']}" if r["start_line"] else ""): r["status"]
+            for r in rows
+        }
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("def main():\n    return 1\n")
+    (root / "README.md").write_text("# app\n\nusage\n")
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"))
+    return Cli(root, env)
+
+
+def test_commands_before_init_say_to_run_init(cli: Cli) -> None:
+    assert "bb7 init" in cli("add", "src/app.py", ok=False).stderr
+
+
+def test_add_status_json_and_remove(cli: Cli) -> None:
+    cli("init")
+    cli("add", "src/app.py", "README.md:1-2")
+    cli("add", "--readonly", "README.md")
+    report = json.loads(cli("status", "--json").stdout)
+    assert list(report) == ["files"]
+    rows = report["files"]
+    assert [(r["path"], r["status"], r["readonly"]) for r in rows] == [
+        ("README.md", "R", True),
+        ("README.md", "S", True),
+        ("src/app.py", "", False),
+    ]
+    assert all(isinstance(r["tokens"], int) and r["tokens"] > 0 for r in rows)
+    cli("remove", "README.md:1-2")
+    assert cli.statuses() == {"README.md": "R", "src/app.py": ""}
+    human = cli("status").stdout
+    assert "src/app.py" in human and " R  README.md" in human
+
+
+def test_refusals_are_one_line_on_stderr(cli: Cli) -> None:
+    cli("init")
+    (cli.root / "blob.bin").write_bytes(b"\0\1\2")
+    assert "binary" in cli("add", "blob.bin", ok=False).stderr
+    assert ".git/" in cli("add", ".git/config", ok=False).stderr
+    assert "no pending output" in cli("output", "apply", "src/app.py", ok=False).stderr
+    assert "does not exist" in cli("add", "src/app.py", "nope.py", ok=False).stderr
+    assert cli.statuses() == {}  # the failed multi-add added nothing
+
+
+def test_output_apply_diff_discard_and_undo(cli: Cli) -> None:
+    cli("init")
+    cli("add", "src/app.py")
+    cli.model_writes({"src/app.py": "def main():\n    return 2\n", "src/new.py": "x = 1\n"})
+    assert cli.statuses() == {"src/app.py": "M", "src/new.py": "A"}
+    diff = cli("output", "diff", "src/app.py").stdout
+    assert "-    return 1\n+    return 2\n" in diff
+    cli("output", "apply", "src/app.py")
+    assert (cli.root / "src" / "app.py").read_text() == "def main():\n    return 2\n"
+    cli("output", "discard", "src/new.py")
+    assert cli.statuses() == {"src/app.py": ""}
+    cli("output", "undo", "src/app.py")
+    assert (cli.root / "src" / "app.py").read_text() == "def main():\n    return 1\n"
+    assert cli.statuses() == {"src/app.py": "M"}
+
+
+def test_apply_all_skips_conflicts_and_force_applies_one(cli: Cli) -> None:
+    cli("init")
+    cli("add", "src/app.py", "README.md")
+    cli.model_writes({"src/app.py": "changed\n", "README.md": "# app\n\nnew usage\n"})
+    (cli.root / "src" / "app.py").write_text("my local edit\n")
+    done = cli("output", "apply", "--all", ok=False)
+    assert "README.md: applied" in done.stdout and "~M  src/app.py: skipped" in done.stdout
+    assert "conflict" in cli("output", "apply", "src/app.py", ok=False).stderr
+    cli("output", "apply", "--force", "src/app.py")
+    assert (cli.root / "src" / "app.py").read_text() == "changed\n"
+
+
+def test_chats_list_new_switch_rename_delete(cli: Cli) -> None:
+    cli("init")
+    cli("chats", "new", "first")
+    first = json.loads(cli("chats", "list", "--json").stdout)["active"]
+    cli("add", "src/app.py")
+    cli("chats", "new", "second")
+    listing = json.loads(cli("chats", "--root", str(cli.root), "list", "--json").stdout)
+    assert [c["name"] for c in listing["chats"]] == ["second", "first"]
+    assert cli.statuses() == {}
+    cli("chats", "switch", first[:6])
+    assert cli.statuses() == {"src/app.py": ""}
+    cli("chats", "rename", first, "renamed")
+    assert "renamed" in cli("chats").stdout
+    cli("chats", "pin", first)
+    assert json.loads(cli("chats", "list", "--json").stdout)["chats"][0]["pinned"]
+    cli("chats", "delete", first)
+    assert "no active chat" in cli("status").stdout
+    assert "no chat" in cli("chats", "switch", first, ok=False).stderr
+
+
+def test_a_chat_open_in_another_process_is_refused_until_unlocked(cli: Cli) -> None:
+    cli("init")
+    cli("add", "src/app.py")
+    store = open_project(cli.root)
+    chat_id = json.loads(cli("chats", "list", "--json").stdout)["active"]
+    assert not hasattr(store, "kind")
+    held = lock.acquire(store, chat_id)  # type: ignore[arg-type]
+    assert isinstance(held, Lease)  # this test process now holds the chat, like a Neovim
+    assert "open in another bb7 process" in cli("add", "README.md", ok=False).stderr
+    cli("chats", "unlock", chat_id)
+    cli("add", "README.md")
+    store.close()  # type: ignore[union-attr]
+
+
+def test_global_chats_take_files_as_read_only_externals(cli: Cli) -> None:
+    cli("init")
+    cli("chats", "new", "--global", "notes")
+    cli("add", "README.md")
+    rows = json.loads(cli("status", "--json").stdout)["files"]
+    assert [(Path(r["path"]).name, r["status"], r["kind"]) for r in rows] == [
+        ("README.md", "R", "external")
+    ]

@@ -1,0 +1,95 @@
+"""Chat leases across real processes: one winner, stale takeover, force-unlock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from state_helpers import Project
+
+from bb7.state import lock
+from bb7.state.records import Lease, Problem
+
+_CONTEND = """
+import sys, time
+from pathlib import Path
+from bb7.state import lock
+from bb7.state.records import Lease
+from bb7.state.store import init_project
+store = init_project(Path(sys.argv[1]))
+go = Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.001)
+got = lock.acquire(store, sys.argv[2])
+print("won" if isinstance(got, Lease) else "lost", flush=True)
+sys.stdin.read()  # hold the lease until the test closes our stdin
+"""
+
+
+def _contender(project: Project, go: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _CONTEND, str(project.root), project.chat_id, str(go)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_two_processes_racing_for_a_chat_one_wins(project: Project, tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    children = [_contender(project, go) for _ in range(2)]
+    time.sleep(0.3)  # let both start and wait at the line
+    go.touch()
+    results = [child.stdout.readline().strip() for child in children if child.stdout]
+    assert sorted(results) == ["lost", "won"]
+    winner = children[results.index("won")]
+    held = lock.acquire(project.store, project.chat_id)
+    assert isinstance(held, Problem) and held.kind == "locked"
+    assert str(winner.pid) in held.message
+    for child in children:
+        child.communicate("")
+    # The winner died without releasing: its lease is stale and this process takes over.
+    assert isinstance(lock.acquire(project.store, project.chat_id), Lease)
+
+
+def test_a_lease_with_an_old_heartbeat_from_another_host_is_taken_over(project: Project) -> None:
+    with project.store.transaction():
+        project.store.put_lease(
+            Lease(
+                chat_id=project.chat_id,
+                pid=1,
+                host="another-machine",
+                heartbeat=time.time() - lock.STALE_AFTER - 5,
+                token="t",
+            )
+        )
+    assert isinstance(lock.acquire(project.store, project.chat_id), Lease)
+
+
+def test_a_fresh_lease_from_another_host_is_respected_until_forced(project: Project) -> None:
+    with project.store.transaction():
+        project.store.put_lease(
+            Lease(
+                chat_id=project.chat_id,
+                pid=1,
+                host="another-machine",
+                heartbeat=time.time(),
+                token="t",
+            )
+        )
+    refused = lock.acquire(project.store, project.chat_id)
+    assert isinstance(refused, Problem) and "another-machine" in refused.message
+    lock.force_unlock(project.store, project.chat_id)
+    ours = lock.acquire(project.store, project.chat_id)
+    assert isinstance(ours, Lease)
+    assert isinstance(lock.heartbeat(project.store, ours), Lease)
+
+
+def test_a_heartbeat_after_a_force_unlock_reports_the_loss(project: Project) -> None:
+    ours = lock.acquire(project.store, project.chat_id)
+    assert isinstance(ours, Lease)
+    lock.force_unlock(project.store, project.chat_id)
+    lost = lock.heartbeat(project.store, ours)
+    assert isinstance(lost, Problem) and lost.kind == "lost"

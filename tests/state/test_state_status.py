@@ -1,0 +1,135 @@
+"""Every status transition, driven through the real operations on real files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from state_helpers import Project
+
+from bb7.state import context, outputs
+from bb7.state.context import Target
+from bb7.state.local import LocalText
+from bb7.state.merge import finish_merge
+from bb7.state.records import Problem
+from bb7.state.status import status_of
+
+ORIGINAL = "one\ntwo\nthree\n"
+
+
+def _ok(value: object) -> None:
+    assert not isinstance(value, Problem), value
+
+
+OPS: dict[str, Callable[[Project], None]] = {
+    "add": lambda p: _ok(context.add(p.store, p.chat_id, Target("f.txt"))),
+    "add_ro": lambda p: _ok(context.add(p.store, p.chat_id, Target("f.txt"), readonly=True)),
+    "add_section": lambda p: _ok(context.add(p.store, p.chat_id, Target("f.txt", 2, 3))),
+    "edit_local": lambda p: p.write("f.txt", "one\nTWO\nthree\n"),
+    "crlf_local": lambda p: p.write("f.txt", "one\r\ntwo\r\nthree\r\n"),
+    "no_final_newline": lambda p: p.write("f.txt", "one\ntwo\nthree"),
+    "delete_local": lambda p: (p.root / "f.txt").unlink(),
+    "create_local": lambda p: p.write("f.txt", "someone else's file\n"),
+    "model_writes": lambda p: p.model_writes("f.txt", "one\ntwo\nthree\nfour\n"),
+    "model_reverts": lambda p: p.model_writes("f.txt", ORIGINAL),
+    "apply": lambda p: _ok(outputs.apply_output(p.store, p.chat_id, "f.txt")),
+    "force_apply": lambda p: _ok(outputs.apply_output(p.store, p.chat_id, "f.txt", force=True)),
+    "discard": lambda p: _ok(outputs.discard_output(p.store, p.chat_id, "f.txt")),
+    "update": lambda p: _ok(context.update(p.store, p.chat_id, Target("f.txt"))),
+    "undo": lambda p: _ok(outputs.undo_apply(p.store, p.chat_id, "f.txt")),
+    "take_output_by_hand": lambda p: p.write("f.txt", "one\ntwo\nthree\nfour\n"),
+    "finish_merge": lambda p: _ok(finish_merge(p.store, p.chat_id, "f.txt")),
+    "set_readonly": lambda p: _ok(context.set_readonly(p.store, p.chat_id, Target("f.txt"), True)),
+    "set_writable": lambda p: _ok(context.set_readonly(p.store, p.chat_id, Target("f.txt"), False)),
+}
+
+# (steps from a project where f.txt holds ORIGINAL, expected status of f.txt afterwards)
+TRANSITIONS: list[tuple[list[str], str]] = [
+    (["add"], ""),
+    (["add", "edit_local"], "~"),
+    (["add", "crlf_local"], ""),
+    (["add", "no_final_newline"], ""),
+    (["add", "delete_local"], "~"),
+    (["add", "edit_local", "update"], ""),
+    (["add", "model_writes"], "M"),
+    (["add", "model_writes", "model_reverts"], ""),
+    (["add", "model_writes", "edit_local"], "~M"),
+    (["add", "model_writes", "crlf_local"], "M"),
+    (["add", "model_writes", "apply"], ""),
+    (["add", "model_writes", "discard"], ""),
+    (["add", "model_writes", "edit_local", "discard"], "~"),
+    (["add", "model_writes", "edit_local", "force_apply"], ""),
+    (["add", "model_writes", "edit_local", "update"], "M"),
+    (["add", "model_writes", "apply", "undo"], "M"),
+    (["add", "model_writes", "take_output_by_hand"], "~M"),
+    (["add", "model_writes", "take_output_by_hand", "finish_merge"], ""),
+    (["add", "model_writes", "delete_local"], "~M"),
+    (["add_ro"], "R"),
+    (["add_ro", "edit_local"], "~"),
+    (["add_ro", "set_writable"], ""),
+    (["add", "set_readonly"], "R"),
+    (["add_section"], "S"),
+    (["add_section", "edit_local"], "S"),
+    (["delete_local", "model_writes"], "A"),
+    (["delete_local", "model_writes", "create_local"], "!A"),
+    (["model_writes"], "!A"),
+    (["delete_local", "model_writes", "apply"], ""),
+    (["delete_local", "model_writes", "apply", "undo"], "A"),
+    (["model_writes", "force_apply"], ""),
+]
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"), TRANSITIONS, ids=["+".join(s) for s, _ in TRANSITIONS]
+)
+def test_status_after_steps(project: Project, steps: list[str], expected: str) -> None:
+    project.write("f.txt", ORIGINAL)
+    for step in steps:
+        OPS[step](project)
+    assert project.status("f.txt") == expected
+
+
+def test_unsaved_buffer_text_counts_instead_of_the_disk(project: Project) -> None:
+    project.write("f.txt", ORIGINAL)
+    OPS["add"](project)
+    assert project.status("f.txt", {"f.txt": LocalText("edited in the buffer\n", 7)}) == "~"
+    assert project.status("f.txt", {"f.txt": LocalText(ORIGINAL.replace("\n", "\r\n"))}) == ""
+    assert project.status("f.txt") == ""
+
+
+@pytest.mark.parametrize(
+    ("kind", "snapshot", "output", "local", "exists", "expected"),
+    [
+        ("section", "a", None, "b", True, "S"),
+        (None, None, None, None, False, "A"),
+        (None, None, None, "x", True, "!A"),
+        (None, None, None, None, True, "!A"),  # exists but unreadable (binary, too large)
+        ("readonly", "a\n", None, "a\r\n", True, "R"),
+        ("external", "a\n", None, "b\n", True, "~"),
+        ("writable", "a\n", None, "a", True, ""),
+        ("writable", "a\n", None, None, False, "~"),
+        ("writable", "a\n", "b\n", "a\n", True, "M"),
+        ("writable", "a\n", "a\r\n", "a\n", True, ""),
+        ("writable", "a\n", "b\n", "c\n", True, "~M"),
+    ],
+)
+def test_status_of_is_a_pure_function_of_its_inputs(
+    kind: str | None,
+    snapshot: str | None,
+    output: str | None,
+    local: str | None,
+    exists: bool,
+    expected: str,
+) -> None:
+    assert status_of(kind, snapshot, output, local, exists) == expected
+
+
+def test_json_rows_carry_tokens_and_the_local_view(project: Project) -> None:
+    from bb7.state.status import file_statuses
+
+    project.write("f.txt", "x" * 40)
+    OPS["add"](project)
+    project.model_writes("f.txt", "y" * 80)
+    (row,) = file_statuses(project.store, project.chat_id)
+    assert (row.status, row.original_tokens, row.output_tokens, row.tokens) == ("M", 10, 20, 30)
+    assert row.local_hash and row.has_output
