@@ -34,8 +34,12 @@ pytest: $(STAMP)
 
 test: lint typecheck pytest
 
+# Figures, not tests: each script prints a table and says whether its targets are met.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/edit_engine.py
+	$(BIN)/python benchmarks/formats.py
+	$(BIN)/python benchmarks/llm_stream.py
+	$(BIN)/python benchmarks/state_reliability.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
