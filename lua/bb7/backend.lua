@@ -14,7 +14,8 @@ local H = {
   state = 'stopped', -- 'stopped' | 'starting' | 'ready'
   chan = nil,
   queue = {},
-  stderr = {},
+  stderr = {}, -- last lines the host wrote to stderr
+  partial = '',
   info = nil,
   started = nil,
   ready_ms = nil,
@@ -40,20 +41,27 @@ local function fail_queue(err)
   end
 end
 
+local function push_line(line)
+  if vim.trim(line) == '' then return end
+  table.insert(H.stderr, line)
+  log.debug('host stderr: %s', line)
+  if #H.stderr > STDERR_LINES then table.remove(H.stderr, 1) end
+end
+
+-- Job output comes in chunks: data[1] continues the last partial line and data[#data] starts
+-- a new one ('' when the chunk ended with a newline).
 local function push_stderr(data)
-  for _, line in ipairs(data) do
-    if line ~= '' then
-      table.insert(H.stderr, line)
-      log.debug('host stderr: %s', line)
-    end
-  end
-  while #H.stderr > STDERR_LINES do
-    table.remove(H.stderr, 1)
+  H.partial = H.partial .. data[1]
+  for i = 2, #data do
+    push_line(H.partial)
+    H.partial = data[i]
   end
 end
 
 local function on_exit(job, code)
   if job ~= H.chan then return end -- an old host we stopped on purpose
+  push_line(H.partial)
+  H.partial = ''
   H.chan, H.state, H.info = nil, 'stopped', nil
   local tail = table.concat(vim.list_slice(H.stderr, math.max(1, #H.stderr - 4)), '\n')
   local message = ('the Python host exited (code %d)%s\nThe next bb7 command restarts it.'):format(
@@ -77,7 +85,7 @@ local function start_job()
     BB7_LOG_FILE = logfile,
     BB7_LOG_LEVEL = log.level(),
   }
-  H.stderr = {}
+  H.stderr, H.partial = {}, ''
   local ok, job = pcall(vim.fn.jobstart, { python, '-m', 'bb7.host' }, {
     rpc = true,
     env = env,
@@ -147,24 +155,20 @@ local function decode(method, ok, reply)
   return nil, value
 end
 
+-- One call over the transport in force; returns pcall's `ok, result`.
+local function transmit(kind, method, args)
+  if transport() == 'rplugin' then
+    return pcall(kind == 'request' and vim.fn.BB7Rpc or vim.fn.BB7Notify, method, args)
+  end
+  return pcall(kind == 'request' and vim.rpcrequest or vim.rpcnotify, H.chan, method, args)
+end
+
 local function send(call)
-  local args = call.args or vim.empty_dict()
+  local ok, reply = transmit(call.kind, call.method, call.args or vim.empty_dict())
   if call.kind == 'request' then
-    local ok, reply
-    if transport() == 'rplugin' then
-      ok, reply = pcall(vim.fn.BB7Rpc, call.method, args)
-    else
-      ok, reply = pcall(vim.rpcrequest, H.chan, call.method, args)
-    end
     call.cb(decode(call.method, ok, reply))
-  else
-    local ok, err
-    if transport() == 'rplugin' then
-      ok, err = pcall(vim.fn.BB7Notify, call.method, args)
-    else
-      ok, err = pcall(vim.rpcnotify, H.chan, call.method, args)
-    end
-    if not ok then call.cb(decode(call.method, false, err)) end
+  elseif not ok then
+    call.cb(decode(call.method, false, reply))
   end
 end
 

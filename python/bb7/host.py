@@ -20,7 +20,8 @@ from bb7.host_handlers import build_registry
 from bb7.host_registry import Context, Registry, handle_notification, handle_request
 from bb7.protocol import PROTOCOL, Notify, Ready
 
-logger = logging.getLogger(__name__)
+# Named, not __name__: run with -m this module is __main__, outside the "bb7" logger tree.
+logger = logging.getLogger("bb7.host")
 
 # Every batch of events enters Lua here (see lua/bb7/events.lua).
 DISPATCH = "return require('bb7.events').dispatch(...)"

@@ -55,16 +55,16 @@ def ping(ctx: Context, args: PingArgs) -> Pong:
 
 
 def echo_events(ctx: Context, args: EchoEventsArgs) -> int:
-    """Emit the payloads from a worker thread, as streaming will (tests, benchmarks)."""
+    """Emit the events from a worker thread, as streaming will (tests, benchmarks)."""
 
     def run() -> None:
-        for payload in args.payloads:
-            ctx.emit(args.name, payload)
+        for name, payload in args.events:
+            ctx.emit(name, payload)
             if args.interval_ms:
                 time.sleep(args.interval_ms / 1000)
 
     ctx.spawn(run, name="echo_events")
-    return len(args.payloads)
+    return len(args.events)
 
 
 def build_registry() -> Registry:

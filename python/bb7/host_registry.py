@@ -109,8 +109,7 @@ def _not_available(name: str) -> Callable[[Context, object], Problem]:
     def handler(ctx: Context, args: object) -> Problem:
         return Problem(
             "not_available",
-            f"`{name}` is not available yet in bb7 {__version__} "
-            "(this host has no backend for it); update bb7 to use it",
+            f"`{name}` is not available yet in bb7 {__version__}; update bb7 to use it",
         )
 
     return handler
@@ -133,13 +132,18 @@ def _run(route: Route[Any], ctx: Context, name: str, args: list[Any]) -> object:
         return Problem("bug", f"`{name}` failed: {err!r} (details in :BB7Log)")
 
 
+def _dispatch(
+    table: dict[str, Route[Any]], kind: str, ctx: Context, name: str, args: list[Any]
+) -> object:
+    route = table.get(name)
+    if route is None:
+        return Problem("unknown_method", f"the host has no {kind} `{name}`")
+    return _run(route, ctx, name, args)
+
+
 def handle_request(registry: Registry, ctx: Context, name: str, args: list[Any]) -> Any:
     """Run request `name` and return the encoded `Reply` (plain msgpack values)."""
-    route = registry.requests.get(name)
-    if route is None:
-        result: object = Problem("unknown_method", f"the host has no request `{name}`")
-    else:
-        result = _run(route, ctx, name, args)
+    result = _dispatch(registry.requests, "request", ctx, name, args)
     if isinstance(result, Problem):
         return msgspec.to_builtins(Reply(ok=False, error=result))
     return msgspec.to_builtins(Reply(ok=True, value=result))
@@ -147,10 +151,6 @@ def handle_request(registry: Registry, ctx: Context, name: str, args: list[Any])
 
 def handle_notification(registry: Registry, ctx: Context, name: str, args: list[Any]) -> None:
     """Run notification `name`; a Problem is shown to the user as a `notify` event."""
-    route = registry.notifications.get(name)
-    if route is None:
-        result: object = Problem("unknown_method", f"the host has no notification `{name}`")
-    else:
-        result = _run(route, ctx, name, args)
+    result = _dispatch(registry.notifications, "notification", ctx, name, args)
     if isinstance(result, Problem):
         ctx.emit("notify", Notify("error", result.message))

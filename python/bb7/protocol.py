@@ -102,10 +102,9 @@ class Pong(msgspec.Struct, frozen=True):
 
 
 class EchoEventsArgs(msgspec.Struct, frozen=True):
-    """`echo_events`: a worker thread emits each payload as event `name` (tests, benchmarks)."""
+    """`echo_events`: a worker thread emits these `[name, payload]` events (tests, benchmarks)."""
 
-    name: str
-    payloads: list[Any]
+    events: list[tuple[str, Any]]
     interval_ms: float = 0.0
 
 
