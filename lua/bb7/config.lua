@@ -9,11 +9,11 @@ end
 
 --- Types: `check(value)` returns true or false; `expect` completes "should be …".
 local function one_of(...)
-  local values = { ... }
-  return {
-    expect = 'one of ' .. quote_all(values),
-    check = function(v) return vim.tbl_contains(values, v) end,
-  }
+  local values, set = { ... }, {}
+  for _, v in ipairs(values) do
+    set[v] = true
+  end
+  return { expect = 'one of ' .. quote_all(values), check = function(v) return set[v] == true end }
 end
 
 local types = {
@@ -185,26 +185,30 @@ for _, key in ipairs({
   })
 end
 
+-- Index the schema once (plain `find`: patterns are slow in LuaJIT and this runs at start-up).
 local by_name, groups = {}, {}
 for _, option in ipairs(M.schema) do
   by_name[option.name] = option
-  local prefix = option.name:match('^(.*)%.[^.]+$')
-  while prefix do
-    groups[prefix] = true
-    prefix = prefix:match('^(.*)%.[^.]+$')
+  option.parts = {}
+  local start = 1
+  while true do
+    local dot = option.name:find('.', start, true)
+    table.insert(option.parts, option.name:sub(start, dot and dot - 1 or nil))
+    if not dot then break end
+    groups[option.name:sub(1, dot - 1)] = true
+    start = dot + 1
   end
 end
 
-local function path_get(tbl, name)
-  for part in name:gmatch('[^.]+') do
+local function path_get(tbl, parts)
+  for _, part in ipairs(parts) do
     if type(tbl) ~= 'table' then return nil end
     tbl = tbl[part]
   end
   return tbl
 end
 
-local function path_set(tbl, name, value)
-  local parts = vim.split(name, '.', { plain = true })
+local function path_set(tbl, parts, value)
   for i = 1, #parts - 1 do
     tbl[parts[i]] = tbl[parts[i]] or {}
     tbl = tbl[parts[i]]
@@ -212,11 +216,26 @@ local function path_set(tbl, name, value)
   tbl[parts[#parts]] = value
 end
 
---- A fresh table of all defaults.
-function M.defaults()
+--- A fresh table of all defaults; with `opts`, the user's values over them (sign tables are
+--- merged key by key, so `{ text = '+' }` keeps the default highlight).
+function M.defaults(opts)
   local out = {}
   for _, option in ipairs(M.schema) do
-    if option.default ~= nil then path_set(out, option.name, vim.deepcopy(option.default)) end
+    local value = opts and path_get(opts, option.parts)
+    local default = option.default
+    if type(default) == 'table' and (value == nil or type(value) == 'table') then
+      local merged = {} -- sign specs: flat tables, merged key by key
+      for k, v in pairs(default) do
+        merged[k] = v
+      end
+      for k, v in pairs(value or {}) do
+        merged[k] = v
+      end
+      value = merged
+    elseif value == nil then
+      value = default
+    end
+    if value ~= nil then path_set(out, option.parts, value) end
   end
   return out
 end
@@ -248,9 +267,9 @@ function M.resolve(opts)
   local unknown = {}
   check_shape(opts, '', unknown)
   table.sort(unknown)
-  local merged = vim.tbl_deep_extend('force', M.defaults(), opts)
+  local merged = M.defaults(opts)
   for _, option in ipairs(M.schema) do
-    local value = path_get(merged, option.name)
+    local value = path_get(merged, option.parts)
     if not option.type.check(value) then
       fail(option.name, option.type.expect, value, option.type.secret)
     end

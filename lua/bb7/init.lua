@@ -25,14 +25,42 @@ function M.setup(opts)
     desc = 'bb7: define highlight groups again',
     callback = highlight.apply,
   })
-  local status = require('bb7.status')
-  status.attach_autocmds(group)
+  H.status_autocmds(group)
   -- Sign options may have changed: redraw the buffers that already show a status.
-  if next(status.files()) then
+  local status = package.loaded['bb7.status']
+  if status and next(status.files()) then
     for _, buf in ipairs(vim.api.nvim_list_bufs()) do
       status.render(buf)
     end
   end
+end
+
+--- Keeps statuses fresh. Callbacks load `bb7.status` only when they run, so setup stays cheap;
+--- refreshes do nothing until a bb7 command has started the host.
+function H.status_autocmds(group)
+  local function status() return require('bb7.status') end
+  local function autocmd(events, desc, callback)
+    vim.api.nvim_create_autocmd(events, { group = group, desc = 'bb7: ' .. desc, callback = callback })
+  end
+  autocmd({ 'BufReadPost', 'BufFilePost' }, 'show the cached status, then refresh it', function(ev)
+    status().render(ev.buf)
+    status().refresh({ ev.buf })
+  end)
+  autocmd(
+    { 'BufWritePost', 'FileChangedShellPost' },
+    'refresh the status of a written or reloaded file',
+    function(ev) status().refresh({ ev.buf }) end
+  )
+  autocmd(
+    { 'TextChanged', 'TextChangedI' },
+    'refresh the status with the unsaved buffer text (debounced)',
+    function(ev) status().schedule_refresh(ev.buf) end
+  )
+  autocmd(
+    'FocusGained',
+    'refresh every status (files may have changed outside Neovim)',
+    function() status().refresh(vim.api.nvim_list_bufs(), true) end
+  )
 end
 
 --- Status of a buffer's file in the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'.

@@ -137,7 +137,8 @@ function M.refresh(bufs, all)
   backend.request('statuses', { buffers = buffers, all = all or false }, quiet)
 end
 
-local function schedule_refresh(buf)
+--- Refreshes `buf` once it has been left alone for `status.debounce_ms` (TextChanged).
+function M.schedule_refresh(buf)
   if not H.files[vim.api.nvim_buf_get_name(buf)] then return end
   H.dirty[buf] = true
   H.timer = H.timer or assert(vim.uv.new_timer())
@@ -151,33 +152,6 @@ local function schedule_refresh(buf)
       M.refresh(bufs)
     end)
   )
-end
-
---- Autocommands that keep statuses fresh; called by `setup()` with its augroup.
-function M.attach_autocmds(group)
-  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufFilePost' }, {
-    group = group,
-    desc = 'bb7: show the cached status, then refresh it',
-    callback = function(ev)
-      M.render(ev.buf)
-      M.refresh({ ev.buf })
-    end,
-  })
-  vim.api.nvim_create_autocmd({ 'BufWritePost', 'FileChangedShellPost' }, {
-    group = group,
-    desc = 'bb7: refresh the status of a written or reloaded file',
-    callback = function(ev) M.refresh({ ev.buf }) end,
-  })
-  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
-    group = group,
-    desc = 'bb7: refresh the status with the unsaved buffer text (debounced)',
-    callback = function(ev) schedule_refresh(ev.buf) end,
-  })
-  vim.api.nvim_create_autocmd('FocusGained', {
-    group = group,
-    desc = 'bb7: refresh every status (files may have changed outside Neovim)',
-    callback = function() M.refresh(vim.api.nvim_list_bufs(), true) end,
-  })
 end
 
 return M
