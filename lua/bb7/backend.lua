@@ -10,6 +10,9 @@ M.PROTOCOL = 1
 
 local STDERR_LINES = 20
 
+--- A host that has not said `ready` by then is stopped and reported (it hangs at start-up).
+M.READY_TIMEOUT_MS = 10000
+
 local H = {
   state = 'stopped', -- 'stopped' | 'starting' | 'ready'
   chan = nil,
@@ -99,6 +102,17 @@ local function start_job()
   end
   H.chan, H.state = job, 'starting'
   log.info('starting host %s on channel %d', python, job)
+  vim.defer_fn(function()
+    if H.chan ~= job or H.state ~= 'starting' then return end
+    M.stop()
+    log.notify(
+      ('the Python host (%s) did not start within %d ms; see :BB7Log'):format(
+        python,
+        M.READY_TIMEOUT_MS
+      ),
+      'error'
+    )
+  end, M.READY_TIMEOUT_MS)
   vim.api.nvim_create_autocmd('VimLeavePre', {
     group = vim.api.nvim_create_augroup('bb7_backend', { clear = true }),
     callback = function() M.stop() end,
@@ -123,6 +137,8 @@ end
 --- Starts the host if it is not running. Returns true, or false and a message (also notified).
 function M.start()
   if H.state ~= 'stopped' then return true end
+  -- Commands work without setup(): the first one applies the defaults (highlights, autocmds).
+  if require('bb7.config').current == nil then require('bb7').setup() end
   H.started = vim.uv.hrtime()
   local ok, problem
   if transport() == 'rplugin' then

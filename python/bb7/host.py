@@ -43,7 +43,12 @@ def configure_logging(env: Mapping[str, str]) -> None:
     if level is None or not path:
         root.addHandler(logging.NullHandler())
         return
-    handler = logging.FileHandler(path, encoding="utf-8")
+    try:
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:  # an unwritable log must not stop the host (stderr reaches Lua)
+        sys.stderr.write(f"bb7 host: cannot open the log file {path}\n")
+        root.addHandler(logging.NullHandler())
+        return
     handler.setFormatter(
         logging.Formatter(f"%(asctime)s [host {os.getpid()}] %(levelname)s %(name)s: %(message)s")
     )

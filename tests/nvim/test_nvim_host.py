@@ -112,3 +112,23 @@ def test_quitting_neovim_stops_the_host(launch: Any) -> None:
     else:
         raise AssertionError("host still running")
     assert "exited" not in nvim.api.exec2("messages", {"output": True})["output"]
+
+
+def test_a_host_that_never_says_ready_is_stopped_and_reported(launch: Any, tmp_path: Path) -> None:
+    hanging = tmp_path / "hanging-python"
+    hanging.write_text("#!/bin/sh\nexec sleep 30\n")  # an interpreter stuck at start-up
+    hanging.chmod(0o755)
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ python = ... })", str(hanging))
+    nvim.exec_lua("require('bb7.backend').READY_TIMEOUT_MS = 200")
+    type_command(nvim, "BB7ApplyAll")
+    wait_for_message(nvim, f"bb7: the Python host ({hanging}) did not start within 200 ms")
+    assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
+
+
+def test_a_command_without_setup_applies_the_defaults(launch: Any) -> None:
+    nvim = launch()
+    type_command(nvim, "BB7ApplyAll")
+    wait_for_message(nvim, "bb7: `apply_all` is not available yet")
+    assert nvim.exec_lua("return require('bb7.config').current.diff_mode") == "search_replace_multi"
+    assert nvim.api.get_hl(0, {"name": "BB7SignModified"}) == {"link": "Changed", "default": True}
