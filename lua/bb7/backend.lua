@@ -1,0 +1,259 @@
+--- The channel to the Python host. It starts lazily on the first bb7 command
+--- (`jobstart({python, '-m', 'bb7.host'}, {rpc = true})`), queues calls until the host's
+--- `ready` event, reports a crash with the last stderr lines, and restarts on the next call.
+--- Quick operations are `request` (rpcrequest, well under 10 ms); long ones (`send`, `cancel`)
+--- are `notify` (rpcnotify) and answer with events. Never called from the statusline.
+local M = {}
+
+--- Must equal `PROTOCOL` in python/bb7/protocol.py.
+M.PROTOCOL = 1
+
+local STDERR_LINES = 20
+
+--- A host that has not said `ready` by then is stopped and reported (it hangs at start-up).
+M.READY_TIMEOUT_MS = 10000
+
+local H = {
+  state = 'stopped', -- 'stopped' | 'starting' | 'ready'
+  chan = nil,
+  queue = {},
+  stderr = {}, -- last lines the host wrote to stderr
+  partial = '',
+  info = nil,
+  started = nil,
+  ready_ms = nil,
+}
+
+local log = require('bb7.log')
+
+function M.state() return H.state end
+function M.is_ready() return H.state == 'ready' end
+
+--- What `:checkhealth` shows: the `ready` payload, cold start time in ms, stderr tail.
+function M.status() return { info = H.info, ready_ms = H.ready_ms, stderr = H.stderr } end
+
+local function first_line(text) return (tostring(text):gsub('\n.*', '')) end
+
+local function transport() return require('bb7.config').get().transport end
+
+local function fail_queue(err)
+  local queue = H.queue
+  H.queue = {}
+  for _, call in ipairs(queue) do
+    if call.cb then call.cb(err) end
+  end
+end
+
+local function push_line(line)
+  if vim.trim(line) == '' then return end
+  table.insert(H.stderr, line)
+  log.debug('host stderr: %s', line)
+  if #H.stderr > STDERR_LINES then table.remove(H.stderr, 1) end
+end
+
+-- Job output comes in chunks: data[1] continues the last partial line and data[#data] starts
+-- a new one ('' when the chunk ended with a newline).
+local function push_stderr(data)
+  H.partial = H.partial .. data[1]
+  for i = 2, #data do
+    push_line(H.partial)
+    H.partial = data[i]
+  end
+end
+
+local function on_exit(job, code)
+  if job ~= H.chan then return end -- an old host we stopped on purpose
+  push_line(H.partial)
+  H.partial = ''
+  H.chan, H.state, H.info = nil, 'stopped', nil
+  local tail = table.concat(vim.list_slice(H.stderr, math.max(1, #H.stderr - 4)), '\n')
+  local message = ('the Python host exited (code %d)%s\nThe next bb7 command restarts it.'):format(
+    code,
+    tail ~= '' and (':\n' .. tail) or ''
+  )
+  log.notify(message, 'error')
+  fail_queue({ kind = 'host_exited', message = message, reported = true })
+end
+
+local function start_job()
+  local python, problem = require('bb7.install').resolve()
+  if not python then return false, problem end
+  local root = require('bb7.install').root
+  local logfile = log.path()
+  vim.fn.mkdir(vim.fn.fnamemodify(logfile, ':h'), 'p')
+  local pythonpath = vim.env.PYTHONPATH
+  local env = {
+    -- bb7's Python code always comes from this checkout, whatever venv runs it.
+    PYTHONPATH = root .. '/python' .. (pythonpath and pythonpath ~= '' and (':' .. pythonpath) or ''),
+    BB7_LOG_FILE = logfile,
+    BB7_LOG_LEVEL = log.level(),
+  }
+  H.stderr, H.partial = {}, ''
+  local ok, job = pcall(vim.fn.jobstart, { python, '-m', 'bb7.host' }, {
+    rpc = true,
+    env = env,
+    on_stderr = function(j, data)
+      if j == H.chan then push_stderr(data) end
+    end,
+    on_exit = function(j, code) on_exit(j, code) end,
+  })
+  if not ok or job <= 0 then
+    return false, ('could not start %s: %s'):format(python, ok and job or tostring(job))
+  end
+  H.chan, H.state = job, 'starting'
+  log.info('starting host %s on channel %d', python, job)
+  vim.defer_fn(function()
+    if H.chan ~= job or H.state ~= 'starting' then return end
+    M.stop()
+    log.notify(
+      ('the Python host (%s) did not start within %d ms; see :BB7Log'):format(
+        python,
+        M.READY_TIMEOUT_MS
+      ),
+      'error'
+    )
+  end, M.READY_TIMEOUT_MS)
+  vim.api.nvim_create_autocmd('VimLeavePre', {
+    group = vim.api.nvim_create_augroup('bb7_backend', { clear = true }),
+    callback = function() M.stop() end,
+  })
+  return true
+end
+
+-- The shared remote-plugin host (rplugin/python3/bb7_rplugin.py): no job of our own.
+local function start_rplugin()
+  -- The manifest defines BB7Rpc lazily (FuncUndefined), so only a call tells.
+  local ok, reply = pcall(vim.fn.BB7Rpc, 'ping', vim.empty_dict())
+  if not ok or type(reply) ~= 'table' or not reply.ok then
+    return false,
+      ('`transport = "rplugin"`: the remote plugin did not answer (%s); run '):format(
+        first_line(reply)
+      ) .. ':UpdateRemotePlugins with a `g:python3_host_prog` that has bb7\'s dependencies'
+  end
+  H.state, H.info = 'ready', reply.value
+  return true
+end
+
+--- Starts the host if it is not running. Returns true, or false and a message (also notified).
+function M.start()
+  if H.state ~= 'stopped' then return true end
+  -- Commands work without setup(): the first one applies the defaults (highlights, autocmds).
+  if require('bb7.config').current == nil then require('bb7').setup() end
+  H.started = vim.uv.hrtime()
+  local ok, problem
+  if transport() == 'rplugin' then
+    ok, problem = start_rplugin()
+  else
+    ok, problem = start_job()
+  end
+  if not ok then log.notify(problem, 'error') end
+  return ok, problem
+end
+
+--- Stops the host on purpose (no crash message); queued calls fail quietly.
+function M.stop()
+  local chan = H.chan
+  H.chan, H.state, H.info = nil, 'stopped', nil
+  if chan then pcall(vim.fn.jobstop, chan) end
+  fail_queue({ kind = 'stopped', message = 'the host was stopped', reported = true })
+end
+
+local function decode(method, ok, reply)
+  if not ok then
+    return { kind = 'rpc', message = ('`%s` failed: %s'):format(method, first_line(reply)) }
+  end
+  if type(reply) ~= 'table' or reply.ok == nil then
+    return { kind = 'protocol', message = ('`%s`: unexpected reply from the host'):format(method) }
+  end
+  if not reply.ok then return reply.error end
+  local value = reply.value
+  if value == vim.NIL then value = nil end
+  return nil, value
+end
+
+-- One call over the transport in force; returns pcall's `ok, result`.
+local function transmit(kind, method, args)
+  if transport() == 'rplugin' then
+    return pcall(kind == 'request' and vim.fn.BB7Rpc or vim.fn.BB7Notify, method, args)
+  end
+  return pcall(kind == 'request' and vim.rpcrequest or vim.rpcnotify, H.chan, method, args)
+end
+
+local function send(call)
+  local ok, reply = transmit(call.kind, call.method, call.args or vim.empty_dict())
+  if call.kind == 'request' then
+    call.cb(decode(call.method, ok, reply))
+  elseif not ok then
+    call.cb(decode(call.method, false, reply))
+  end
+end
+
+function M.on_ready(info)
+  if H.state ~= 'starting' or info.channel ~= H.chan then
+    log.debug('ignoring ready from channel %s', tostring(info.channel))
+    return
+  end
+  if info.protocol ~= M.PROTOCOL then
+    M.stop()
+    log.notify(
+      ('the host speaks protocol %d, this plugin needs %d: run :BB7Install or update bb7'):format(
+        info.protocol,
+        M.PROTOCOL
+      ),
+      'error'
+    )
+    return
+  end
+  H.state, H.info = 'ready', info
+  H.ready_ms = (vim.uv.hrtime() - H.started) / 1e6
+  log.info('host ready in %.1f ms (bb7 %s, pid %d)', H.ready_ms, info.version, info.pid)
+  local queue = H.queue
+  H.queue = {}
+  for _, call in ipairs(queue) do
+    send(call)
+  end
+end
+
+--- Reports an error to the user unless it was already reported (a crash notifies once).
+function M.report(err)
+  if err and not err.reported then log.notify(err.message, 'error') end
+end
+
+local function enqueue(call)
+  call.cb = call.cb or M.report
+  if H.state == 'ready' then return send(call) end
+  local ok, problem = M.start()
+  if not ok then return call.cb({ kind = 'no_host', message = problem, reported = true }) end
+  if H.state == 'ready' then return send(call) end
+  table.insert(H.queue, call)
+end
+
+--- A quick request; `cb(err, value)` runs when the host answered (at once when it is ready).
+--- `err` is `{ kind, message }`; the default `cb` notifies errors.
+function M.request(method, args, cb)
+  enqueue({ kind = 'request', method = method, args = args, cb = cb })
+end
+
+--- A notification (long work); its outcome and errors come back as events.
+function M.notify(method, args) enqueue({ kind = 'notify', method = method, args = args }) end
+
+--- Waits up to `timeout_ms` for the host, then makes a request; returns `err, value`.
+--- Only for `:checkhealth` and scripts: commands use the queued `request`.
+function M.request_sync(method, args, timeout_ms)
+  local ok, problem = M.start()
+  if not ok then return { kind = 'no_host', message = problem } end
+  vim.wait(timeout_ms or 5000, function() return H.state ~= 'starting' end, 5)
+  if H.state ~= 'ready' then
+    return { kind = 'not_ready', message = 'the host did not become ready; see :BB7Log' }
+  end
+  local err, value
+  send({
+    kind = 'request',
+    method = method,
+    args = args,
+    cb = function(e, v) err, value = e, v end,
+  })
+  return err, value
+end
+
+return M

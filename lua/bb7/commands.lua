@@ -1,0 +1,335 @@
+--- Every bb7 command and `<Plug>` mapping, declared once: `plugin/bb7.lua` defines them from
+--- `M.specs`/`M.plugs` and `scripts/gen_doc.lua` documents them. A command only gathers its
+--- arguments and sends them to the host; the host decides. Nothing heavy is required at load.
+local M = {}
+
+local function backend() return require('bb7.backend') end
+local function notify(message, level) require('bb7.log').notify(message, level) end
+
+-- A mistake in how a command was called: shown as a message, not a Lua error.
+local Usage = {}
+local function usage(message) error(setmetatable({ message = message }, Usage), 0) end
+
+--- Shows errors; shows `value.message` when the host sends one back.
+local function answer(err, value)
+  if err then return backend().report(err) end
+  if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
+end
+
+--- The absolute path an optional `[path]` argument names (default: the current buffer's file).
+local function target(opts)
+  local arg = opts.fargs[1]
+  local path = arg and vim.fn.expand(arg) or vim.api.nvim_buf_get_name(0)
+  if path == '' then usage('no file: give a path, or run the command from a file buffer') end
+  return vim.fn.fnamemodify(path, ':p')
+end
+
+local function path_request(method)
+  return function(opts) backend().request(method, { path = target(opts) }, answer) end
+end
+
+local function add(readonly)
+  return function(opts)
+    local args = { path = target(opts), readonly = readonly }
+    if opts.range > 0 then
+      args.start_line, args.end_line = opts.line1, opts.line2
+    end
+    backend().request('add', args, answer)
+  end
+end
+
+local PENDING = { M = true, A = true, ['!A'] = true, ['~M'] = true }
+
+--- Completion of files in the active chat (from the status cache, never the host).
+local function context_files(filter)
+  return function(lead)
+    local out = {}
+    for path, entry in pairs(require('bb7.status').files()) do
+      local rel = vim.fn.fnamemodify(path, ':.')
+      if (not filter or filter[entry.status]) and vim.startswith(rel, lead) then
+        table.insert(out, rel)
+      end
+    end
+    table.sort(out)
+    return out
+  end
+end
+
+local function registers(lead)
+  local out = {}
+  for reg in ('"+*0123456789abcdefghijklmnopqrstuvwxyz-'):gmatch('.') do
+    if vim.startswith(reg, lead) then table.insert(out, reg) end
+  end
+  return out
+end
+
+local H = { models = {} }
+
+local function models(lead)
+  return vim.tbl_filter(function(m) return vim.startswith(m, lead) end, H.models)
+end
+
+local function pick_model()
+  backend().request('models', nil, function(err, value)
+    if err then return backend().report(err) end
+    H.models = vim.tbl_map(function(m) return m.id end, value.models or {})
+    vim.ui.select(H.models, { prompt = 'bb7 model' }, function(choice)
+      if choice then backend().request('set_model', { model = choice }, answer) end
+    end)
+  end)
+end
+
+local function paste(opts)
+  local reg = opts.fargs[1]
+  local text = ''
+  for _, r in ipairs(reg and { reg } or { '+', '"' }) do
+    local ok, value = pcall(vim.fn.getreg, r)
+    if ok and value ~= '' then
+      text = value
+      break
+    end
+  end
+  if text == '' then
+    usage(('register %s is empty: copy the model response first'):format(reg or '+'))
+  end
+  backend().request('paste', { text = text }, answer)
+end
+
+local function open_log()
+  local path = require('bb7.log').path()
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  if vim.fn.filereadable(path) == 0 then vim.fn.writefile({}, path) end
+  vim.cmd('tab split ' .. vim.fn.fnameescape(path))
+  vim.bo.autoread = true
+end
+
+--- { name, usage, desc, doc, run, nargs?, bang?, range?, complete? }
+M.specs = {
+  {
+    name = 'BB7Init',
+    usage = ':BB7Init',
+    desc = 'bb7: start using bb7 in this project (creates .bb7/)',
+    doc = [[Creates `.bb7/` (the project's chats and pending outputs) in the
+current working directory.]],
+    run = function() backend().request('init', { root = vim.fn.getcwd() }, answer) end,
+  },
+  {
+    name = 'BB7Chat',
+    usage = ':BB7Chat',
+    desc = 'bb7: toggle the chat view',
+    doc = [[Opens the chat view of the active chat, or closes it.]],
+    run = function()
+      backend().request('active_chat', nil, function(err, chat)
+        if err then return backend().report(err) end
+        require('bb7.chat').toggle(chat)
+      end)
+    end,
+  },
+  {
+    name = 'BB7NewChat',
+    usage = ':BB7NewChat [name]',
+    nargs = '?',
+    desc = 'bb7: start a new chat and make it active',
+    doc = [[Starts a new chat (named [name], or titled after its first exchange)
+and makes it the active chat.]],
+    run = function(opts) backend().request('new_chat', { name = opts.fargs[1] }, answer) end,
+  },
+  {
+    name = 'BB7Add',
+    usage = ':[range]BB7Add [path]',
+    nargs = '?',
+    range = true,
+    complete = 'file',
+    desc = 'bb7: add a file (or with a range, a section) to the chat context',
+    doc = [[Adds [path] (default: the current file) to the context of the active
+chat, writable: the model may propose changes to it. With a [range], adds
+only those lines, as a read-only section.]],
+    run = add(false),
+  },
+  {
+    name = 'BB7AddReadonly',
+    usage = ':[range]BB7AddReadonly [path]',
+    nargs = '?',
+    range = true,
+    complete = 'file',
+    desc = 'bb7: add a file to the chat context, read-only',
+    doc = [[Like |:BB7Add|, but the model may only read the file.]],
+    run = add(true),
+  },
+  {
+    name = 'BB7Remove',
+    usage = ':BB7Remove [path]',
+    nargs = '?',
+    complete = context_files(),
+    desc = 'bb7: remove a file from the chat context',
+    doc = [[Removes [path] (default: the current file) from the context.]],
+    run = path_request('remove'),
+  },
+  {
+    name = 'BB7Apply',
+    usage = ':BB7Apply[!] [path]',
+    nargs = '?',
+    bang = true,
+    complete = context_files(PENDING),
+    desc = 'bb7: apply the pending change of a file (! over local changes)',
+    doc = [[Writes the pending output of [path] (default: the current file) to the
+file, through its buffer when it is loaded (undo kept). A file with local
+changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
+(undo with |:BB7UndoApply|), |:BB7Diff| merges by hand.]],
+    run = function(opts)
+      backend().request('apply', { path = target(opts), force = opts.bang }, answer)
+    end,
+  },
+  {
+    name = 'BB7ApplyAll',
+    usage = ':BB7ApplyAll',
+    desc = 'bb7: apply every pending change (conflicts are skipped)',
+    doc = [[Applies every pending output of the active chat; conflicts (`~M`) are
+skipped and listed.]],
+    run = function() backend().request('apply_all', nil, answer) end,
+  },
+  {
+    name = 'BB7Discard',
+    usage = ':BB7Discard [path]',
+    nargs = '?',
+    complete = context_files(PENDING),
+    desc = 'bb7: discard the pending change of a file',
+    doc = [[Drops the pending output of [path] (default: the current file); the
+file is not touched.]],
+    run = path_request('discard'),
+  },
+  {
+    name = 'BB7Diff',
+    usage = ':BB7Diff [path]',
+    nargs = '?',
+    complete = context_files(PENDING),
+    desc = 'bb7: merge the pending change of a file in vimdiff',
+    doc = [[Opens the local file beside its pending output (read-only) in a diff
+tab: use |]c|, |[c|, |do| and |dp|. Closing the tab records what was
+merged; reopening shows only the remaining hunks.]],
+    run = function(opts)
+      backend().request('diff', { path = target(opts) }, function(err, paths)
+        if err then return backend().report(err) end
+        require('bb7.diff').open(paths)
+      end)
+    end,
+  },
+  {
+    name = 'BB7Cancel',
+    usage = ':BB7Cancel',
+    desc = 'bb7: cancel the streaming response',
+    doc = [[Stops the response being streamed; its partial text is kept, no
+partial edit is committed.]],
+    run = function()
+      if not backend().is_ready() then return notify('nothing to cancel') end
+      backend().notify('cancel', vim.empty_dict())
+    end,
+  },
+  {
+    name = 'BB7Model',
+    usage = ':BB7Model [model]',
+    nargs = '?',
+    complete = models,
+    desc = 'bb7: choose the model of the active chat',
+    doc = [[Sets the model of the active chat to [model], or picks one from the
+provider's tool-capable models with |vim.ui.select()|.]],
+    run = function(opts)
+      if opts.fargs[1] then
+        return backend().request('set_model', { model = opts.fargs[1] }, answer)
+      end
+      pick_model()
+    end,
+  },
+  {
+    name = 'BB7Paste',
+    usage = ':BB7Paste [register]',
+    nargs = '?',
+    complete = registers,
+    desc = 'bb7: apply a pasted model response as pending changes',
+    doc = [[Takes a model response with edit blocks from [register] (default: the
+clipboard `+`, else the unnamed register) and turns its edits into pending
+outputs of the active chat, as if the model had sent them. Works without
+an API key: paste answers from any web chat.]],
+    run = paste,
+  },
+  {
+    name = 'BB7UndoApply',
+    usage = ':BB7UndoApply [path]',
+    nargs = '?',
+    complete = context_files(),
+    desc = 'bb7: undo the last apply of a file',
+    doc = [[Restores [path] (default: the current file) as it was before the last
+|:BB7Apply| and brings the pending output back.]],
+    run = path_request('undo_apply'),
+  },
+  {
+    name = 'BB7Install',
+    usage = ':BB7Install',
+    desc = "bb7: install bb7's Python environment",
+    doc = [[Creates a venv under `stdpath('data')/bb7/venv` and pip-installs bb7 and
+its dependencies into it. Needed only when the plugin has no `.venv` and
+the `python` option is not set; bb7 asks for it again when its dependencies
+change.]],
+    run = function() require('bb7.install').run() end,
+  },
+  {
+    name = 'BB7Log',
+    usage = ':BB7Log',
+    desc = 'bb7: open the log file',
+    doc = [[Opens `stdpath('log')/bb7.log` (Lua and Python host) in a new tab.
+See |bb7-option-log_level|.]],
+    run = open_log,
+  },
+}
+
+--- `<Plug>` mappings; bb7 maps no keys globally. { lhs, modes, rhs, desc }
+M.plugs = {
+  { '<Plug>(bb7-chat)', 'n', '<Cmd>BB7Chat<CR>', 'bb7: toggle the chat view' },
+  { '<Plug>(bb7-add)', 'n', '<Cmd>BB7Add<CR>', 'bb7: add the current file' },
+  { '<Plug>(bb7-add-section)', 'x', ':BB7Add<CR>', 'bb7: add the selected lines' },
+  { '<Plug>(bb7-add-readonly)', 'n', '<Cmd>BB7AddReadonly<CR>', 'bb7: add, read-only' },
+  { '<Plug>(bb7-remove)', 'n', '<Cmd>BB7Remove<CR>', 'bb7: remove the current file' },
+  { '<Plug>(bb7-apply)', 'n', '<Cmd>BB7Apply<CR>', 'bb7: apply the pending change' },
+  { '<Plug>(bb7-discard)', 'n', '<Cmd>BB7Discard<CR>', 'bb7: discard the pending change' },
+  { '<Plug>(bb7-diff)', 'n', '<Cmd>BB7Diff<CR>', 'bb7: merge the pending change in vimdiff' },
+  { '<Plug>(bb7-cancel)', 'n', '<Cmd>BB7Cancel<CR>', 'bb7: cancel the streaming response' },
+  {
+    '<Plug>(bb7-next-pending)',
+    'n',
+    function() require('bb7.status').jump(1) end,
+    'bb7: next line a pending change touches',
+  },
+  {
+    '<Plug>(bb7-prev-pending)',
+    'n',
+    function() require('bb7.status').jump(-1) end,
+    'bb7: previous line a pending change touches',
+  },
+}
+
+--- Runs command `spec` (called by the user command); usage mistakes become messages.
+function M.run(spec, opts)
+  local ok, err = pcall(spec.run, opts)
+  if not ok then
+    if getmetatable(err) == Usage then return notify(err.message, 'error') end
+    error(err, 0)
+  end
+end
+
+--- Defines every command and `<Plug>` mapping (from plugin/bb7.lua).
+function M.define()
+  for _, spec in ipairs(M.specs) do
+    vim.api.nvim_create_user_command(spec.name, function(opts) M.run(spec, opts) end, {
+      nargs = spec.nargs or 0,
+      bang = spec.bang,
+      range = spec.range,
+      complete = spec.complete,
+      desc = spec.desc,
+    })
+  end
+  for _, plug in ipairs(M.plugs) do
+    vim.keymap.set(plug[2], plug[1], plug[3], { desc = plug[4], silent = true })
+  end
+end
+
+return M

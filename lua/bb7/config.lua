@@ -1,0 +1,289 @@
+--- bb7 options: the schema (type, default, description of every option, declared once),
+--- the merged configuration, and the one validator that says "`x` should be …".
+--- `doc/bb7.txt` is generated from `M.schema` by `scripts/gen_doc.lua`, so they cannot drift.
+local M = {}
+
+local function quote_all(values)
+  return table.concat(vim.tbl_map(function(v) return "'" .. v .. "'" end, values), ', ')
+end
+
+--- Types: `check(value)` returns true or false; `expect` completes "should be …".
+local function one_of(...)
+  local values, set = { ... }, {}
+  for _, v in ipairs(values) do
+    set[v] = true
+  end
+  return { expect = 'one of ' .. quote_all(values), check = function(v) return set[v] == true end }
+end
+
+local types = {
+  string = { expect = 'a string', check = function(v) return type(v) == 'string' and v ~= '' end },
+  optional_string = {
+    expect = 'a string or nil',
+    check = function(v) return v == nil or (type(v) == 'string' and v ~= '') end,
+  },
+  boolean = { expect = 'a boolean', check = function(v) return type(v) == 'boolean' end },
+  count = {
+    expect = 'a whole number >= 0',
+    check = function(v) return type(v) == 'number' and v >= 0 and v == math.floor(v) end,
+  },
+  key = {
+    expect = 'a key (string) or false to disable it',
+    check = function(v) return v == false or (type(v) == 'string' and v ~= '') end,
+  },
+  sign = {
+    expect = 'a table { text = <1 or 2 cells>, hl = <highlight group> }',
+    check = function(v)
+      if type(v) ~= 'table' or type(v.text) ~= 'string' or type(v.hl) ~= 'string' then
+        return false
+      end
+      for k in pairs(v) do
+        if k ~= 'text' and k ~= 'hl' then return false end
+      end
+      local width = vim.api.nvim_strwidth(v.text)
+      return width >= 1 and width <= 2 and v.hl ~= ''
+    end,
+  },
+  -- The value is a *source* of the key, never the key: it is never echoed in errors.
+  key_source = {
+    expect = "an environment variable name, 'cmd:<command>' or 'file:<path>'",
+    secret = true,
+    check = function(v)
+      if type(v) ~= 'string' then return false end
+      if v:match('^cmd:.') or v:match('^file:.') then return true end
+      return v:match('^[%a_][%w_]*$') ~= nil
+    end,
+  },
+}
+
+local function sign(name, text, hl, what)
+  return {
+    name = 'signs.' .. name,
+    default = { text = text, hl = hl },
+    type = types.sign,
+    doc = 'Sign for ' .. what .. '.',
+  }
+end
+
+--- The schema: one entry per option, in documentation order. Dotted names are nested tables.
+M.schema = {
+  {
+    name = 'python',
+    type = types.optional_string,
+    doc = [[Python interpreter that runs the bb7 host. When nil, bb7 uses
+`<plugin>/.venv/bin/python` if it exists (made by `make install` or the
+lazy.nvim `build`), else the venv that |:BB7Install| creates under
+`stdpath('data')/bb7/venv`. The interpreter needs pynvim, msgspec, rapidfuzz
+and httpx; bb7's own Python code always comes from the plugin checkout.]],
+  },
+  {
+    name = 'transport',
+    default = 'job',
+    type = one_of('job', 'rplugin'),
+    doc = [['job': bb7 starts its own host process on the first bb7 command.
+'rplugin': use the shared remote-plugin host instead (run
+|:UpdateRemotePlugins| once; `g:python3_host_prog` must have bb7's
+dependencies). See |bb7-rplugin|.]],
+  },
+  {
+    name = 'diff_mode',
+    default = 'search_replace_multi',
+    type = one_of('search_replace_multi', 'search_replace', 'anchored', 'off'),
+    doc = [[How the model edits files. 'search_replace_multi': one `edit_file`
+call with many search/replace edits, possibly across files;
+'search_replace': one edit per call; 'anchored': edits anchored on the
+first and last lines of a region; 'off': whole-file `write_file` only.]],
+  },
+  {
+    name = 'provider.base_url',
+    default = 'https://openrouter.ai/api/v1',
+    type = types.string,
+    doc = [[Base URL of an OpenAI-compatible Chat Completions API (OpenRouter,
+OpenAI, Ollama, llama.cpp server, vLLM, LM Studio, ...).]],
+  },
+  {
+    name = 'provider.model',
+    type = types.optional_string,
+    doc = [[Model id for new chats, e.g. 'anthropic/claude-sonnet-4'. When nil,
+the chat's last model is used; pick one with |:BB7Model|.]],
+  },
+  {
+    name = 'provider.api_key',
+    default = 'OPENROUTER_API_KEY',
+    type = types.key_source,
+    doc = [[Where the API key comes from, never the key itself: the name of an
+environment variable, 'cmd:<shell command>' (its output), or
+'file:<path>' (its first line). The key is never logged or stored.]],
+  },
+  {
+    name = 'layout',
+    default = 'tab',
+    type = one_of('tab', 'split'),
+    doc = [[Where |:BB7Chat| opens the chat view: its own tab page, or a
+vertical split in the current tab.]],
+  },
+  {
+    name = 'signs.enabled',
+    default = true,
+    type = types.boolean,
+    doc = [[Show bb7 signs: the status of a file of the active chat on its
+line 1, and marks on the lines a pending change touches.]],
+  },
+  {
+    name = 'signs.priority',
+    default = 5,
+    type = types.count,
+    doc = [[Priority of bb7 signs; the default is below gitsigns (6) so VCS
+signs win when both want the same line.]],
+  },
+  sign('modified', 'M', 'BB7SignModified', '`M` (a pending change)'),
+  sign('added', 'A', 'BB7SignAdded', '`A` (a pending new file)'),
+  sign('added_exists', '!A', 'BB7SignAddedExists', '`!A` (pending new file, path now exists)'),
+  sign('out_of_sync', '~', 'BB7SignOutOfSync', '`~` (local file differs from the snapshot)'),
+  sign('conflict', '~M', 'BB7SignConflict', '`~M` (local changes and a pending change)'),
+  sign('readonly', 'R', 'BB7SignReadonly', '`R` (read-only context file)'),
+  sign('section', 'S', 'BB7SignSection', '`S` (a section of the file is in context)'),
+  sign('pending_line', '│', 'BB7SignPendingLine', 'lines a pending change touches'),
+  {
+    name = 'status.debounce_ms',
+    default = 200,
+    type = types.count,
+    doc = [[Delay after the last change in a buffer before its status is
+recomputed with the buffer text (unsaved edits count).]],
+  },
+  {
+    name = 'log_level',
+    default = 'warn',
+    type = one_of('off', 'error', 'warn', 'info', 'debug'),
+    doc = [[What goes to the log file `stdpath('log')/bb7.log` (|:BB7Log|), for
+both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
+  },
+}
+
+-- Keys in bb7's own buffers (the chat view); never global mappings.
+for _, key in ipairs({
+  { 'send', '<CR>', 'send the message (normal mode, input buffer)' },
+  { 'send_insert', '<C-s>', 'send the message from insert mode' },
+  { 'cancel', '<C-c>', 'cancel the streaming response' },
+  { 'close', 'q', 'close the chat view' },
+  { 'help', '?', 'show the keys of the current bb7 buffer' },
+  { 'apply', 'p', 'apply the pending output of the file under the cursor' },
+  { 'apply_all', 'P', 'apply every pending output (conflicts are skipped)' },
+  { 'discard', 'x', 'discard the pending output under the cursor' },
+  { 'diff', 'd', 'show the pending change as a diff' },
+  { 'vimdiff', 'D', 'merge the pending change in vimdiff (|:BB7Diff|)' },
+  { 'update', 'u', 'update the snapshot from the local file' },
+  { 'update_all', 'U', 'update every snapshot from the local files' },
+  { 'toggle_readonly', 'r', 'toggle read-only for the file under the cursor' },
+  { 'remove', 'X', 'remove the file under the cursor from the context' },
+}) do
+  table.insert(M.schema, {
+    name = 'keys.' .. key[1],
+    default = key[2],
+    type = types.key,
+    doc = 'Key to ' .. key[3] .. '.',
+  })
+end
+
+-- Index the schema once (plain `find`: patterns are slow in LuaJIT and this runs at start-up).
+local by_name, groups = {}, {}
+for _, option in ipairs(M.schema) do
+  by_name[option.name] = option
+  option.parts = {}
+  local start = 1
+  while true do
+    local dot = option.name:find('.', start, true)
+    table.insert(option.parts, option.name:sub(start, dot and dot - 1 or nil))
+    if not dot then break end
+    groups[option.name:sub(1, dot - 1)] = true
+    start = dot + 1
+  end
+end
+
+local function path_get(tbl, parts)
+  for _, part in ipairs(parts) do
+    if type(tbl) ~= 'table' then return nil end
+    tbl = tbl[part]
+  end
+  return tbl
+end
+
+local function path_set(tbl, parts, value)
+  for i = 1, #parts - 1 do
+    tbl[parts[i]] = tbl[parts[i]] or {}
+    tbl = tbl[parts[i]]
+  end
+  tbl[parts[#parts]] = value
+end
+
+--- A fresh table of all defaults; with `opts`, the user's values over them (sign tables are
+--- merged key by key, so `{ text = '+' }` keeps the default highlight).
+function M.defaults(opts)
+  local out = {}
+  for _, option in ipairs(M.schema) do
+    local value = opts and path_get(opts, option.parts)
+    local default = option.default
+    if type(default) == 'table' and (value == nil or type(value) == 'table') then
+      local merged = {} -- sign specs: flat tables, merged key by key
+      for k, v in pairs(default) do
+        merged[k] = v
+      end
+      for k, v in pairs(value or {}) do
+        merged[k] = v
+      end
+      value = merged
+    elseif value == nil then
+      value = default
+    end
+    if value ~= nil then path_set(out, option.parts, value) end
+  end
+  return out
+end
+
+local function fail(name, expect, value, secret)
+  local got = secret and ('a ' .. type(value)) or vim.inspect(value, { newline = ' ', indent = '' })
+  error(string.format('bb7: `%s` should be %s, got %s', name, expect, got), 0)
+end
+
+--- Walks the user's table: groups must be tables, unknown keys are collected (not fatal, so
+--- a config written for a newer bb7 still loads).
+local function check_shape(opts, prefix, unknown)
+  for key, value in pairs(opts) do
+    local name = prefix .. tostring(key)
+    if groups[name] then
+      if type(value) ~= 'table' then fail(name, 'a table', value) end
+      check_shape(value, name .. '.', unknown)
+    elseif not by_name[name] then
+      table.insert(unknown, name)
+    end
+  end
+end
+
+--- Validates `opts` and returns the merged configuration plus the sorted unknown option names.
+--- Raises "bb7: `x` should be …" (without Lua position noise) on the first bad value.
+function M.resolve(opts)
+  if opts == nil then opts = {} end
+  if type(opts) ~= 'table' then fail('opts', 'a table', opts) end
+  local unknown = {}
+  check_shape(opts, '', unknown)
+  table.sort(unknown)
+  local merged = M.defaults(opts)
+  for _, option in ipairs(M.schema) do
+    local value = path_get(merged, option.parts)
+    if not option.type.check(value) then
+      fail(option.name, option.type.expect, value, option.type.secret)
+    end
+  end
+  return merged, unknown
+end
+
+--- The configuration in force: `setup()`'s, or the defaults when `setup()` was never called.
+M.current = nil
+M.unknown = {}
+
+function M.get()
+  if M.current == nil then M.current = M.defaults() end
+  return M.current
+end
+
+return M

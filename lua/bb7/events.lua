@@ -1,0 +1,57 @@
+--- Where host events enter Lua: the host calls `dispatch(batch)` (through `exec_lua`) with
+--- batches of `{ name, payload }`, at most ~30 times a second. Built-in events go to their
+--- module; anything else (and built-ins too) can be observed with `on()`.
+local M = {}
+
+--- Counters for tests and benchmarks: batches received and events in them.
+M.stats = { flushes = 0, events = 0 }
+
+local listeners = {}
+
+local function user_event(pattern, data)
+  vim.api.nvim_exec_autocmds('User', { pattern = pattern, data = data, modeline = false })
+end
+
+local builtin = {
+  ready = function(p) require('bb7.backend').on_ready(p) end,
+  notify = function(p) require('bb7.log').notify(p.message, p.level) end,
+  status_changed = function(p) require('bb7.status').on_status_changed(p) end,
+  request_started = function(p) user_event('BB7RequestStarted', p) end,
+  done = function(p) user_event('BB7ResponseDone', p) end,
+}
+
+--- Calls `fn(payload)` for every event `name`; returns a function that removes the listener.
+function M.on(name, fn)
+  listeners[name] = listeners[name] or {}
+  table.insert(listeners[name], fn)
+  return function()
+    for i, f in ipairs(listeners[name]) do
+      if f == fn then
+        table.remove(listeners[name], i)
+        return
+      end
+    end
+  end
+end
+
+local function call(name, fn, payload)
+  local ok, err = pcall(fn, payload)
+  if not ok then
+    require('bb7.log').notify(('handling event `%s` failed: %s'):format(name, err), 'error')
+  end
+end
+
+function M.dispatch(batch)
+  M.stats.flushes = M.stats.flushes + 1
+  for _, event in ipairs(batch) do
+    local name, payload = event[1], event[2]
+    if payload == vim.NIL then payload = nil end
+    M.stats.events = M.stats.events + 1
+    if builtin[name] then call(name, builtin[name], payload) end
+    for _, fn in ipairs(listeners[name] or {}) do
+      call(name, fn, payload)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,125 @@
+--- `:checkhealth bb7`: Neovim, configuration, Python and its packages, a host round trip,
+--- where the API key comes from (never the key), the project's `.bb7/` and the log.
+local M = {}
+
+local DEPENDENCIES = { 'pynvim', 'msgspec', 'rapidfuzz', 'httpx' }
+
+local function check_config(h)
+  h.start('bb7: configuration')
+  local config = require('bb7.config')
+  if config.current == nil then
+    h.info('setup() was not called: the defaults are in force')
+  else
+    h.ok('setup() was called')
+  end
+  for _, name in ipairs(config.unknown) do
+    h.warn(('unknown option `%s` (ignored)'):format(name), 'See :help bb7-config')
+  end
+end
+
+local function check_python(h)
+  h.start('bb7: Python')
+  local python, source = require('bb7.install').resolve()
+  if not python then return h.error(source) end
+  h.ok(('%s (from %s)'):format(python, source))
+  local script = 'import sys, importlib.metadata as m\nprint(sys.version.split()[0])\n'
+    .. 'for d in sys.argv[1:]:\n'
+    .. '    try: print(d, m.version(d))\n'
+    .. '    except m.PackageNotFoundError: print(d, "-")\n'
+  local cmd = vim.list_extend({ python, '-c', script }, DEPENDENCIES)
+  local result = vim.system(cmd, { text = true }):wait(10000)
+  if result.code ~= 0 then
+    return h.error('cannot run Python: ' .. vim.trim(result.stderr or ''))
+  end
+  local lines = vim.split(vim.trim(result.stdout), '\n')
+  h.ok('Python ' .. lines[1])
+  for i = 2, #lines do
+    local name, version = unpack(vim.split(lines[i], ' '))
+    if version == '-' then
+      h.error(name .. ' is not installed', 'Run :BB7Install, or install it for ' .. python)
+    else
+      h.ok(name .. ' ' .. version)
+    end
+  end
+end
+
+local function check_host(h)
+  h.start('bb7: host')
+  local backend = require('bb7.backend')
+  local err = backend.request_sync('ping', vim.empty_dict(), 5000)
+  local status = backend.status()
+  if err then
+    h.error('no answer from the host: ' .. err.message)
+  else
+    local start = vim.uv.hrtime()
+    err = backend.request_sync('ping', vim.empty_dict(), 5000)
+    local round_trip = (vim.uv.hrtime() - start) / 1e6
+    local info = status.info
+    h.ok(('bb7 %s, protocol %d, pid %d'):format(info.version, info.protocol, info.pid))
+    if status.ready_ms then h.info(('cold start: %.0f ms'):format(status.ready_ms)) end
+    h.ok(('round trip: %.2f ms'):format(round_trip))
+  end
+  if #status.stderr > 0 then h.info('host stderr:\n' .. table.concat(status.stderr, '\n')) end
+end
+
+--- Says where the key comes from and whether it is there, never what it is.
+local function check_api_key(h)
+  h.start('bb7: API key')
+  local source = require('bb7.config').get().provider.api_key
+  local command = source:match('^cmd:(.*)')
+  local path = source:match('^file:(.*)')
+  if command then
+    -- Only the program: an inline argument could be the key itself.
+    h.info(('from the output of a command (%s ...); not run here'):format(command:match('%S+')))
+  elseif path then
+    if vim.fn.filereadable(vim.fn.expand(path)) == 1 then
+      h.ok('from the file ' .. path)
+    else
+      h.warn('the key file ' .. path .. ' is missing or unreadable')
+    end
+  elseif (vim.env[source] or '') ~= '' then
+    h.ok(('from $%s (set)'):format(source))
+  else
+    h.warn(('$%s is not set'):format(source), {
+      ('Set it (export %s=...), or point `provider.api_key` at a cmd: or file: source'):format(
+        source
+      ),
+      ':BB7Paste works without a key',
+    })
+  end
+end
+
+local function check_project(h)
+  h.start('bb7: project state')
+  local dir = vim.fn.getcwd() .. '/.bb7'
+  if vim.fn.isdirectory(dir) == 0 then
+    return h.info(('no .bb7/ in %s: run :BB7Init to use bb7 here'):format(vim.fn.getcwd()))
+  end
+  local db = dir .. '/bb7.db'
+  if vim.fn.filereadable(db) == 1 then
+    h.ok(('%s (%d KiB)'):format(db, math.ceil(vim.fn.getfsize(db) / 1024)))
+  else
+    h.warn(dir .. ' has no bb7.db', 'Run :BB7Init again')
+  end
+end
+
+function M.check()
+  local h = vim.health
+  h.start('bb7: Neovim')
+  local version = tostring(vim.version())
+  if vim.fn.has('nvim-0.10') == 1 then
+    h.ok('Neovim ' .. version)
+  else
+    h.error('Neovim ' .. version .. ': bb7 needs 0.10 or newer')
+  end
+  check_config(h)
+  check_python(h)
+  check_host(h)
+  check_api_key(h)
+  check_project(h)
+  h.start('bb7: log')
+  local log = require('bb7.log')
+  h.info(('%s (level %s)'):format(log.path(), log.level()))
+end
+
+return M

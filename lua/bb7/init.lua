@@ -1,0 +1,90 @@
+--- bb7: LLM-assisted, non-agentic coding. This is the public Lua API (|bb7-functions|):
+--- `setup()`, `status()`, `statusline()`, `send()`. Setup only configures: the Python host
+--- starts on the first bb7 command.
+local M = {}
+
+local H = { seq = 0 }
+
+--- Validates and applies `opts` (see |bb7-config|). Idempotent; starts nothing.
+function M.setup(opts)
+  local config = require('bb7.config')
+  local merged, unknown = config.resolve(opts)
+  config.current, config.unknown = merged, unknown
+  if #unknown > 0 then
+    require('bb7.log').notify(
+      ('unknown option(s) ignored: %s (see :help bb7-config)'):format(table.concat(unknown, ', ')),
+      'warn'
+    )
+  end
+
+  local group = vim.api.nvim_create_augroup('bb7', { clear = true })
+  local highlight = require('bb7.highlight')
+  highlight.apply()
+  vim.api.nvim_create_autocmd('ColorScheme', {
+    group = group,
+    desc = 'bb7: define highlight groups again',
+    callback = highlight.apply,
+  })
+  H.status_autocmds(group)
+  -- Sign options may have changed: redraw the buffers that already show a status.
+  local status = package.loaded['bb7.status']
+  if status and next(status.files()) then
+    for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+      status.render(buf)
+    end
+  end
+end
+
+--- Keeps statuses fresh. Callbacks load `bb7.status` only when they run, so setup stays cheap;
+--- refreshes do nothing until a bb7 command has started the host.
+function H.status_autocmds(group)
+  local function status() return require('bb7.status') end
+  local function autocmd(events, desc, callback)
+    vim.api.nvim_create_autocmd(events, { group = group, desc = 'bb7: ' .. desc, callback = callback })
+  end
+  autocmd({ 'BufReadPost', 'BufFilePost' }, 'show the cached status, then refresh it', function(ev)
+    status().render(ev.buf)
+    status().refresh({ ev.buf })
+  end)
+  autocmd(
+    { 'BufWritePost', 'FileChangedShellPost' },
+    'refresh the status of a written or reloaded file',
+    function(ev) status().refresh({ ev.buf }) end
+  )
+  autocmd(
+    { 'TextChanged', 'TextChangedI' },
+    'refresh the status with the unsaved buffer text (debounced)',
+    function(ev) status().schedule_refresh(ev.buf) end
+  )
+  autocmd(
+    'FocusGained',
+    'refresh every status (files may have changed outside Neovim)',
+    function() status().refresh(vim.api.nvim_list_bufs(), true) end
+  )
+end
+
+--- Status of a buffer's file in the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'.
+--- Reads the Lua-side cache; never calls the host (safe in statuslines).
+function M.status(bufnr) return require('bb7.status').get(bufnr) end
+
+--- Statusline component: '' when blank, else 'bb7:' followed by the status.
+function M.statusline(bufnr) return require('bb7.status').statusline(bufnr) end
+
+--- Sends `text` to the model in the active chat; returns the request id. `opts.model`
+--- overrides the chat's model. Progress arrives as events and `User` autocmds.
+function M.send(text, opts)
+  if type(text) ~= 'string' or text == '' then
+    error('bb7: `text` should be a non-empty string', 0)
+  end
+  opts = opts or {}
+  H.seq = H.seq + 1
+  local request_id = ('%x-%d'):format(os.time(), H.seq)
+  require('bb7.backend').notify('send', {
+    request_id = request_id,
+    text = text,
+    model = opts.model,
+  })
+  return request_id
+end
+
+return M

@@ -1,0 +1,157 @@
+--- The Lua-side cache of file statuses, fed only by the host's `status_changed` events
+--- (statuses are decided once, in Python). From it: `vim.b.bb7_status`, a sign on line 1
+--- and on the lines a pending change touches (own namespace), the statusline component and
+--- `User BB7StatusChanged`. Reading a status never calls the host.
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace('bb7_status')
+
+-- Sign option for each status.
+local SIGN = {
+  M = 'modified',
+  A = 'added',
+  ['!A'] = 'added_exists',
+  ['~'] = 'out_of_sync',
+  ['~M'] = 'conflict',
+  R = 'readonly',
+  S = 'section',
+}
+
+local H = {
+  files = {}, -- absolute path -> { status = 'M', lines = { 3, 4 } }
+  dirty = {}, -- buffers waiting for the debounce timer
+  timer = nil,
+}
+
+local function bufnr(buf)
+  if buf == nil or buf == 0 then return vim.api.nvim_get_current_buf() end
+  return buf
+end
+
+--- Files of the active chat as last reported by the host: absolute path -> entry.
+function M.files() return H.files end
+
+function M.get(buf)
+  buf = bufnr(buf)
+  if not vim.api.nvim_buf_is_valid(buf) then return '' end
+  local entry = H.files[vim.api.nvim_buf_get_name(buf)]
+  return entry and entry.status or ''
+end
+
+function M.statusline(buf)
+  local status = M.get(buf)
+  return status == '' and '' or ('bb7:' .. status)
+end
+
+--- Draws the cached status of one buffer: `vim.b.bb7_status` and signs.
+function M.render(buf)
+  if not vim.api.nvim_buf_is_loaded(buf) then return end
+  local entry = H.files[vim.api.nvim_buf_get_name(buf)]
+  local status = entry and entry.status or ''
+  if entry or vim.b[buf].bb7_status ~= nil then vim.b[buf].bb7_status = status end
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  local signs = require('bb7.config').get().signs
+  if status == '' or not signs.enabled then return end
+  local function mark(line, spec)
+    vim.api.nvim_buf_set_extmark(buf, M.ns, line, 0, {
+      sign_text = spec.text,
+      sign_hl_group = spec.hl,
+      priority = signs.priority,
+    })
+  end
+  if signs[SIGN[status]] then mark(0, signs[SIGN[status]]) end
+  local count = vim.api.nvim_buf_line_count(buf)
+  for _, line in ipairs(entry.lines or {}) do
+    if line >= 1 and line <= count then mark(line - 1, signs.pending_line) end
+  end
+end
+
+--- Moves the cursor to the next (1) or previous (-1) line a pending change touches.
+function M.jump(direction)
+  local entry = H.files[vim.api.nvim_buf_get_name(0)]
+  local current = vim.api.nvim_win_get_cursor(0)[1]
+  local lines = vim.deepcopy(entry and entry.lines or {})
+  table.sort(lines, function(a, b) return direction > 0 and a < b or a > b end)
+  for _, line in ipairs(lines) do
+    if (line - current) * direction > 0 then
+      return vim.api.nvim_win_set_cursor(0, { line, 0 })
+    end
+  end
+end
+
+function M.on_status_changed(event)
+  local changed = {}
+  if event.full then
+    for path in pairs(H.files) do
+      changed[path] = true
+    end
+    H.files = {}
+  end
+  for path, file in pairs(event.files or {}) do
+    H.files[path] = { status = file.status, lines = file.lines }
+    changed[path] = true
+  end
+  for _, path in ipairs(event.removed or {}) do
+    H.files[path] = nil
+    changed[path] = true
+  end
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and changed[vim.api.nvim_buf_get_name(buf)] then
+      M.render(buf)
+    end
+  end
+  vim.api.nvim_exec_autocmds('User', {
+    pattern = 'BB7StatusChanged',
+    data = { paths = vim.tbl_keys(changed) },
+    modeline = false,
+  })
+  vim.cmd('redrawstatus!')
+end
+
+-- Background refreshes are not commands: a missing backend is logged, not shown.
+local function quiet(err)
+  if err and err.kind ~= 'not_available' then return require('bb7.backend').report(err) end
+  if err then require('bb7.log').debug('statuses: %s', err.message) end
+end
+
+local function buffer_text(buf)
+  return {
+    path = vim.api.nvim_buf_get_name(buf),
+    changedtick = vim.api.nvim_buf_get_changedtick(buf),
+    lines = vim.bo[buf].modified and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or nil,
+  }
+end
+
+--- Asks the host to recompute the statuses of `bufs` (files of the chat only), or of every
+--- file when `all`. Does nothing while the host is not running: it never starts it.
+function M.refresh(bufs, all)
+  local backend = require('bb7.backend')
+  if not backend.is_ready() then return end
+  local buffers = {}
+  for _, buf in ipairs(bufs) do
+    if vim.api.nvim_buf_is_loaded(buf) and H.files[vim.api.nvim_buf_get_name(buf)] then
+      table.insert(buffers, buffer_text(buf))
+    end
+  end
+  if #buffers == 0 and not all then return end
+  backend.request('statuses', { buffers = buffers, all = all or false }, quiet)
+end
+
+--- Refreshes `buf` once it has been left alone for `status.debounce_ms` (TextChanged).
+function M.schedule_refresh(buf)
+  if not H.files[vim.api.nvim_buf_get_name(buf)] then return end
+  H.dirty[buf] = true
+  H.timer = H.timer or assert(vim.uv.new_timer())
+  H.timer:stop()
+  H.timer:start(
+    require('bb7.config').get().status.debounce_ms,
+    0,
+    vim.schedule_wrap(function()
+      local bufs = vim.tbl_keys(H.dirty)
+      H.dirty = {}
+      M.refresh(bufs)
+    end)
+  )
+end
+
+return M

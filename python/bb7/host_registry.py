@@ -1,0 +1,156 @@
+"""The host's handler table: method name -> (argument Struct, function), and the dispatch glue.
+
+A handler is `fn(ctx, args) -> result`: `args` is the decoded Struct, `result` any msgspec-encodable
+value, or a `Problem` when the user must act. Requests (`vim.rpcrequest`) get the result back in a
+`Reply`; notifications (`vim.rpcnotify`, for long work such as `send`) reply through events.
+Handlers run on pynvim's loop thread and must return in well under 10 ms: slow work goes to
+`ctx.spawn`, whose thread talks back through `ctx.emit` (thread-safe).
+This module knows nothing about what the methods do; `bb7.host_handlers` fills the table.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from bb7 import __version__
+from bb7.host_events import EventSink
+from bb7.protocol import Notify, Problem, Reply
+
+logger = logging.getLogger(__name__)
+
+A = TypeVar("A")
+
+
+class Context:
+    """What a handler may use: events to Lua, the loop, worker threads. Never blocks Neovim."""
+
+    def __init__(self, sink: EventSink, post: Callable[..., None]) -> None:
+        self._sink = sink
+        self._post = post
+        self._loop_thread = threading.current_thread()
+
+    def emit(self, name: str, payload: object = None) -> None:
+        """Send an event to Lua (batched); from a worker thread it re-enters the loop first."""
+        if threading.current_thread() is self._loop_thread:
+            self._sink.emit(name, payload)
+        else:
+            self._post(self._sink.emit, name, payload)
+
+    def post(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run `fn(*args)` on the loop thread soon (`nvim.async_call`); safe from any thread."""
+        self._post(fn, *args)
+
+    def spawn(self, fn: Callable[..., None], *args: Any, name: str) -> threading.Thread:
+        """Run slow work (HTTP, big diffs) in a daemon thread; exceptions are logged."""
+
+        def run() -> None:
+            try:
+                fn(*args)
+            except Exception:
+                logger.exception("worker %s failed", name)
+                self.emit("notify", Notify("error", f"{name} failed (details in :BB7Log)"))
+
+        thread = threading.Thread(target=run, name=f"bb7-{name}", daemon=True)
+        thread.start()
+        return thread
+
+
+@dataclass(frozen=True)
+class Route(Generic[A]):
+    args_type: type[A]
+    fn: Callable[[Context, A], object]
+    planned: bool = False
+
+
+class Registry:
+    """Requests and notifications by name. Later layers add one line per method."""
+
+    def __init__(self) -> None:
+        self.requests: dict[str, Route[Any]] = {}
+        self.notifications: dict[str, Route[Any]] = {}
+
+    def request(self, name: str, args_type: type[A], fn: Callable[[Context, A], object]) -> None:
+        """Register a quick request; replaces a `planned` placeholder of the same name."""
+        _add(self.requests, name, Route(args_type, fn))
+
+    def notification(
+        self, name: str, args_type: type[A], fn: Callable[[Context, A], object]
+    ) -> None:
+        """Register a notification (long work; its outcome goes back as events)."""
+        _add(self.notifications, name, Route(args_type, fn))
+
+    def planned_request(self, name: str, args_type: type[Any]) -> None:
+        """A request Lua already sends whose backend is not built yet: answers not_available."""
+        _add(self.requests, name, Route(args_type, _not_available(name), planned=True))
+
+    def planned_notification(self, name: str, args_type: type[Any]) -> None:
+        _add(self.notifications, name, Route(args_type, _not_available(name), planned=True))
+
+    def planned(self) -> list[str]:
+        """Names still answered by a placeholder (for :checkhealth and the docs)."""
+        routes = {**self.requests, **self.notifications}
+        return sorted(name for name, route in routes.items() if route.planned)
+
+
+def _add(table: dict[str, Route[Any]], name: str, route: Route[Any]) -> None:
+    existing = table.get(name)
+    if existing is not None and not existing.planned:
+        raise ValueError(f"bb7 host: method {name!r} is registered twice")
+    table[name] = route
+
+
+def _not_available(name: str) -> Callable[[Context, object], Problem]:
+    def handler(ctx: Context, args: object) -> Problem:
+        return Problem(
+            "not_available",
+            f"`{name}` is not available yet in bb7 {__version__}; update bb7 to use it",
+        )
+
+    return handler
+
+
+def _run(route: Route[Any], ctx: Context, name: str, args: list[Any]) -> object:
+    """Decode the single table argument and call the handler; failures become Problems."""
+    raw = args[0] if args else {}
+    if raw == [] or raw is None:  # Lua encodes an empty table as an empty array
+        raw = {}
+    try:
+        decoded = msgspec.convert(raw, route.args_type)
+    except msgspec.ValidationError as err:
+        logger.warning("bad arguments for %s: %s", name, err)
+        return Problem("invalid_args", f"bad arguments for `{name}`: {err}")
+    try:
+        return route.fn(ctx, decoded)
+    except Exception as err:
+        logger.exception("handler %s failed", name)
+        return Problem("bug", f"`{name}` failed: {err!r} (details in :BB7Log)")
+
+
+def _dispatch(
+    table: dict[str, Route[Any]], kind: str, ctx: Context, name: str, args: list[Any]
+) -> object:
+    route = table.get(name)
+    if route is None:
+        return Problem("unknown_method", f"the host has no {kind} `{name}`")
+    return _run(route, ctx, name, args)
+
+
+def handle_request(registry: Registry, ctx: Context, name: str, args: list[Any]) -> Any:
+    """Run request `name` and return the encoded `Reply` (plain msgpack values)."""
+    result = _dispatch(registry.requests, "request", ctx, name, args)
+    if isinstance(result, Problem):
+        return msgspec.to_builtins(Reply(ok=False, error=result))
+    return msgspec.to_builtins(Reply(ok=True, value=result))
+
+
+def handle_notification(registry: Registry, ctx: Context, name: str, args: list[Any]) -> None:
+    """Run notification `name`; a Problem is shown to the user as a `notify` event."""
+    result = _dispatch(registry.notifications, "notification", ctx, name, args)
+    if isinstance(result, Problem):
+        ctx.emit("notify", Notify("error", result.message))

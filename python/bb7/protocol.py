@@ -1,0 +1,175 @@
+"""The messages between the Lua frontend and the Python host: arguments, replies and events.
+
+Every message is a msgspec Struct; the host converts them to plain msgpack values at the edge.
+Lua sends one table per call (decoded into the `*Args` Struct registered for the method), gets a
+`Reply` back for requests, and receives events as batches of `[name, payload]` pairs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+# Bumped whenever a message changes incompatibly; `lua/bb7/backend.lua` holds the same number
+# and refuses a host that speaks another one (a stale venv or checkout).
+PROTOCOL = 1
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """A failure the user must act on; `message` says what happened and what to do next."""
+
+    kind: str
+    message: str
+
+
+class Reply(msgspec.Struct, frozen=True):
+    """The answer to every request: `value` when `ok`, else `error`."""
+
+    ok: bool
+    value: Any = None
+    error: Problem | None = None
+
+
+# --- events (host -> Lua) -----------------------------------------------------------------
+
+
+class Ready(msgspec.Struct, frozen=True):
+    """First event of every host: Lua queues calls until it arrives."""
+
+    version: str
+    protocol: int
+    pid: int
+    channel: int
+    python: str
+
+
+class Notify(msgspec.Struct, frozen=True):
+    """A message for `vim.notify` (errors of notifications, which have no reply)."""
+
+    level: Literal["error", "warn", "info"]
+    message: str
+
+
+class FileStatus(msgspec.Struct, frozen=True):
+    """Status of one file of the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'."""
+
+    status: str
+    # 1-based lines of the local file that a pending change touches (for line signs).
+    lines: list[int] = []
+
+
+class StatusChanged(msgspec.Struct, frozen=True):
+    """New statuses keyed by absolute path; `full` replaces the whole Lua cache."""
+
+    files: dict[str, FileStatus]
+    removed: list[str] = []
+    full: bool = False
+
+
+class RequestStarted(msgspec.Struct, frozen=True):
+    """A `send` began streaming (becomes `User BB7RequestStarted`)."""
+
+    request_id: str
+
+
+class Done(msgspec.Struct, frozen=True):
+    """A response finished (becomes `User BB7ResponseDone` with data ok, files, errors)."""
+
+    request_id: str
+    ok: bool
+    files: list[str] = []
+    errors: list[str] = []
+
+
+# --- arguments (Lua -> host) ---------------------------------------------------------------
+
+
+class NoArgs(msgspec.Struct, frozen=True):
+    """Arguments of a method that takes none."""
+
+
+class PingArgs(msgspec.Struct, frozen=True):
+    """`ping`: echo `payload` back (health check round trip, tests)."""
+
+    payload: Any = None
+
+
+class Pong(msgspec.Struct, frozen=True):
+    payload: Any
+    version: str
+    pid: int
+
+
+class EchoEventsArgs(msgspec.Struct, frozen=True):
+    """`echo_events`: a worker thread emits these `[name, payload]` events (tests, benchmarks)."""
+
+    events: list[tuple[str, Any]]
+    interval_ms: float = 0.0
+
+
+class InitArgs(msgspec.Struct, frozen=True):
+    root: str
+
+
+class NewChatArgs(msgspec.Struct, frozen=True):
+    name: str | None = None
+
+
+class PathArgs(msgspec.Struct, frozen=True):
+    """A method acting on one file (absolute path)."""
+
+    path: str
+
+
+class AddArgs(msgspec.Struct, frozen=True):
+    """`add`: a whole file, or a section when `start_line`/`end_line` (1-based, inclusive)."""
+
+    path: str
+    readonly: bool = False
+    start_line: int | None = None
+    end_line: int | None = None
+
+
+class ApplyArgs(msgspec.Struct, frozen=True):
+    """`apply`: `force` applies over local changes (`:BB7Apply!`)."""
+
+    path: str
+    force: bool = False
+
+
+class SetModelArgs(msgspec.Struct, frozen=True):
+    model: str
+
+
+class PasteArgs(msgspec.Struct, frozen=True):
+    """`paste`: a model response (edit blocks) pasted by the user."""
+
+    text: str
+
+
+class SendArgs(msgspec.Struct, frozen=True):
+    request_id: str
+    text: str
+    model: str | None = None
+
+
+class CancelArgs(msgspec.Struct, frozen=True):
+    """`cancel`: the given request, or whatever is streaming when None."""
+
+    request_id: str | None = None
+
+
+class BufferText(msgspec.Struct, frozen=True):
+    """A loaded buffer: `lines` only when it has unsaved changes (else the host reads disk)."""
+
+    path: str
+    changedtick: int
+    lines: list[str] | None = None
+
+
+class StatusesArgs(msgspec.Struct, frozen=True):
+    """`statuses`: recompute these buffers (or every file of the chat when `all`)."""
+
+    buffers: list[BufferText] = []
+    all: bool = False

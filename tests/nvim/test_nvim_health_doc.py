@@ -1,0 +1,94 @@
+"""`:checkhealth bb7` and `doc/bb7.txt`: generated from the same sources, a tag for everything."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from editor import NVIM, ROOT
+
+
+def checkhealth(nvim: Any) -> str:
+    nvim.command("checkhealth bb7")
+    return "\n".join(nvim.current.buffer[:])
+
+
+def test_checkhealth_reports_python_packages_and_a_host_round_trip(nvim: Any) -> None:
+    report = checkhealth(nvim)
+    assert "OK Neovim 0." in report
+    assert f"OK {ROOT / '.venv' / 'bin' / 'python'} (from the plugin venv)" in report
+    for package in ("pynvim", "msgspec", "rapidfuzz", "httpx"):
+        assert re.search(rf"OK {package} \d+\.\d+", report), package
+    assert "OK bb7 0.1.0, protocol 1, pid" in report
+    assert re.search(r"OK round trip: \d+\.\d+ ms", report)
+    assert "no .bb7/ in" in report and "run :BB7Init" in report
+    assert "bb7.log (level debug)" in report
+
+
+def test_checkhealth_names_the_key_source_and_never_the_key(
+    launch: Any, monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
+    monkeypatch.setenv("MY_LLM_KEY", "sk-very-secret-value")
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ provider = { api_key = 'MY_LLM_KEY' } })")
+    (project / ".bb7").mkdir()
+    (project / ".bb7" / "bb7.db").write_bytes(b"\0" * 3000)
+    report = checkhealth(nvim)
+    assert "OK from $MY_LLM_KEY (set)" in report
+    assert "sk-very-secret-value" not in report
+    assert f"OK {project / '.bb7' / 'bb7.db'} (3 KiB)" in report
+    nvim.exec_lua("require('bb7').setup({ provider = { api_key = 'cmd:echo sk-inline-key' } })")
+    report = checkhealth(nvim)
+    assert "from the output of a command (echo ...); not run here" in report
+    assert "sk-inline-key" not in report
+
+
+def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launch: Any) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ provider = { api_key = 'NO_SUCH_KEY_VAR' }, x = 1 })")
+    report = checkhealth(nvim)
+    assert "WARNING $NO_SUCH_KEY_VAR is not set" in report
+    assert ":BB7Paste works without a key" in report
+    assert "WARNING unknown option `x` (ignored)" in report
+
+
+def test_the_help_file_is_generated_from_the_current_sources() -> None:
+    result = subprocess.run(
+        [str(NVIM), "-l", str(ROOT / "scripts" / "gen_doc.lua"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_helptags_has_a_tag_for_every_option_command_function_and_group(
+    nvim: Any, tmp_path: Path
+) -> None:
+    doc = tmp_path / "doc"
+    shutil.copytree(ROOT / "doc", doc)
+    nvim.command(f"helptags {doc}")
+    tags = {line.split("\t")[0] for line in (doc / "tags").read_text().splitlines()}
+    expected = nvim.exec_lua(
+        """
+        local out = {}
+        for _, o in ipairs(require('bb7.config').schema) do
+          table.insert(out, 'bb7-option-' .. o.name)
+        end
+        for name in pairs(vim.api.nvim_get_commands({})) do
+          if name:match('^BB7') then table.insert(out, ':' .. name) end
+        end
+        for name, value in pairs(require('bb7')) do
+          if type(value) == 'function' then table.insert(out, 'bb7.' .. name .. '()') end
+        end
+        for _, g in ipairs(require('bb7.highlight').groups) do table.insert(out, g[1]) end
+        for _, p in ipairs(require('bb7.commands').plugs) do table.insert(out, p[1]) end
+        return out
+        """
+    )
+    expected += ["BB7StatusChanged", "BB7RequestStarted", "BB7ResponseDone", "b:bb7_status"]
+    assert len(expected) > 60
+    assert sorted(set(expected) - tags) == []

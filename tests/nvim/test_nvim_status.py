@@ -1,0 +1,141 @@
+"""File statuses: a Lua cache fed by the host's `status_changed` events, shown as a sign on
+line 1, signs on pending lines, `b:bb7_status`, the statusline, and `User` autocmds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from editor import emit, publish_status, screen, start_host, wait_for
+
+SIGNS = """
+  local ns = require('bb7.status').ns
+  local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
+  return vim.tbl_map(function(m) return { m[2] + 1, m[4].sign_text, m[4].sign_hl_group } end, marks)
+"""
+
+COUNT_USER_EVENTS = """
+  _G.user_events = {}
+  vim.api.nvim_create_autocmd('User', {
+    pattern = { 'BB7StatusChanged', 'BB7RequestStarted', 'BB7ResponseDone' },
+    callback = function(ev) table.insert(_G.user_events, { ev.match, ev.data }) end,
+  })
+"""
+
+
+def status_event(path: Path, status: str, lines: list[int] | None = None) -> dict[str, Any]:
+    return {"files": {str(path): {"status": status, "lines": lines or []}}}
+
+
+def test_a_status_event_shows_on_screen_in_signs_statusline_and_buffer_var(
+    nvim: Any, project: Path
+) -> None:
+    nvim.command("edit a.py")
+    nvim.exec_lua(COUNT_USER_EVENTS)
+    start_host(nvim)
+    emit(nvim, ("status_changed", status_event(project / "a.py", "M", [2, 3])))
+    wait_for(nvim, "#_G.user_events == 1")
+    assert nvim.exec_lua("return require('bb7').status()") == "M"
+    assert nvim.exec_lua("return vim.b.bb7_status") == "M"
+    assert nvim.exec_lua(SIGNS) == [
+        [1, "M ", "BB7SignModified"],
+        [2, "│ ", "BB7SignPendingLine"],
+        [3, "│ ", "BB7SignPendingLine"],
+    ]
+    rows = screen(nvim)
+    assert rows[0].startswith("M   one = 1")
+    assert rows[1].startswith("│   two = 2")
+    assert "a.py bb7:M" in rows
+    event = nvim.exec_lua("return _G.user_events[1]")
+    assert event == ["BB7StatusChanged", {"paths": [str(project / "a.py")]}]
+
+
+def test_a_removed_file_loses_its_status_and_signs(nvim: Any, project: Path) -> None:
+    nvim.command("edit a.py")
+    start_host(nvim)
+    publish_status(nvim, project / "a.py", "~M", [1])
+    emit(nvim, ("status_changed", {"files": {}, "removed": [str(project / "a.py")]}))
+    wait_for(nvim, "vim.b.bb7_status == ''")
+    assert nvim.exec_lua(SIGNS) == []
+    assert "a.py" in screen(nvim)  # statusline without a bb7 part
+
+
+def test_a_full_refresh_replaces_the_whole_cache(nvim: Any, project: Path) -> None:
+    start_host(nvim)
+    emit(
+        nvim,
+        ("status_changed", status_event(project / "a.py", "M")),
+        ("status_changed", {**status_event(project / "b.py", "R"), "full": True}),
+    )
+    wait_for(nvim, f"require('bb7.status').files()[{str(project / 'b.py')!r}] ~= nil")
+    files = nvim.exec_lua("return vim.tbl_keys(require('bb7.status').files())")
+    assert files == [str(project / "b.py")]
+
+
+def test_a_file_opened_after_the_event_shows_its_status_from_the_cache(
+    nvim: Any, project: Path
+) -> None:
+    start_host(nvim)
+    publish_status(nvim, project / "b.py", "A")
+    nvim.command("edit b.py")
+    assert nvim.exec_lua(SIGNS) == [[1, "A ", "BB7SignAdded"]]
+    assert screen(nvim)[0].startswith("A   print('b')")
+
+
+def test_reading_a_status_never_starts_or_calls_the_host(nvim: Any) -> None:
+    nvim.command("edit a.py")
+    assert nvim.exec_lua("return require('bb7').status(0)") == ""
+    assert nvim.exec_lua("return require('bb7').statusline()") == ""
+    screen(nvim)  # draws the statusline, which calls bb7
+    assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
+
+
+def test_signs_follow_the_options(launch: Any, project: Path) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ signs = { priority = 9, conflict = { text = '!!' } } })")
+    nvim.command("edit a.py")
+    start_host(nvim)
+    publish_status(nvim, project / "a.py", "~M")
+    mark = nvim.exec_lua(
+        "return vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1,"
+        " { details = true })[1][4]"
+    )
+    assert (mark["sign_text"], mark["sign_hl_group"], mark["priority"]) == (
+        "!!",
+        "BB7SignConflict",
+        9,
+    )
+    nvim.exec_lua("require('bb7').setup({ signs = { enabled = false } })")
+    assert nvim.exec_lua(SIGNS) == []
+
+
+def test_response_events_become_user_autocmds(nvim: Any) -> None:
+    nvim.exec_lua(COUNT_USER_EVENTS)
+    start_host(nvim)
+    done = {"request_id": "r1", "ok": False, "files": ["a.py"], "errors": ["not found"]}
+    emit(nvim, ("request_started", {"request_id": "r1"}), ("done", done))
+    wait_for(nvim, "#_G.user_events == 2")
+    assert nvim.exec_lua("return _G.user_events") == [
+        ["BB7RequestStarted", {"request_id": "r1"}],
+        ["BB7ResponseDone", done],
+    ]
+
+
+def test_editing_a_chat_file_asks_the_host_for_its_status_after_a_pause(
+    launch: Any, project: Path, tmp_path: Path
+) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ status = { debounce_ms = 20 } })")
+    nvim.command("edit a.py")
+    start_host(nvim)
+    publish_status(nvim, project / "a.py", "")
+    nvim.exec_lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'one = 111' })")
+    nvim.exec_lua("vim.api.nvim_exec_autocmds('TextChanged', { buffer = 0 })")
+    log = tmp_path / "home" / "xdg_state_home" / "nvim" / "bb7.log"
+    wait_for(
+        nvim,
+        f"table.concat(vim.fn.readfile({str(log)!r}), '\\n')"
+        ":find('statuses: `statuses` is not available yet', 1, true)",
+    )
+    assert "request statuses" in log.read_text()
+    assert nvim.exec_lua("return _G.notifications") == []  # background work stays quiet

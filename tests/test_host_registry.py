@@ -1,0 +1,196 @@
+"""The host's handler table and event batching, without Neovim (the editor side is tested in
+tests/nvim/)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from bb7.host_events import EventSink
+from bb7.host_handlers import PLANNED_NOTIFICATIONS, PLANNED_REQUESTS, build_registry
+from bb7.host_registry import Context, Registry, handle_notification, handle_request
+from bb7.protocol import PROTOCOL, PathArgs, PingArgs, Problem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class ManualClock:
+    """Time and a scheduler that only move when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.timers: list[tuple[float, Callable[[], None]]] = []
+
+    def schedule(self, delay: float, fn: Callable[[], None]) -> None:
+        self.timers.append((self.now + delay, fn))
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        due = [t for t in self.timers if t[0] <= self.now]
+        self.timers = [t for t in self.timers if t[0] > self.now]
+        for _, fn in due:
+            fn()
+
+
+def make_sink(clock: ManualClock) -> tuple[EventSink, list[list[Any]]]:
+    batches: list[list[Any]] = []
+    sink = EventSink(batches.append, clock.schedule, clock=lambda: clock.now)
+    return sink, batches
+
+
+def test_the_first_event_goes_out_at_once_and_later_ones_are_batched() -> None:
+    clock = ManualClock()
+    sink, batches = make_sink(clock)
+    sink.emit("ready", {"protocol": 1})
+    clock.advance(0)
+    assert batches == [[["ready", {"protocol": 1}]]]
+    for i in range(100):  # 100 events over 0.5 s
+        sink.emit("chunk", i)
+        clock.advance(0.005)
+    clock.advance(1)
+    assert [event[1] for batch in batches[1:] for event in batch] == list(range(100))
+    assert len(batches) - 1 <= 0.5 * 30 + 1
+
+
+def test_flushes_are_at_least_a_thirtieth_of_a_second_apart() -> None:
+    clock = ManualClock()
+    times: list[float] = []
+    sink = EventSink(lambda batch: times.append(clock.now), clock.schedule, clock=lambda: clock.now)
+    for _ in range(400):
+        sink.emit("chunk", "x")
+        clock.advance(0.001)
+    clock.advance(1)
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= 1 / 30 - 1e-9
+
+
+def test_a_payload_is_captured_when_emitted() -> None:
+    clock = ManualClock()
+    sink, batches = make_sink(clock)
+    payload = {"files": ["a.py"]}
+    sink.emit("status_changed", payload)
+    payload["files"].append("b.py")
+    clock.advance(0)
+    assert batches == [[["status_changed", {"files": ["a.py"]}]]]
+
+
+class HandLoop:
+    """A handler context whose loop is run by hand: `drain()` runs what was posted to it."""
+
+    def __init__(self) -> None:
+        self.clock = ManualClock()
+        sink, self.batches = make_sink(self.clock)
+        self.posted: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
+        self.ctx = Context(sink, lambda fn, *args: self.posted.append((fn, args)))
+
+    def drain(self) -> list[list[Any]]:
+        for fn, args in self.posted:
+            fn(*args)
+        self.posted.clear()
+        self.clock.advance(1)
+        return self.batches
+
+
+def test_a_request_reply_carries_the_value_or_the_problem() -> None:
+    ctx = HandLoop().ctx
+    registry = build_registry()
+    reply = handle_request(registry, ctx, "ping", [{"payload": [1, "a"]}])
+    assert reply["ok"] is True and reply["value"]["payload"] == [1, "a"]
+    reply = handle_request(registry, ctx, "apply", [{"path": "/p/a.py", "force": True}])
+    assert reply == {
+        "ok": False,
+        "value": None,
+        "error": {
+            "kind": "not_available",
+            "message": "`apply` is not available yet in bb7 0.1.0; update bb7 to use it",
+        },
+    }
+
+
+def test_bad_arguments_unknown_methods_and_bugs_become_problems() -> None:
+    ctx = HandLoop().ctx
+    registry = Registry()
+
+    def broken(ctx: Context, args: PathArgs) -> None:
+        raise KeyError(args.path)
+
+    registry.request("broken", PathArgs, broken)
+    errors = [
+        handle_request(registry, ctx, "broken", [{"path": 3}])["error"],
+        handle_request(registry, ctx, "nope", [])["error"],
+        handle_request(registry, ctx, "broken", [{"path": "x"}])["error"],
+    ]
+    assert [e["kind"] for e in errors] == ["invalid_args", "unknown_method", "bug"]
+    assert (
+        errors[0]["message"]
+        == "bad arguments for `broken`: Expected `str`, got `int` - at `$.path`"
+    )
+    assert errors[1]["message"] == "the host has no request `nope`"
+    assert errors[2]["message"] == "`broken` failed: KeyError('x') (details in :BB7Log)"
+
+
+def test_an_empty_lua_table_decodes_as_no_arguments() -> None:
+    ctx = HandLoop().ctx
+    reply = handle_request(build_registry(), ctx, "ping", [[]])
+    assert reply["ok"] is True and reply["value"]["payload"] is None
+
+
+def test_a_failing_notification_tells_the_user_through_an_event() -> None:
+    loop = HandLoop()
+    handle_notification(build_registry(), loop.ctx, "send", [{"request_id": "r1", "text": "hi"}])
+    assert loop.drain() == [
+        [
+            [
+                "notify",
+                {
+                    "level": "error",
+                    "message": "`send` is not available yet in bb7 0.1.0; update bb7 to use it",
+                },
+            ]
+        ]
+    ]
+
+
+def test_a_real_handler_replaces_a_planned_one_but_not_another_real_one() -> None:
+    registry = build_registry()
+    assert "apply" in registry.planned()
+
+    def apply(ctx: Context, args: PathArgs) -> str:
+        return args.path
+
+    registry.request("apply", PathArgs, apply)
+    assert "apply" not in registry.planned()
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.request("apply", PathArgs, apply)
+    assert sorted(registry.planned()) == sorted(
+        (set(PLANNED_REQUESTS) | set(PLANNED_NOTIFICATIONS)) - {"apply"}
+    )
+
+
+def test_events_from_another_thread_reenter_the_loop_first() -> None:
+    loop = HandLoop()
+    thread = threading.Thread(target=loop.ctx.emit, args=("chunk", {"text": "from a thread"}))
+    thread.start()
+    thread.join()
+    assert len(loop.posted) == 1 and loop.batches == []  # handed over, the sink untouched
+    assert loop.drain() == [[["chunk", {"text": "from a thread"}]]]
+
+
+def test_lua_and_python_speak_the_same_protocol_number() -> None:
+    backend = (ROOT / "lua" / "bb7" / "backend.lua").read_text()
+    match = re.search(r"^M\.PROTOCOL = (\d+)$", backend, re.MULTILINE)
+    assert match is not None
+    assert int(match.group(1)) == PROTOCOL
+
+
+def test_every_struct_of_the_protocol_round_trips_through_msgpack() -> None:
+    value = PingArgs(payload={"a": [1, 2]})
+    assert msgspec.msgpack.decode(msgspec.msgpack.encode(value), type=PingArgs) == value
+    assert Problem("k", "m") == msgspec.convert({"kind": "k", "message": "m"}, Problem)
