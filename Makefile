@@ -23,8 +23,8 @@ demo: $(STAMP)
 	echo && echo "== bb7 apply" && $(BIN)/bb7 apply --root "$$tmp" $$ex/response.md
 
 lint: $(STAMP)
-	$(BIN)/ruff check python tests benchmarks
-	$(BIN)/ruff format --check python tests benchmarks
+	$(BIN)/ruff check python tests benchmarks rplugin
+	$(BIN)/ruff format --check python tests benchmarks rplugin
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/formats.py
 	$(BIN)/python benchmarks/llm_stream.py
 	$(BIN)/python benchmarks/state_reliability.py
+	$(BIN)/python benchmarks/nvim_plugin.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
