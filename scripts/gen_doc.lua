@@ -85,6 +85,24 @@ local function highlights()
   end)
 end
 
+-- The chat view's keys per pane, from lua/bb7/chat/keys.lua and their options.
+local function chat_keys()
+  local keys = require('bb7.chat.keys')
+  local out = {}
+  for _, pane in ipairs({ 'conversation', 'input', 'files', 'chats' }) do
+    table.insert(out, ('%s ~'):format(pane == 'chats' and 'Chat list' or pane:gsub('^%l', string.upper)))
+    for _, key in ipairs(keys.list(pane)) do
+      local mode = key[2] == 'i' and ' (Insert mode)' or ''
+      table.insert(out, ('  %-10s %s%s'):format(key[1], key[3], mode))
+    end
+    for _, key in ipairs(keys.native[pane] or {}) do
+      table.insert(out, ('  %-10s %s'):format(key[1], key[2]))
+    end
+    table.insert(out, '')
+  end
+  return table.concat(out, '\n')
+end
+
 local function read(path)
   local file = assert(io.open(path, 'rb'))
   local text = file:read('*a')
@@ -98,6 +116,7 @@ local sections = {
   COMMANDS = commands,
   MAPPINGS = mappings,
   HIGHLIGHTS = highlights,
+  CHATKEYS = chat_keys,
 }
 local rendered = read(root .. '/scripts/doc_template.txt'):gsub('{{(%u+)}}', function(name)
   return (assert(sections[name], name)():gsub('%s+$', ''))

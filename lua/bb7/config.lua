@@ -44,6 +44,16 @@ local types = {
       return width >= 1 and width <= 2 and v.hl ~= ''
     end,
   },
+  string_list = {
+    expect = 'a list of strings',
+    check = function(v)
+      if type(v) ~= 'table' then return false end
+      for k, item in pairs(v) do
+        if type(k) ~= 'number' or type(item) ~= 'string' then return false end
+      end
+      return true
+    end,
+  },
   -- The value is a *source* of the key, never the key: it is never echoed in errors.
   key_source = {
     expect = "an environment variable name, 'cmd:<command>' or 'file:<path>'",
@@ -123,6 +133,13 @@ environment variable, 'cmd:<shell command>' (its output), or
 vertical split in the current tab.]],
   },
   {
+    name = 'favorite_models',
+    default = {},
+    type = types.string_list,
+    doc = [[Model ids listed first in the model picker (|bb7-chat|), in this
+order, e.g. `{ 'anthropic/claude-sonnet-4', 'openai/gpt-5' }`.]],
+  },
+  {
     name = 'signs.enabled',
     default = true,
     type = types.boolean,
@@ -160,8 +177,9 @@ both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
   },
 }
 
--- Keys in bb7's own buffers (the chat view); never global mappings.
-for _, key in ipairs({
+-- Keys in bb7's own buffers (the chat view); never global mappings. { name, default, what }:
+-- `lua/bb7/chat/keys.lua` says where each applies and uses `what` as the mapping's desc.
+M.keys = {
   { 'send', '<CR>', 'send the message (normal mode, input buffer)' },
   { 'send_insert', '<C-s>', 'send the message from insert mode' },
   { 'cancel', '<C-c>', 'cancel the streaming response' },
@@ -176,7 +194,23 @@ for _, key in ipairs({
   { 'update_all', 'U', 'update every snapshot from the local files' },
   { 'toggle_readonly', 'r', 'toggle read-only for the file under the cursor' },
   { 'remove', 'X', 'remove the file under the cursor from the context' },
-}) do
+  { 'open_file', '<CR>', 'open the file under the cursor' },
+  { 'next_pane', '<Tab>', 'go to the next pane of the chat view' },
+  { 'focus_input', 'i', 'go to the input and type (the conversation is read-only)' },
+  { 'chats', 'gl', 'list the chats (switch, rename, delete, pin, search)' },
+  { 'new_chat', 'gn', 'start a new chat' },
+  { 'model', 'gm', "choose the chat's model" },
+  { 'fork', 'gF', 'fork the chat from the user message under the cursor' },
+  { 'edit_message', 'gE', 'edit the user message under the cursor (drops what follows)' },
+  { 'next_message', ']]', 'go to the next message' },
+  { 'prev_message', '[[', 'go to the previous message' },
+  { 'select_chat', '<CR>', 'switch to the chat under the cursor (chat list)' },
+  { 'rename_chat', 'r', 'rename the chat under the cursor (chat list)' },
+  { 'delete_chat', 'd', 'delete the chat under the cursor (chat list)' },
+  { 'pin_chat', 'p', 'pin or unpin the chat under the cursor (chat list)' },
+  { 'search_chats', '/', 'search the chats by name and message text (chat list)' },
+}
+for _, key in ipairs(M.keys) do
   table.insert(M.schema, {
     name = 'keys.' .. key[1],
     default = key[2],

@@ -16,6 +16,19 @@ M.groups = {
   { 'BB7SignReadonly', { link = 'Comment' }, 'Sign of a read-only context file (`R`).' },
   { 'BB7SignSection', { link = 'Comment' }, 'Sign of a file with a section in context (`S`).' },
   { 'BB7SignPendingLine', { link = 'Changed' }, 'Sign on lines a pending change touches.' },
+  { 'BB7ChatTitle', { link = 'Title' }, 'Chat name in the chat view\'s window bar.' },
+  { 'BB7ChatUser', { link = 'Title' }, 'Heading of your messages (`## You`).' },
+  { 'BB7ChatAssistant', { link = 'Function' }, 'Heading of the model\'s answers.' },
+  { 'BB7ChatReasoning', { link = 'Comment' }, 'The model\'s reasoning (folded).' },
+  { 'BB7ChatEvent', { link = 'Special' }, 'File events (`Assistant modified: src/x.py`).' },
+  { 'BB7ChatWarning', { link = 'DiagnosticWarn' }, 'Warnings about files in the chat.' },
+  { 'BB7ChatError', { link = 'DiagnosticError' }, 'Errors and aborted answers.' },
+  { 'BB7ChatStatus', { link = 'Comment' }, 'Progress line while an answer streams.' },
+  { 'BB7RetryBanner', { link = 'DiagnosticWarn' }, 'Banner after an answer\'s edits failed.' },
+  { 'BB7FilesDir', { link = 'Directory' }, 'Directories in the files panel.' },
+  { 'BB7FilesTokens', { link = 'Comment' }, 'Token counts in the files panel.' },
+  { 'BB7ChatActive', { link = 'Special' }, 'The active chat in the chat list.' },
+  { 'BB7HelpKey', { link = 'Special' }, 'Keys in the chat view\'s help popup.' },
 }
 
 function M.apply()

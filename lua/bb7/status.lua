@@ -6,8 +6,8 @@ local M = {}
 
 M.ns = vim.api.nvim_create_namespace('bb7_status')
 
--- Sign option for each status.
-local SIGN = {
+--- The `signs` option of each status.
+M.SIGN = {
   M = 'modified',
   A = 'added',
   ['!A'] = 'added_exists',
@@ -59,7 +59,7 @@ function M.render(buf)
       priority = signs.priority,
     })
   end
-  if signs[SIGN[status]] then mark(0, signs[SIGN[status]]) end
+  if signs[M.SIGN[status]] then mark(0, signs[M.SIGN[status]]) end
   local count = vim.api.nvim_buf_line_count(buf)
   for _, line in ipairs(entry.lines or {}) do
     if line >= 1 and line <= count then mark(line - 1, signs.pending_line) end
@@ -114,7 +114,8 @@ local function quiet(err)
   if err then require('bb7.log').debug('statuses: %s', err.message) end
 end
 
-local function buffer_text(buf)
+--- A buffer as the host reads it: its lines only when it has unsaved changes.
+function M.buffer_text(buf)
   return {
     path = vim.api.nvim_buf_get_name(buf),
     changedtick = vim.api.nvim_buf_get_changedtick(buf),
@@ -130,7 +131,7 @@ function M.refresh(bufs, all)
   local buffers = {}
   for _, buf in ipairs(bufs) do
     if vim.api.nvim_buf_is_loaded(buf) and H.files[vim.api.nvim_buf_get_name(buf)] then
-      table.insert(buffers, buffer_text(buf))
+      table.insert(buffers, M.buffer_text(buf))
     end
   end
   if #buffers == 0 and not all then return end

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from bb7 import __version__
+from bb7 import __version__, host_chat
 from bb7.host_registry import Context, Registry
 from bb7.protocol import (
     AddArgs,
@@ -18,7 +18,6 @@ from bb7.protocol import (
     CancelArgs,
     EchoEventsArgs,
     InitArgs,
-    NewChatArgs,
     NoArgs,
     PasteArgs,
     PathArgs,
@@ -32,8 +31,6 @@ from bb7.protocol import (
 # Requests the Lua commands already send; their backends (state, LLM layers) come later.
 PLANNED_REQUESTS: dict[str, type[object]] = {
     "init": InitArgs,
-    "active_chat": NoArgs,
-    "new_chat": NewChatArgs,
     "add": AddArgs,
     "remove": PathArgs,
     "apply": ApplyArgs,
@@ -75,4 +72,5 @@ def build_registry() -> Registry:
         registry.planned_notification(name, args_type)
     registry.request("ping", PingArgs, ping)
     registry.request("echo_events", EchoEventsArgs, echo_events)
+    host_chat.register(registry)
     return registry

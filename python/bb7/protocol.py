@@ -11,6 +11,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from bb7.chatview.conversation import Rendered
+from bb7.chatview.files import Panel
+
 # Bumped whenever a message changes incompatibly; `lua/bb7/backend.lua` holds the same number
 # and refuses a host that speaks another one (a stale venv or checkout).
 PROTOCOL = 1
@@ -173,3 +176,115 @@ class StatusesArgs(msgspec.Struct, frozen=True):
 
     buffers: list[BufferText] = []
     all: bool = False
+
+
+# --- the chat view (python/bb7/host_chat.py) ----------------------------------------------
+
+
+class ChatSummary(msgspec.Struct, frozen=True):
+    """A chat as the chat list and the view's title show it."""
+
+    id: str
+    name: str
+    scope: str
+    pinned: bool
+    updated: float
+    model: str
+    active: bool
+
+
+class ChatView(msgspec.Struct, frozen=True):
+    """Everything the chat view draws for a chat: title, draft, retry banner, conversation,
+    files panel. `retry`: the last answer's edits failed and the next send carries the retry
+    context. `root`: the project root the files panel's paths are under."""
+
+    chat: ChatSummary
+    draft: str
+    retry: bool
+    conversation: Rendered
+    files: Panel
+    root: str
+
+
+class ChatViewArgs(msgspec.Struct, frozen=True):
+    """`chat_view`: the given chat, or the active one; `buffers` are unsaved buffer texts."""
+
+    chat_id: str | None = None
+    buffers: list[BufferText] = []
+
+
+class FileListArgs(msgspec.Struct, frozen=True):
+    """`file_list`: the active chat's files panel."""
+
+    buffers: list[BufferText] = []
+
+
+class ChatIdArgs(msgspec.Struct, frozen=True):
+    """`switch_chat`, `delete_chat`: one chat by id."""
+
+    chat_id: str
+
+
+class RenameChatArgs(msgspec.Struct, frozen=True):
+    chat_id: str
+    name: str
+
+
+class PinChatArgs(msgspec.Struct, frozen=True):
+    chat_id: str
+    pinned: bool
+
+
+class SearchChatsArgs(msgspec.Struct, frozen=True):
+    query: str
+
+
+class SearchHit(msgspec.Struct, frozen=True):
+    """A chat found by `search_chats`: by its `name` or a `message` (with an excerpt)."""
+
+    chat: ChatSummary
+    match: str
+    excerpt: str
+
+
+class MessageArgs(msgspec.Struct, frozen=True):
+    """`fork_chat`, `edit_message`: a user message of the active chat."""
+
+    message_id: int
+    buffers: list[BufferText] = []
+
+
+class Restored(msgspec.Struct, frozen=True):
+    """After fork or edit: the chat now active, the draft to edit, and warnings about files
+    that changed since the message was sent."""
+
+    chat_id: str
+    draft: str
+    warnings: list[str]
+
+
+class SaveDraftArgs(msgspec.Struct, frozen=True):
+    chat_id: str
+    draft: str
+
+
+class FileArgs(msgspec.Struct, frozen=True):
+    """`update_file`, `file_diff`: a file of the active chat (absolute path), with the
+    editor's unsaved buffer texts. Sections are named by `start_line`/`end_line`."""
+
+    path: str
+    buffers: list[BufferText] = []
+    start_line: int = 0
+    end_line: int = 0
+
+
+class SetReadonlyArgs(msgspec.Struct, frozen=True):
+    path: str
+    readonly: bool
+
+
+class Updated(msgspec.Struct, frozen=True):
+    """`update_all`: the files re-snapshotted, and those refused with why."""
+
+    updated: list[str]
+    problems: list[str]

@@ -43,8 +43,6 @@ def test_every_command_is_defined_with_a_description(nvim: Any) -> None:
 # (what the user types, the host method that answers "not available yet")
 AWAITING_BACKEND = [
     ("BB7Init", "init"),
-    ("BB7Chat", "active_chat"),
-    ("BB7NewChat refactor", "new_chat"),
     ("BB7Add a.py", "add"),
     ("2,3BB7Add", "add"),
     ("BB7AddReadonly b.py", "add"),

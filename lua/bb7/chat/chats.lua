@@ -1,0 +1,177 @@
+--- The chat list: a float over the chat view listing every chat (pinned first, then the most
+--- recent; `●` marks the active one, `!` a pinned one) with keys to switch, start, rename,
+--- delete, pin and search. A search shows only the chats that match, with an excerpt.
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace('bb7_chat_list')
+
+local H = { win = nil, buf = nil, items = {}, query = nil }
+
+local function chat() return require('bb7.chat') end
+local function backend() return require('bb7.backend') end
+local function notify(message, level) require('bb7.log').notify(message, level) end
+
+function M.is_open() return H.win ~= nil and vim.api.nvim_win_is_valid(H.win) end
+
+function M.close()
+  if M.is_open() then vim.api.nvim_win_close(H.win, true) end
+  H.win = nil
+end
+
+local function when(timestamp) return os.date('%Y-%m-%d %H:%M', math.floor(timestamp)) end
+
+-- items: { chat = ChatSummary, excerpt = string? }
+local function draw(items)
+  H.items = items
+  local lines = {}
+  for _, item in ipairs(items) do
+    local c = item.chat
+    local mark = (c.active and '●' or ' ') .. (c.pinned and '!' or ' ')
+    local line = ('%s %s'):format(mark, c.name)
+    if item.excerpt and item.excerpt ~= '' and item.excerpt ~= c.name then
+      line = line .. ' — ' .. item.excerpt
+    end
+    table.insert(lines, line)
+  end
+  if #lines == 0 then
+    lines = { H.query and ('  no chat matches "%s"'):format(H.query) or '  no chats yet' }
+  end
+  local buf = H.buf
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  for i, item in ipairs(items) do
+    local c = item.chat
+    if c.active then
+      vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = 'BB7ChatActive' })
+    end
+    local scope = c.scope == 'global' and 'global · ' or ''
+    vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
+      virt_text = { { scope .. when(c.updated), 'BB7FilesTokens' } },
+      virt_text_pos = 'right_align',
+    })
+  end
+  local title = H.query and (' bb7 chats matching "%s" '):format(H.query) or ' bb7 chats '
+  if M.is_open() then
+    vim.api.nvim_win_set_config(H.win, { title = title, title_pos = 'center' })
+    return
+  end
+  H.win = require('bb7.chat.layout').float(buf, {
+    title = title,
+    width = math.max(50, math.floor(vim.o.columns * 0.7)),
+    height = math.max(5, math.min(#lines, 20)),
+    cursorline = true,
+  })
+  for i, item in ipairs(items) do
+    if item.chat.active then vim.api.nvim_win_set_cursor(H.win, { i, 0 }) end
+  end
+end
+
+local function buffer()
+  if H.buf and vim.api.nvim_buf_is_valid(H.buf) then return H.buf end
+  H.buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[H.buf].filetype = 'bb7_chats'
+  vim.b[H.buf].bb7_pane = 'chats'
+  vim.bo[H.buf].modifiable = false
+  require('bb7.chat.keys').attach(H.buf, 'chats')
+  for _, lhs in ipairs({ 'q', '<Esc>' }) do
+    vim.keymap.set('n', lhs, M.close, { buffer = H.buf, desc = 'bb7: close the chat list' })
+  end
+  return H.buf
+end
+
+--- Lists every chat (or, after a search, the matching ones).
+function M.open()
+  buffer()
+  H.query = nil
+  backend().request('chat_list', vim.empty_dict(), function(err, list)
+    if err then return backend().report(err) end
+    draw(vim.tbl_map(function(c) return { chat = c } end, list))
+  end)
+end
+
+local function reload()
+  if H.query then return M.search(H.query) end
+  M.open()
+end
+
+local function current()
+  if not M.is_open() then return nil end
+  return H.items[vim.api.nvim_win_get_cursor(H.win)[1]]
+end
+
+local function streaming()
+  if require('bb7.chat.conversation').streaming() then
+    notify('an answer is streaming; wait for it or cancel it first', 'warn')
+    return true
+  end
+  return false
+end
+
+--- Switches the view to the chat under the cursor.
+function M.select()
+  local item = current()
+  if not item or streaming() then return end
+  require('bb7.chat.input').flush()
+  backend().request('switch_chat', { chat_id = item.chat.id }, function(err)
+    if err then return backend().report(err) end
+    M.close()
+    chat().show_active()
+  end)
+end
+
+function M.rename()
+  local item = current()
+  if not item then return end
+  vim.ui.input({ prompt = 'Rename chat: ', default = item.chat.name }, function(name)
+    if not name or vim.trim(name) == '' then return end
+    backend().request('rename_chat', { chat_id = item.chat.id, name = name }, function(err)
+      if err then return backend().report(err) end
+      reload()
+      if item.chat.active then chat().refresh() end
+    end)
+  end)
+end
+
+function M.delete()
+  local item = current()
+  if not item or (item.chat.active and streaming()) then return end
+  local question = ('Delete the chat "%s" and its history?'):format(item.chat.name)
+  if vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
+  backend().request('delete_chat', { chat_id = item.chat.id }, function(err, active)
+    if err then return backend().report(err) end
+    reload()
+    if item.chat.active then
+      if active then return chat().show_active() end
+      chat().new_chat()
+    end
+  end)
+end
+
+function M.pin()
+  local item = current()
+  if not item then return end
+  local args = { chat_id = item.chat.id, pinned = not item.chat.pinned }
+  backend().request('pin_chat', args, function(err)
+    if err then return backend().report(err) end
+    reload()
+  end)
+end
+
+--- Asks for words (or takes `query`) and lists the chats whose name or messages match.
+function M.search(query)
+  local function run(q)
+    if not q then return end
+    buffer()
+    backend().request('search_chats', { query = q }, function(err, hits)
+      if err then return backend().report(err) end
+      H.query = vim.trim(q) ~= '' and q or nil
+      draw(vim.tbl_map(function(hit) return { chat = hit.chat, excerpt = hit.excerpt } end, hits))
+    end)
+  end
+  if query then return run(query) end
+  vim.ui.input({ prompt = 'Search chats: ' }, run)
+end
+
+return M

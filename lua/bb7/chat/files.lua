@@ -1,0 +1,207 @@
+--- The files panel: the chat's context files and pending new files as a tree (rows from the
+--- host, `bb7.chatview.files`), each with its status and token count, and the keys that act on
+--- the file under the cursor: apply, discard, diff, vimdiff, update, read-only, remove.
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace('bb7_chat_files')
+
+local REFRESH_DELAY_MS = 50
+
+local H = { rows = {}, timer = nil }
+
+-- A status has the highlight of its sign, so the panel and the signs agree.
+local function status_hl(status)
+  local sign = require('bb7.config').get().signs[require('bb7.status').SIGN[status] or '']
+  return sign and sign.hl
+end
+
+local function chat() return require('bb7.chat') end
+local function backend() return require('bb7.backend') end
+local function notify(message, level) require('bb7.log').notify(message, level) end
+
+--- Token counts as users skim them (same as the host's `format_tokens`).
+function M.format_tokens(count)
+  if count < 1000 then return tostring(count) end
+  if count < 10000 then return ('%.1fk'):format(count / 1000) end
+  if count < 1000000 then return ('%dk'):format(math.floor(count / 1000 + 0.5)) end
+  return ('%.1fM'):format(count / 1000000)
+end
+
+--- Draws a `Panel` from the host.
+function M.render(panel)
+  local buf = chat().buf('files')
+  H.rows = panel.rows
+  local lines = vim.tbl_map(function(row) return row.text end, panel.rows)
+  if #lines == 0 then lines = { '   no files yet: :BB7Add adds one' } end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  for i, row in ipairs(panel.rows) do
+    local hl = row.path == nil and 'BB7FilesDir' or status_hl(row.status)
+    local first = row.path == nil and #(row.text:match('^%s*')) or 0
+    local last = row.path == nil and #row.text or #(row.status or '')
+    if hl and last > first then
+      vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, first, { end_col = last, hl_group = hl })
+    end
+    vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
+      virt_text = { { row.tokens, 'BB7FilesTokens' } },
+      virt_text_pos = 'right_align',
+    })
+  end
+  local win = chat().win('files')
+  if not win then return end
+  if require('bb7.config').get().layout == 'split' then
+    -- Stacked under the conversation: only as tall as the list (the conversation gets the rest).
+    vim.api.nvim_win_set_height(win, math.max(2, math.min(#lines, 10)))
+  end
+  chat().winbars(panel.total_tokens)
+end
+
+--- Asks the host for the panel again and draws it.
+function M.refresh()
+  backend().request('file_list', { buffers = chat().buffers() }, function(err, panel)
+    if err then return backend().report(err) end
+    M.render(panel)
+  end)
+end
+
+--- Refreshes soon, once (statuses often change in bursts).
+function M.schedule_refresh()
+  H.timer = H.timer or assert(vim.uv.new_timer())
+  H.timer:stop()
+  H.timer:start(REFRESH_DELAY_MS, 0, vim.schedule_wrap(function()
+    if chat().is_open() then M.refresh() end
+  end))
+end
+
+--- The file row under the cursor, or nil (with a message) on a directory or empty panel.
+local function current()
+  local win = chat().win('files')
+  local row = win and H.rows[vim.api.nvim_win_get_cursor(win)[1]]
+  if not row or row.path == nil then
+    notify('put the cursor on a file', 'warn')
+    return nil
+  end
+  return row
+end
+
+local function confirm(question) return vim.fn.confirm(question, '&Yes\n&No', 2) == 1 end
+
+--- After an action: the host's answer (a message, if any), then the whole view again (the
+--- action is an event in the conversation too).
+local function done(err, value)
+  if err then return backend().report(err) end
+  if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
+  chat().refresh()
+end
+
+function M.apply()
+  local row = current()
+  if not row then return end
+  if not row.has_output then return notify(row.path .. ' has no pending change') end
+  local force = false
+  if row.status == '~M' then
+    if not confirm(row.path .. ' changed locally since it was added. Apply over your changes?') then
+      return
+    end
+    force = true
+  end
+  backend().request('apply', { path = row.abs, force = force }, done)
+end
+
+function M.apply_all() backend().request('apply_all', vim.empty_dict(), done) end
+
+function M.discard()
+  local row = current()
+  if not row then return end
+  if not row.has_output then return notify(row.path .. ' has no pending change') end
+  if not confirm(('Discard the pending change of %s?'):format(row.path)) then return end
+  backend().request('discard', { path = row.abs }, done)
+end
+
+--- The pending change as a unified diff in a float (`q` closes it).
+function M.diff()
+  local row = current()
+  if not row then return end
+  if not row.has_output then return notify(row.path .. ' has no pending change') end
+  backend().request('file_diff', { path = row.abs, buffers = chat().buffers() }, function(err, text)
+    if err then return backend().report(err) end
+    local lines = vim.split(text, '\n', { plain = true, trimempty = true })
+    if #lines == 0 then lines = { 'no difference' } end
+    local buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].filetype = 'diff'
+    vim.bo[buf].modifiable = false
+    vim.bo[buf].bufhidden = 'wipe'
+    local layout = require('bb7.chat.layout')
+    local win = layout.float(buf, {
+      title = ' ' .. row.path .. ' ',
+      width = math.max(40, layout.longest(lines) + 1),
+      height = #lines,
+    })
+    vim.keymap.set('n', 'q', function() pcall(vim.api.nvim_win_close, win, true) end, {
+      buffer = buf,
+      desc = 'bb7: close the diff',
+      nowait = true,
+    })
+  end)
+end
+
+function M.vimdiff()
+  local row = current()
+  if not row then return end
+  vim.cmd('BB7Diff ' .. vim.fn.fnameescape(row.abs))
+end
+
+function M.update()
+  local row = current()
+  if not row then return end
+  backend().request('update_file', {
+    path = row.abs,
+    buffers = chat().buffers(),
+    start_line = row.start_line or 0,
+    end_line = row.end_line or 0,
+  }, done)
+end
+
+function M.update_all()
+  backend().request('update_all', { buffers = chat().buffers() }, function(err, value)
+    if err then return backend().report(err) end
+    for _, problem in ipairs(value.problems) do
+      notify(problem, 'warn')
+    end
+    if #value.updated == 0 and #value.problems == 0 then notify('every file is in sync') end
+    chat().refresh()
+  end)
+end
+
+function M.toggle_readonly()
+  local row = current()
+  if not row then return end
+  if row.kind ~= 'writable' and row.kind ~= 'readonly' then
+    return notify(row.path .. ' cannot be made writable (sections and outside files are read-only)')
+  end
+  backend().request('set_readonly', { path = row.abs, readonly = row.kind == 'writable' }, done)
+end
+
+function M.remove()
+  local row = current()
+  if not row then return end
+  if not confirm(('Remove %s from the chat\'s context?'):format(row.path)) then return end
+  backend().request('remove', { path = row.abs }, done)
+end
+
+--- Opens the file: in the window the user came from (split layout) or a new tab.
+function M.open()
+  local row = current()
+  if not row then return end
+  local path = vim.fn.fnameescape(row.abs)
+  if require('bb7.config').get().layout == 'split' then
+    vim.cmd('wincmd p')
+    if vim.b.bb7_pane == nil then return vim.cmd('edit ' .. path) end
+  end
+  vim.cmd('tabedit ' .. path)
+end
+
+return M

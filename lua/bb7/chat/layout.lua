@@ -1,0 +1,117 @@
+--- Windows of the chat view: a tab page of its own (`layout = 'tab'`: conversation with the
+--- files panel on its right, input below both) or a column on the right of the current tab
+--- (`layout = 'split'`: conversation, files, input stacked). Also the floats the view opens.
+local M = {}
+
+M.INPUT_HEIGHT = 6
+
+local function set(win, options)
+  for name, value in pairs(options) do
+    vim.api.nvim_set_option_value(name, value, { scope = 'local', win = win })
+  end
+end
+
+-- Window options per pane (set with :setlocal semantics, so other windows keep theirs).
+local PLAIN = {
+  number = false,
+  relativenumber = false,
+  signcolumn = 'no',
+  foldcolumn = '0',
+  fillchars = 'eob: ',
+  winfixbuf = true,
+}
+local OPTIONS = {
+  conversation = vim.tbl_extend('force', PLAIN, {
+    wrap = true,
+    linebreak = true,
+    foldmethod = 'manual',
+    foldenable = true,
+    foldtext = "v:lua.require'bb7.chat.conversation'.foldtext()",
+    fillchars = 'fold: ,eob: ',
+    cursorline = false,
+    spell = false,
+  }),
+  input = vim.tbl_extend('force', PLAIN, { wrap = true, linebreak = true, winfixheight = true }),
+  files = vim.tbl_extend('force', PLAIN, { wrap = false, cursorline = true, winfixwidth = true }),
+}
+
+--- Width of the files panel beside the conversation in a `columns`-wide tab.
+function M.files_width(columns) return math.max(24, math.min(40, math.floor(columns * 0.3))) end
+
+local function open_win(buf, config)
+  return vim.api.nvim_open_win(buf, false, config)
+end
+
+--- Opens the view's windows for `bufs` (pane -> buffer); returns pane -> window and the tab.
+function M.open(layout, bufs)
+  local wins = {}
+  if layout == 'tab' then
+    vim.cmd('tab sbuffer ' .. bufs.conversation)
+    wins.conversation = vim.api.nvim_get_current_win()
+    -- win = -1: a split of the whole tab page, so the input spans both columns.
+    wins.input = open_win(bufs.input, { split = 'below', win = -1, height = M.INPUT_HEIGHT })
+    wins.files = open_win(bufs.files, {
+      split = 'right',
+      win = wins.conversation,
+      width = M.files_width(vim.o.columns),
+    })
+  else
+    local width = math.max(40, math.floor(vim.o.columns * 0.4))
+    wins.conversation = open_win(bufs.conversation, { split = 'right', win = -1, width = width })
+    wins.input = open_win(bufs.input, {
+      split = 'below',
+      win = wins.conversation,
+      height = M.INPUT_HEIGHT,
+    })
+    wins.files = open_win(bufs.files, { split = 'above', win = wins.input, height = 8 })
+  end
+  for pane, win in pairs(wins) do
+    set(win, OPTIONS[pane])
+  end
+  return wins, vim.api.nvim_win_get_tabpage(wins.conversation)
+end
+
+--- Closes the view's windows (a tab of its own goes with them). Never leaves Neovim without a
+--- window: when the view is all there is, an empty buffer takes its last window.
+function M.close(wins)
+  for _, win in pairs(wins) do
+    if vim.api.nvim_win_is_valid(win) then
+      local tab = vim.api.nvim_win_get_tabpage(win)
+      if #vim.api.nvim_tabpage_list_wins(tab) > 1 or #vim.api.nvim_list_tabpages() > 1 then
+        vim.api.nvim_win_close(win, true)
+      else
+        set(win, { winfixbuf = false })
+        vim.api.nvim_win_call(win, function() vim.cmd('enew') end)
+      end
+    end
+  end
+end
+
+function M.longest(lines)
+  local width = 0
+  for _, line in ipairs(lines) do
+    width = math.max(width, vim.api.nvim_strwidth(line))
+  end
+  return width
+end
+
+--- A centred, bordered float over the editor; entered. `opts`: title, width, height.
+function M.float(buf, opts)
+  local width = math.min(opts.width, vim.o.columns - 4)
+  local height = math.max(1, math.min(opts.height, vim.o.lines - 6))
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'editor',
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2),
+    width = width,
+    height = height,
+    border = 'rounded',
+    title = opts.title,
+    title_pos = 'center',
+    style = 'minimal',
+  })
+  set(win, { wrap = false, cursorline = opts.cursorline or false })
+  return win
+end
+
+return M

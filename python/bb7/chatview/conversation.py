@@ -1,0 +1,155 @@
+"""A chat's stored messages as the lines of the chat view's conversation buffer (markdown).
+
+Each user and assistant message opens with a `## You` / `## Assistant · model` heading; the
+model's reasoning is a block quote that Lua folds; file events are one line each
+(`Assistant modified: src/x.py`); system messages (errors, an aborted answer) are marked lines.
+Alongside the lines come whole-line highlight groups, the reasoning folds and an anchor per
+message (for fork and edit from the message under the cursor). After an answer whose edits
+failed, a retry banner closes the conversation until the next send. While an answer streams,
+`lua/bb7/chat/conversation.lua` appends text in these same shapes; when it ends, the chat is
+rendered here again. Not for the model's prompt (that is `bb7.chat.history`).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from bb7.state.records import Event, EventPart, Message, ReasoningPart
+
+USER_HEADING = "## You"
+ASSISTANT_HEADING = "## Assistant"
+REASONING_TITLE = "> **Reasoning**"
+QUOTE = "> "
+SYSTEM_MARK = "⚠ "
+
+# Highlight groups (lua/bb7/highlight.lua defines them).
+HL_USER = "BB7ChatUser"
+HL_ASSISTANT = "BB7ChatAssistant"
+HL_REASONING = "BB7ChatReasoning"
+HL_EVENT = "BB7ChatEvent"
+HL_WARNING = "BB7ChatWarning"
+HL_ERROR = "BB7ChatError"
+HL_RETRY = "BB7RetryBanner"
+
+RETRY_BANNER = [
+    "⚠ The last answer's file changes failed to apply.",
+    "  Your next message asks the model to repair them.",
+]
+
+# What each file event says, by state action (`bb7.state.records.Event.action`).
+EVENT_TEXT = {
+    "user_added": "Context added",
+    "user_removed": "Context removed",
+    "user_updated": "Context updated",
+    "user_applied": "Applied",
+    "user_partially_applied": "Partially applied",
+    "user_discarded": "Discarded",
+    "user_undid_apply": "Apply undone",
+    "fork_warning_modified": "Changed since this message was sent",
+    "fork_warning_deleted": "Deleted since this message was sent",
+}
+
+
+class Anchor(msgspec.Struct, frozen=True, array_like=True):
+    """Where a message starts: its heading line (1-based), id and role."""
+
+    line: int
+    message_id: int
+    role: str
+
+
+class Rendered(msgspec.Struct, frozen=True):
+    """The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
+    lines; `folds`: (first, last) 1-based lines of each reasoning block."""
+
+    lines: list[str]
+    highlights: list[tuple[int, str]]
+    folds: list[tuple[int, int]]
+    anchors: list[Anchor]
+
+
+def assistant_heading(model: str) -> str:
+    return f"{ASSISTANT_HEADING} · {model}" if model else ASSISTANT_HEADING
+
+
+def event_line(event: Event) -> str:
+    """One file event as the user reads it, e.g. `Assistant modified: src/x.py`."""
+    label = event.path
+    if event.start_line:
+        label += f":{event.start_line}-{event.end_line}"
+    if event.action == "assistant_wrote":
+        return f"Assistant {'added' if event.added else 'modified'}: {label}"
+    if event.action == "user_set_readonly":
+        return f"{'Set read-only' if event.readonly else 'Set writable'}: {label}"
+    text = EVENT_TEXT.get(event.action, event.action.replace("_", " ").capitalize())
+    if event.action == "user_added" and event.readonly:
+        text += " (read-only)"
+    return f"{text}: {label}"
+
+
+class _Writer:
+    """Accumulates lines with their highlights, blocks separated by one blank line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.highlights: list[tuple[int, str]] = []
+        self.folds: list[tuple[int, int]] = []
+        self.anchors: list[Anchor] = []
+
+    def block(self, lines: list[str], group: str | None = None) -> tuple[int, int]:
+        """Append `lines` after a blank separator; returns their 1-based (first, last)."""
+        if self.lines:
+            self.lines.append("")
+        first = len(self.lines) + 1
+        for line in lines:
+            if group is not None:
+                self.highlights.append((len(self.lines), group))
+            self.lines.append(line)
+        return first, len(self.lines)
+
+    def rendered(self) -> Rendered:
+        return Rendered(self.lines, self.highlights, self.folds, self.anchors)
+
+
+def _text_lines(text: str) -> list[str]:
+    return text.strip("\n").split("\n")
+
+
+def reasoning_lines(text: str) -> list[str]:
+    """A reasoning block: a title, then every line quoted (how Lua streams it too)."""
+    return [REASONING_TITLE] + [QUOTE + line for line in text.strip("\n").split("\n")]
+
+
+def _message(out: _Writer, message: Message) -> None:
+    if message.role in ("user", "assistant"):
+        heading = USER_HEADING if message.role == "user" else assistant_heading(message.model)
+        first, _ = out.block([heading], HL_USER if message.role == "user" else HL_ASSISTANT)
+        out.anchors.append(Anchor(first, message.id, message.role))
+    reasoning = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart))
+    if reasoning.strip():
+        out.folds.append(out.block(reasoning_lines(reasoning), HL_REASONING))
+    text = message.text()
+    if text.strip():
+        if message.role == "system":
+            lines = _text_lines(text)
+            out.block([SYSTEM_MARK + lines[0], *lines[1:]], HL_ERROR)
+        else:
+            out.block(_text_lines(text))
+    events = [p.event for p in message.parts if isinstance(p, EventPart)]
+    if events:
+        warning = [e for e in events if e.action.startswith("fork_warning")]
+        plain = [e for e in events if not e.action.startswith("fork_warning")]
+        if plain:
+            out.block([event_line(e) for e in plain], HL_EVENT)
+        if warning:
+            out.block([SYSTEM_MARK + event_line(e) for e in warning], HL_WARNING)
+
+
+def render(messages: list[Message], *, retry: bool = False) -> Rendered:
+    """The whole conversation, oldest message first; `retry` adds the retry banner."""
+    out = _Writer()
+    for message in messages:
+        _message(out, message)
+    if retry:
+        out.block(RETRY_BANNER, HL_RETRY)
+    return out.rendered()

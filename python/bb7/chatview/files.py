@@ -1,0 +1,121 @@
+"""The chat view's files panel as rows: the chat's context files and pending new files in a
+tree, each with its status and token count (from `bb7.state.status.file_statuses`).
+
+Directories with a single child directory are compressed (`src/bb7/`); files outside the project
+are grouped by their absolute directory, under `~` when in the home directory. A row's text
+holds the status column, the indentation and the name; Lua right-aligns the token count.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import msgspec
+
+from bb7.state.status import FileStatus
+
+STATUS_WIDTH = 3  # the widest status is two cells ('~M', '!A') plus a space
+INDENT = "  "
+
+
+class Row(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One line of the panel. File rows carry the file's `path` as stored (relative to the
+    root, or absolute outside the project) and its absolute path `abs`; directory rows have
+    neither."""
+
+    text: str
+    tokens: str
+    path: str = ""
+    abs: str = ""
+    status: str = ""
+    kind: str = ""
+    has_output: bool = False
+    start_line: int = 0
+    end_line: int = 0
+
+
+class Panel(msgspec.Struct, frozen=True):
+    rows: list[Row]
+    total_tokens: int
+
+
+def format_tokens(count: int) -> str:
+    """Token counts as users skim them: 950, 1.2k, 12k, 1.3M."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{round(count / 1000)}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+class _Dir:
+    def __init__(self) -> None:
+        self.dirs: dict[str, _Dir] = {}
+        self.files: list[FileStatus] = []
+
+    def tokens(self) -> int:
+        return sum(f.tokens for f in self.files) + sum(d.tokens() for d in self.dirs.values())
+
+
+def _display_dir(path: str, home: str) -> str:
+    parent = os.path.dirname(path)
+    if os.path.isabs(path) and home and (parent == home or parent.startswith(home + os.sep)):
+        return "~" + parent[len(home) :]
+    return parent
+
+
+def _tree(files: Iterable[FileStatus], home: str) -> _Dir:
+    top = _Dir()
+    for status in files:
+        where = top
+        parent = _display_dir(status.path, home)
+        if os.path.isabs(status.path) or parent.startswith("~"):
+            # Outside the project: one group per absolute directory, not a deep tree.
+            where = where.dirs.setdefault(parent + "/", _Dir())
+        elif parent:
+            for part in parent.split("/"):
+                where = where.dirs.setdefault(part + "/", _Dir())
+        where.files.append(status)
+    return top
+
+
+def _name(status: FileStatus) -> str:
+    name = os.path.basename(status.path)
+    return f"{name}:{status.start_line}-{status.end_line}" if status.start_line else name
+
+
+def _rows(node: _Dir, depth: int, root: str, out: list[Row]) -> None:
+    for name in sorted(node.dirs):
+        child = node.dirs[name]
+        label = name
+        while not child.files and len(child.dirs) == 1:
+            (inner, only) = next(iter(child.dirs.items()))
+            label, child = label + inner, only
+        text = " " * STATUS_WIDTH + INDENT * depth + label
+        out.append(Row(text=text, tokens=format_tokens(child.tokens())))
+        _rows(child, depth + 1, root, out)
+    for status in sorted(node.files, key=lambda s: (_name(s), s.start_line)):
+        text = status.status.ljust(STATUS_WIDTH) + INDENT * depth + _name(status)
+        out.append(
+            Row(
+                text=text,
+                tokens=format_tokens(status.tokens),
+                path=status.path,
+                abs=status.path if os.path.isabs(status.path) else os.path.join(root, status.path),
+                status=status.status,
+                kind=status.kind,
+                has_output=status.has_output,
+                start_line=status.start_line,
+                end_line=status.end_line,
+            )
+        )
+
+
+def panel(files: list[FileStatus], root: str, home: str = "") -> Panel:
+    """The panel for `file_statuses(...)`; `root` makes relative paths absolute."""
+    rows: list[Row] = []
+    _rows(_tree(files, home.rstrip(os.sep)), 0, root, rows)
+    return Panel(rows, sum(f.tokens for f in files))

@@ -1,0 +1,302 @@
+"""The chat view (`:BB7Chat`) in a real headless Neovim with the real host, read from the
+screen: conversation, reasoning folds, files panel and its keys, chat list, fork and edit,
+drafts, help, the retry banner, 80 columns and `layout = 'split'`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chat_state import Seeded
+from editor import screen, type_command, wait_for, wait_for_message
+
+ROWS, COLS = 24, 80
+OPEN = "require('bb7.chat').is_open()"
+
+
+def conversation(nvim: Any) -> list[str]:
+    lines: list[str] = nvim.exec_lua(
+        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'), 0, -1, false)"
+    )
+    return lines
+
+
+def open_view(nvim: Any, expect: str) -> list[str]:
+    """`:BB7Chat` as a user types it; waits until `expect` is in the conversation."""
+    type_command(nvim, "BB7Chat")
+    wait_for(nvim, OPEN)
+    wait_for_conversation(nvim, expect)
+    return screen(nvim)
+
+
+def wait_for_conversation(nvim: Any, needle: str) -> None:
+    buf = "require('bb7.chat').buf('conversation')"
+    wait_for(
+        nvim,
+        f"table.concat(vim.api.nvim_buf_get_lines({buf}, 0, -1, false), '\\n')"
+        f":find({needle!r}, 1, true) ~= nil",
+    )
+
+
+def wait_for_screen(nvim: Any, needle: str) -> list[str]:
+    for _ in range(100):
+        rows = screen(nvim)
+        if any(needle in row for row in rows):
+            return rows
+        nvim.exec_lua("vim.wait(20)")
+    raise AssertionError(f"{needle!r} never showed:\n" + "\n".join(screen(nvim)))
+
+
+def open_chat_list(nvim: Any) -> list[str]:
+    nvim.input("gl")
+    return wait_for_screen(nvim, "bb7 chats")
+
+
+def files_panel(nvim: Any) -> list[str]:
+    lines: list[str] = nvim.exec_lua(
+        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('files'), 0, -1, false)"
+    )
+    return lines
+
+
+def focus(nvim: Any, pane: str, line: int | None = None) -> None:
+    nvim.exec_lua("require('bb7.chat').focus(...)", pane)
+    if line is not None:
+        nvim.current.window.cursor = (line, 0)
+
+
+@pytest.fixture
+def seeded(project: Path, launch: Callable[..., Any]) -> Seeded:
+    # `launch` first: it points the XDG dirs (the global store) into the test's temp dir.
+    return Seeded(project)
+
+
+@pytest.fixture
+def editor(launch: Callable[..., Any], seeded: Seeded) -> Any:
+    nvim = launch()
+    # A UI, as a user has: confirm() and input() prompts wait for keys only with one attached.
+    nvim.ui_attach(COLS, ROWS, rgb=True)
+    nvim.exec_lua("require('bb7').setup()")
+    return nvim
+
+
+def test_bb7chat_opens_a_tab_with_the_conversation_files_and_input(
+    editor: Any, seeded: Seeded
+) -> None:
+    chat = seeded.chat("Parser work")
+    seeded.add(chat, "a.py")
+    seeded.ask(chat, "Rename one to uno")
+    seeded.answer(chat, "Here it is:\n\n```python\nuno = 1\n```", model="test/model")
+    rows = open_view(editor, "uno = 1")
+    assert any(row.startswith(" Parser work · default model") for row in rows)
+    assert any(row.startswith("## Assistant · test/model") for row in rows)
+    assert any(row.startswith("```python") for row in rows)
+    assert any("Files · ~" in row for row in rows)
+    assert any(re.search(r"│   a\.py +7$", row) for row in rows), "\n".join(rows)
+    assert any(" Message · <CR> send · ? help" in row for row in rows)
+    assert editor.exec_lua("return #vim.api.nvim_list_tabpages()") == 2
+    panes = editor.exec_lua(
+        "local c = require('bb7.chat') return { vim.bo[c.buf('conversation')].filetype,"
+        " vim.bo[c.buf('input')].filetype, vim.bo[c.buf('files')].filetype,"
+        " vim.api.nvim_get_current_buf() == c.buf('input') }"
+    )
+    assert panes == ["markdown", "markdown", "bb7_files", True]
+    editor.input("q")
+    wait_for(editor, f"not {OPEN}")
+    assert editor.exec_lua("return #vim.api.nvim_list_tabpages()") == 1
+
+
+def test_reasoning_is_folded_and_za_opens_it(editor: Any, seeded: Seeded) -> None:
+    chat = seeded.chat("Thinking")
+    seeded.ask(chat, "Why?")
+    seeded.answer(chat, "Because.", reasoning="secret step one\nsecret step two")
+    rows = open_view(editor, "Because.")
+    assert any(row.startswith("▸ Reasoning (2 lines)") for row in rows)
+    assert not any("secret step" in row for row in rows)
+    line = conversation(editor).index("> **Reasoning**") + 1
+    focus(editor, "conversation", line)
+    editor.input("za")
+    rows = wait_for_screen(editor, "> secret step two")
+    assert any(row.startswith("> secret step one") for row in rows)
+
+
+def test_the_files_panel_shows_statuses_and_its_keys_act_on_them(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    chat = seeded.chat("Files")
+    seeded.add(chat, "a.py")
+    seeded.add(chat, "b.py")
+    seeded.model_writes(chat, "a.py", "uno = 1\ntwo = 2\nthree = 3\n")
+    open_view(editor, "Assistant modified: a.py")
+    assert files_panel(editor) == ["M  a.py", "   b.py"]
+    focus(editor, "files", 2)
+    editor.input("r")  # read-only
+    wait_for(
+        editor,
+        "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('files'), 1, 2, false)[1] == 'R  b.py'",
+    )
+    (project / "b.py").write_text("print('changed')\n")
+    editor.input("r")  # writable again, and now out of sync with the file
+    wait_for_conversation(editor, "Set writable: b.py")
+    assert files_panel(editor)[1] == "~  b.py"
+    editor.input("u")  # update the snapshot from the file
+    wait_for_conversation(editor, "Context updated: b.py")
+    assert files_panel(editor)[1] == "   b.py"
+    focus(editor, "files", 1)
+    editor.input("d")  # the pending change as a diff
+    rows = wait_for_screen(editor, "+uno = 1")
+    assert any("-one = 1" in row for row in rows)
+
+
+def test_the_chat_list_switches_renames_pins_and_deletes(editor: Any, seeded: Seeded) -> None:
+    first = seeded.chat("Alpha chat")
+    seeded.ask(first, "alpha question")
+    second = seeded.chat("Beta chat")
+    seeded.ask(second, "beta question")
+    open_view(editor, "beta question")
+    rows = open_chat_list(editor)
+    assert any("│●  Beta chat" in row for row in rows), "\n".join(rows)
+    assert any("│   Alpha chat" in row for row in rows)
+    editor.input("j<CR>")  # the second row: Alpha
+    wait_for_conversation(editor, "alpha question")
+    assert any(row.startswith(" Alpha chat · ") for row in screen(editor))
+    open_chat_list(editor)
+    editor.input("r<C-u>Renamed alpha<CR>")
+    wait_for_screen(editor, "│●  Renamed alpha")
+    editor.input("jp")  # pin Beta: it moves to the top
+    wait_for_screen(editor, "│ ! Beta chat")
+    assert editor.current.buffer[:] == [" ! Beta chat", "●  Renamed alpha"]
+    editor.input("ggd")  # delete Beta
+    editor.input("y")
+    wait_for(editor, "#vim.api.nvim_buf_get_lines(0, 0, -1, false) == 1")
+    assert editor.current.buffer[:] == ["●  Renamed alpha"]
+    assert [c.id for c in seeded.store.chats()] == [first]
+    assert second != first
+
+
+def test_search_lists_the_chats_whose_messages_match(editor: Any, seeded: Seeded) -> None:
+    one = seeded.chat("One")
+    seeded.ask(one, "how do tokenizers split words")
+    two = seeded.chat("Two")
+    seeded.ask(two, "unrelated")
+    open_view(editor, "unrelated")
+    open_chat_list(editor)
+    editor.input("/tokenizer<CR>")
+    wait_for_screen(editor, 'chats matching "tokenizer"')
+    assert editor.current.buffer[:] == ["   One — how do tokenizers split words"]
+    editor.input("<CR>")
+    wait_for_conversation(editor, "tokenizers")
+
+
+def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded) -> None:
+    chat = seeded.chat("Long chat")
+    seeded.ask(chat, "first question")
+    seeded.answer(chat, "first answer")
+    seeded.ask(chat, "second question")
+    seeded.answer(chat, "second answer")
+    open_view(editor, "second answer")
+    focus(editor, "conversation", conversation(editor).index("second question"))
+    editor.input("gF")
+    wait_for_screen(editor, "Fork of Long chat")
+    lines = conversation(editor)
+    assert "first answer" in lines
+    assert "second question" not in lines and "second answer" not in lines
+    wait_for(editor, "vim.api.nvim_get_current_buf() == require('bb7.chat').buf('input')")
+    assert editor.current.buffer[:] == ["second question"]
+
+
+def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded: Seeded) -> None:
+    chat = seeded.chat("Edit me")
+    seeded.ask(chat, "first question")
+    seeded.answer(chat, "first answer")
+    open_view(editor, "first answer")
+    focus(editor, "conversation", 1)
+    editor.input("gE")
+    editor.input("y")
+    wait_for(
+        editor,
+        "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, 1, false)[1]"
+        " == 'first question'",
+    )
+    assert "first answer" not in conversation(editor)
+    assert [m.role for m in seeded.store.messages(chat)] == []
+
+
+def test_the_draft_survives_closing_the_view(editor: Any, seeded: Seeded) -> None:
+    chat = seeded.chat("Drafts")
+    seeded.ask(chat, "hello")
+    open_view(editor, "hello")
+    editor.input("iunfinished thought<Esc>")
+    editor.input("q")
+    wait_for(editor, f"not {OPEN}")
+    chat_row = seeded.store.chat(chat)
+    assert chat_row is not None and chat_row.draft == "unfinished thought"
+    open_view(editor, "hello")
+    assert editor.current.buffer[:] == ["unfinished thought"]
+
+
+def test_every_key_has_a_description_shown_by_the_help_popup(editor: Any, seeded: Seeded) -> None:
+    seeded.chat("Keys")
+    open_view(editor, "")
+    for pane in ("conversation", "input", "files"):
+        keys = editor.exec_lua("return require('bb7.chat.keys').list(...)", pane)
+        for lhs, mode, _ in keys:
+            desc = editor.exec_lua(
+                "local pane, lhs, mode = ... return vim.api.nvim_buf_call("
+                "require('bb7.chat').buf(pane), function()"
+                " return vim.fn.maparg(lhs, mode, false, true).desc end)",
+                pane,
+                lhs,
+                mode,
+            )
+            assert desc.startswith("bb7: "), (pane, lhs, desc)
+    focus(editor, "files")
+    editor.input("?")
+    rows = wait_for_screen(editor, "bb7 keys: files")
+    for key in (r"p +apply the pending output", r"X +remove the file", r"D +merge the pending"):
+        assert any(re.search(r"│ " + key, row) for row in rows), key
+    editor.input("q")
+    wait_for(editor, "vim.bo.filetype == 'bb7_files'")
+
+
+def test_the_retry_banner_shows_after_a_failed_edit(editor: Any, seeded: Seeded) -> None:
+    chat = seeded.chat("Retry")
+    seeded.ask(chat, "change a.py")
+    seeded.store.update_chat(chat, retry_context="the edit of a.py did not match")
+    rows = open_view(editor, "failed to apply")
+    assert any("⚠ The last answer's file changes failed to apply." in r for r in rows)
+    assert any("Your next message asks the model to repair them." in r for r in rows)
+    assert any("⚠ next send repairs the failed edits" in r for r in rows)
+
+
+@pytest.mark.parametrize("layout", ["tab", "split"])
+def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> None:
+    chat = seeded.chat("A chat with a rather long name that goes on")
+    seeded.add(chat, "a.py")
+    seeded.ask(chat, "word " * 40)
+    seeded.answer(chat, "done")
+    editor.command("edit a.py")
+    editor.exec_lua("require('bb7').setup({ layout = ... })", layout)
+    rows = open_view(editor, "done")
+    text = "\n".join(rows)
+    assert all(len(row) <= COLS for row in rows), text
+    assert any(row.startswith("done") or "│done" in row for row in rows), text
+    assert any(re.search(r"   a\.py +7$", row) for row in rows), text
+    tabs = editor.exec_lua("return #vim.api.nvim_list_tabpages()")
+    assert tabs == (2 if layout == "tab" else 1)
+    if layout == "split":
+        # The code stays on the left; the view is a column on the right.
+        assert rows[0].lstrip().startswith("one = 1"), text
+        assert "│ A chat with a rather l… · default model" in rows[0], text
+    editor.input("q")
+    wait_for(editor, f"not {OPEN}")
+    assert editor.exec_lua("return vim.api.nvim_buf_get_name(0)").endswith("a.py")
+
+
+def test_a_project_without_bb7_state_gets_a_readable_message(launch: Callable[..., Any]) -> None:
+    nvim = launch()
+    type_command(nvim, "BB7Chat")
+    wait_for_message(nvim, "is not a bb7 project yet; run :BB7Init there")

@@ -1,0 +1,159 @@
+"""What the chat view shows, computed without Neovim: the conversation's lines, highlights,
+reasoning folds and anchors, and the files panel's tree rows."""
+
+from __future__ import annotations
+
+from bb7.chatview.conversation import RETRY_BANNER, Anchor, event_line, render
+from bb7.chatview.files import format_tokens, panel
+from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart
+from bb7.state.status import FileStatus
+
+
+def user(text: str, id: int = 1) -> Message:
+    return Message(role="user", parts=[TextPart(text)], id=id)
+
+
+def test_a_conversation_is_markdown_with_a_heading_per_message() -> None:
+    shown = render(
+        [
+            user("Rename parse\nplease", 1),
+            Message(role="assistant", model="m/x", parts=[TextPart("Done.\n")], id=2),
+        ]
+    )
+    assert shown.lines == [
+        "## You",
+        "",
+        "Rename parse",
+        "please",
+        "",
+        "## Assistant · m/x",
+        "",
+        "Done.",
+    ]
+    assert shown.highlights == [(0, "BB7ChatUser"), (5, "BB7ChatAssistant")]
+    assert shown.anchors == [Anchor(1, 1, "user"), Anchor(6, 2, "assistant")]
+    assert shown.folds == []
+
+
+def test_reasoning_is_a_quoted_block_with_a_fold_over_it() -> None:
+    shown = render(
+        [Message(role="assistant", parts=[ReasoningPart("a\nb"), TextPart("answer")], id=3)]
+    )
+    assert shown.lines == ["## Assistant", "", "> **Reasoning**", "> a", "> b", "", "answer"]
+    assert shown.folds == [(3, 5)]
+    assert [h for h in shown.highlights if h[1] == "BB7ChatReasoning"] == [
+        (2, "BB7ChatReasoning"),
+        (3, "BB7ChatReasoning"),
+        (4, "BB7ChatReasoning"),
+    ]
+
+
+def test_file_events_are_one_line_each() -> None:
+    wrote = Event(action="assistant_wrote", path="src/x.py")
+    created = Event(action="assistant_wrote", path="new.py", added=True)
+    shown = render(
+        [
+            Message(role="assistant", parts=[TextPart("ok"), EventPart(wrote), EventPart(created)]),
+            Message(role="event", parts=[EventPart(Event(action="user_applied", path="src/x.py"))]),
+        ]
+    )
+    assert shown.lines == [
+        "## Assistant",
+        "",
+        "ok",
+        "",
+        "Assistant modified: src/x.py",
+        "Assistant added: new.py",
+        "",
+        "Applied: src/x.py",
+    ]
+    assert [h for h in shown.highlights if h[1] == "BB7ChatEvent"] == [
+        (4, "BB7ChatEvent"),
+        (5, "BB7ChatEvent"),
+        (7, "BB7ChatEvent"),
+    ]
+
+
+def test_event_lines_name_sections_and_read_only_adds() -> None:
+    section = Event(action="user_added", path="a.py", start_line=3, end_line=9, readonly=True)
+    assert event_line(section) == "Context added (read-only): a.py:3-9"
+    assert event_line(Event(action="user_set_readonly", path="a.py")) == "Set writable: a.py"
+    assert event_line(Event(action="user_discarded", path="a.py")) == "Discarded: a.py"
+
+
+def test_system_messages_and_fork_warnings_are_marked() -> None:
+    shown = render(
+        [
+            Message(role="system", parts=[TextPart("The request failed: 401")]),
+            Message(
+                role="system",
+                parts=[EventPart(Event(action="fork_warning_deleted", path="gone.py"))],
+            ),
+        ]
+    )
+    assert shown.lines == [
+        "⚠ The request failed: 401",
+        "",
+        "⚠ Deleted since this message was sent: gone.py",
+    ]
+    assert shown.highlights == [(0, "BB7ChatError"), (2, "BB7ChatWarning")]
+
+
+def test_the_retry_banner_closes_the_conversation() -> None:
+    shown = render([user("fix it")], retry=True)
+    assert shown.lines[-len(RETRY_BANNER) :] == RETRY_BANNER
+    assert (len(shown.lines) - 1, "BB7RetryBanner") in shown.highlights
+
+
+def test_an_empty_chat_renders_no_lines() -> None:
+    assert render([]).lines == []
+
+
+def status(path: str, code: str = "", tokens: int = 10, **kw: object) -> FileStatus:
+    return FileStatus(path=path, status=code, readonly=False, tokens=tokens, kind="writable", **kw)  # type: ignore[arg-type]
+
+
+def test_the_files_panel_is_a_tree_with_statuses_and_tokens() -> None:
+    shown = panel(
+        [
+            status("src/bb7/x.py", "M", 1500, has_output=True),
+            status("src/bb7/y.py", "", 20),
+            status("README.md", "R", 5),
+        ],
+        "/p",
+    )
+    assert [r.text for r in shown.rows] == ["   src/bb7/", "M    x.py", "     y.py", "R  README.md"]
+    assert [r.tokens for r in shown.rows] == ["1.5k", "1.5k", "20", "5"]
+    x = shown.rows[1]
+    assert (x.path, x.abs, x.status, x.has_output) == ("src/bb7/x.py", "/p/src/bb7/x.py", "M", True)
+    assert shown.rows[0].path == ""  # a directory row
+    assert shown.total_tokens == 1525
+
+
+def test_sections_and_outside_files_get_their_own_rows() -> None:
+    shown = panel(
+        [
+            status("a.py", "S", 3, start_line=2, end_line=4),
+            status("/home/u/notes/n.md", "R", 4),
+            status("/opt/lib/z.py", "R", 4),
+        ],
+        "/p",
+        home="/home/u",
+    )
+    assert [r.text for r in shown.rows] == [
+        "   /opt/lib/",
+        "R    z.py",
+        "   ~/notes/",
+        "R    n.md",
+        "S  a.py:2-4",
+    ]
+    assert shown.rows[3].abs == "/home/u/notes/n.md"
+
+
+def test_token_counts_read_at_a_glance() -> None:
+    assert [format_tokens(n) for n in (950, 1234, 12_345, 1_300_000)] == [
+        "950",
+        "1.2k",
+        "12k",
+        "1.3M",
+    ]

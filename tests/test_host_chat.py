@@ -1,0 +1,215 @@
+"""The chat view's host requests (`bb7.host_chat`) through the real handler table, on a real
+project in a temp dir; no Neovim (the view itself is tested in tests/nvim/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bb7 import host_chat
+from bb7.host_events import EventSink
+from bb7.host_registry import Context, Registry, handle_request
+from bb7.state import chats, context
+from bb7.state.records import Message, TextPart
+from bb7.state.responses import edit_bases, record_outputs
+from bb7.state.store import Store, init_project
+from bb7.state.workspace import Workspace
+
+
+class Host:
+    """The handler table as the host has it, called as Lua calls it."""
+
+    def __init__(self, root: Path) -> None:
+        self.registry = Registry()
+        host_chat.register(self.registry, host_chat.Session(lambda: str(root)))
+        self.ctx = Context(EventSink(lambda batch: None, lambda delay, fn: None), lambda *a: None)
+
+    def call(self, method: str, **args: Any) -> Any:
+        reply = handle_request(self.registry, self.ctx, method, [args])
+        assert reply["ok"], reply["error"]
+        return reply["value"]
+
+    def refused(self, method: str, **args: Any) -> dict[str, str]:
+        reply = handle_request(self.registry, self.ctx, method, [args])
+        assert not reply["ok"], reply
+        error: dict[str, str] = reply["error"]
+        return error
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    path = tmp_path / "proj"
+    path.mkdir()
+    (path / "a.py").write_text("one = 1\n")
+    return path
+
+
+@pytest.fixture
+def store(root: Path) -> Store:
+    return init_project(root)
+
+
+def active_chat(store: Store, root: Path, name: str = "First") -> str:
+    chat = chats.new_chat(store, name=name)
+    Workspace(root, store).set_active(store, chat.id)
+    return chat.id
+
+
+def exchange(store: Store, chat_id: str, question: str, answer: str) -> int:
+    asked = chats.append_user_message(store, chat_id, question)
+    chats.append_message(store, chat_id, Message(role="assistant", parts=[TextPart(answer)]))
+    return asked.id
+
+
+def test_a_project_without_bb7_state_says_to_run_init(tmp_path: Path) -> None:
+    host = Host(tmp_path)
+    error = host.refused("chat_view")
+    assert error["kind"] == "not_initialized"
+    assert ":BB7Init" in error["message"]
+
+
+def test_bb7chat_in_a_project_without_chats_starts_one(root: Path, store: Store) -> None:
+    chat = Host(root).call("active_chat")
+    assert chat["active"] is True
+    assert [c.id for c in store.chats()] == [chat["id"]]
+
+
+def test_the_view_of_the_active_chat_has_conversation_files_and_draft(
+    root: Path, store: Store
+) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    exchange(store, chat_id, "hello", "hi")
+    chats.save_draft(store, chat_id, "next question")
+    view = Host(root).call("chat_view", buffers=[])
+    assert view["chat"]["id"] == chat_id and view["chat"]["name"] == "First"
+    assert view["draft"] == "next question"
+    assert view["retry"] is False
+    assert view["root"] == str(root)
+    assert view["conversation"]["lines"] == [
+        "Context added: a.py",
+        "",
+        "## You",
+        "",
+        "hello",
+        "",
+        "## Assistant",
+        "",
+        "hi",
+    ]
+    assert [row["text"] for row in view["files"]["rows"]] == ["   a.py"]
+    assert view["files"]["rows"][0]["abs"] == str(root / "a.py")
+
+
+def test_unsaved_buffer_text_counts_in_the_files_panel(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    unsaved = {"path": str(root / "a.py"), "changedtick": 7, "lines": ["one = 111"]}
+    panel = Host(root).call("file_list", buffers=[unsaved])
+    assert panel["rows"][0]["text"] == "~  a.py"
+
+
+def test_the_chat_list_puts_pinned_first_and_marks_the_active(root: Path, store: Store) -> None:
+    older = active_chat(store, root, "Older")
+    newer = active_chat(store, root, "Newer")
+    host = Host(root)
+    host.call("pin_chat", chat_id=older, pinned=True)
+    listed = host.call("chat_list")
+    assert [(c["name"], c["pinned"], c["active"]) for c in listed] == [
+        ("Older", True, False),
+        ("Newer", False, True),
+    ]
+    host.call("switch_chat", chat_id=older)
+    assert host.call("chat_view")["chat"]["id"] == older
+    assert newer != older
+
+
+def test_rename_refuses_an_empty_name(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root)
+    host = Host(root)
+    assert host.call("rename_chat", chat_id=chat_id, name="Parser work")["name"] == "Parser work"
+    assert host.refused("rename_chat", chat_id=chat_id, name="  ")["kind"] == "invalid_name"
+
+
+def test_deleting_the_active_chat_activates_the_most_recent_other(root: Path, store: Store) -> None:
+    other = active_chat(store, root, "Other")
+    doomed = active_chat(store, root, "Doomed")
+    host = Host(root)
+    following = host.call("delete_chat", chat_id=doomed)
+    assert following["id"] == other and following["active"] is True
+    assert host.call("delete_chat", chat_id=other) is None
+    assert host.call("chat_list") == []
+
+
+def test_search_finds_chats_by_message_text(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root, "Misc")
+    exchange(store, chat_id, "how do tokenizers work", "like this")
+    active_chat(store, root, "Unrelated")
+    hits = Host(root).call("search_chats", query="tokenizer")
+    assert [(h["chat"]["id"], h["match"]) for h in hits] == [(chat_id, "message")]
+    assert "tokenizers" in hits[0]["excerpt"]
+
+
+def test_a_fork_keeps_the_history_before_the_message_and_drafts_it(
+    root: Path, store: Store
+) -> None:
+    chat_id = active_chat(store, root)
+    exchange(store, chat_id, "first question", "first answer")
+    second = exchange(store, chat_id, "second question", "second answer")
+    host = Host(root)
+    forked = host.call("fork_chat", message_id=second, buffers=[])
+    assert forked["draft"] == "second question" and forked["chat_id"] != chat_id
+    view = host.call("chat_view")
+    assert view["chat"]["id"] == forked["chat_id"]
+    assert view["chat"]["name"] == "Fork of First"
+    lines = view["conversation"]["lines"]
+    assert "first answer" in lines and "second question" not in lines
+    assert view["draft"] == "second question"
+
+
+def test_editing_a_message_cuts_the_chat_before_it(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root)
+    exchange(store, chat_id, "first", "one")
+    second = exchange(store, chat_id, "second", "two")
+    host = Host(root)
+    edited = host.call("edit_message", message_id=second)
+    assert edited == {"chat_id": chat_id, "draft": "second", "warnings": []}
+    assert "two" not in host.call("chat_view")["conversation"]["lines"]
+    answer = store.messages(chat_id)[1]
+    assert host.refused("edit_message", message_id=answer.id)["kind"] == "no_message"
+
+
+def test_a_draft_is_kept_per_chat(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root)
+    Host(root).call("save_draft", chat_id=chat_id, draft="half a thought")
+    assert store.chat(chat_id) is not None
+    assert store.chat(chat_id).draft == "half a thought"  # type: ignore[union-attr]
+
+
+def test_update_read_only_and_diff_act_on_the_file(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    host = Host(root)
+    unsaved = {"path": str(root / "a.py"), "changedtick": 3, "lines": ["one = 11"]}
+    assert host.call("update_file", path=str(root / "a.py"), buffers=[unsaved]) == "a.py"
+    assert store.blob(store.entries(chat_id)[0].blob) == "one = 11\n"
+    assert host.call("set_readonly", path=str(root / "a.py"), readonly=True) == "a.py"
+    assert store.entries(chat_id)[0].kind == "readonly"
+    host.call("set_readonly", path=str(root / "a.py"), readonly=False)
+    bases = edit_bases(store, chat_id)
+    record_outputs(store, chat_id, {"a.py": "one = 12\n"}, bases=bases)
+    diff = host.call("file_diff", path=str(root / "a.py"), buffers=[unsaved])
+    assert "-one = 11\n+one = 12\n" in diff
+    assert host.refused("set_readonly", path=str(root / "a.py"), readonly=True)["kind"] == (
+        "pending_output"
+    )
+
+
+def test_update_all_reports_what_it_did(root: Path, store: Store) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    (root / "a.py").write_text("one = 2\n")
+    assert Host(root).call("update_all") == {"updated": ["a.py"], "problems": []}
