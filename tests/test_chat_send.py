@@ -351,6 +351,23 @@ def test_failed_edits_store_nothing_and_the_next_send_carries_the_retry_context(
     assert "@retry_context" not in chat.prompt()
 
 
+def test_an_answer_to_the_retry_without_changes_keeps_the_edits_that_succeeded(
+    chat: Chat,
+) -> None:
+    fid = chat.add("app.py", APP)
+    twice = edits(("app.py", fid, "return 1", "return 2"), ("app.py", fid, "return 1", "return 2"))
+    chat.server.push(stream(*tool_call("edit_file", twice), finish()))
+    outcome, _ = chat.send("Return 2.")
+    assert isinstance(outcome, ev.Done) and not outcome.ok
+    assert "may have been applied before" in outcome.errors[0].message
+    # The model was told its successful edit is kept; it has nothing left to send.
+    chat.server.push(stream(text_chunk("The first edit already did it."), finish()))
+    outcome, _ = chat.send("Please retry the file changes.")
+    assert isinstance(outcome, ev.Done) and outcome.ok
+    assert outcome.files == [ev.WrittenFile("app.py", "M")]
+    assert chat.output("app.py") == APP.replace("return 1", "return 2")
+
+
 def test_a_partial_version_whose_file_changed_since_is_dropped_from_the_retry(chat: Chat) -> None:
     fid = chat.add("app.py", APP)
     bad = edits(("app.py", fid, "    return 1", "    return 2"), ("app.py", fid, "nope", "x"))

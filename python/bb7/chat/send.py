@@ -16,8 +16,10 @@ that chat). A worker thread does the rest and reports through `on_event` (`bb7.c
    shown. Success: the pending outputs and the assistant message (usage, cost) are stored in
    one transaction and the retry state is cleared -> `Done(ok=True)`. Failure: only the
    answer's text is stored, plus the retry state (the retry context and the partial versions of
-   the edits that did apply), which the next send offers to the model -> `Done(ok=False)`;
-   with `auto_repair` one more request carrying it is made first (`Repairing`);
+   the edits that did apply), which the next send offers to the model as the current writable
+   versions -> `Done(ok=False)`; with `auto_repair` one more request carrying it is made first
+   (`Repairing`). The next successful answer is applied on top of those partial versions and
+   stores them too (as the retry context told the model), even if it changes nothing more;
 4. provider errors, a missing key, cancel: the user's message stays; what had arrived is
    stored as the assistant message, followed by a system message saying what happened (a
    cancelled answer is marked aborted this way); no change of a partial answer is kept ->

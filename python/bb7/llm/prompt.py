@@ -230,7 +230,7 @@ def assemble_prompt(inp: PromptInput) -> Prompt:
     changing.append(SECTION_LATEST + "\n\n" + latest)
     parts.append(PromptPart("latest", estimate_tokens(latest)))
     if inp.retry_context and inp.retry_context.strip():
-        retry = f"{RETRY_OPEN}\n{_with_newline(inp.retry_context)}{RETRY_CLOSE}\n"
+        retry = f"{RETRY_OPEN}\n{_with_newline(inp.retry_context)}{RETRY_CLOSE}\n\n"
         changing.append(SECTION_RETRY + "\n\n" + retry)
         parts.append(PromptPart("retry", estimate_tokens(retry)))
     if writable:
