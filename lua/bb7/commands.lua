@@ -117,13 +117,9 @@ current working directory.]],
     name = 'BB7Chat',
     usage = ':BB7Chat',
     desc = 'bb7: toggle the chat view',
-    doc = [[Opens the chat view of the active chat, or closes it.]],
-    run = function()
-      backend().request('active_chat', nil, function(err, chat)
-        if err then return backend().report(err) end
-        require('bb7.chat').toggle(chat)
-      end)
-    end,
+    doc = [[Opens the chat view of the active chat (|bb7-chat|), or closes it.
+The project's first chat starts here when it has none.]],
+    run = function() require('bb7.chat').toggle() end,
   },
   {
     name = 'BB7NewChat',

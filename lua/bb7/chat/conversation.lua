@@ -302,7 +302,7 @@ local function restored(err, value)
   for _, warning in ipairs(value.warnings or {}) do
     notify(warning, 'warn')
   end
-  chat().refresh({ draft = true })
+  chat().refresh({ draft = 'replace' })
   chat().focus('input')
 end
 

@@ -29,12 +29,13 @@ function M.buf(pane)
   buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, 'bb7://' .. pane)
   vim.b[buf].bb7_pane = pane
-  vim.bo[buf].filetype = FILETYPES[pane]
-  if pane ~= 'input' then vim.bo[buf].modifiable = false end
-  if pane == 'conversation' then
-    -- Code blocks highlighted by the injected languages, whatever the user's setup.
+  if FILETYPES[pane] == 'markdown' then
+    -- Treesitter highlights markdown and the code blocks in it, whatever the user's setup.
+    -- Started before the filetype is set, it also spares loading the regex syntax (~20 ms).
     pcall(vim.treesitter.start, buf, 'markdown')
   end
+  vim.bo[buf].filetype = FILETYPES[pane]
+  if pane ~= 'input' then vim.bo[buf].modifiable = false end
   S.bufs[pane] = buf
   if pane == 'input' then require('bb7.chat.input').setup(buf) end
   return buf
@@ -108,14 +109,19 @@ function M.winbars(total_tokens)
   end
 end
 
---- Draws a `ChatView` from the host. `opts.draft`: also replace the input with the draft
---- (on open and when the chat changes; never while the user types in the same chat).
+--- Draws a `ChatView` from the host. The input gets the chat's draft when the chat changed,
+--- with `opts.draft = 'replace'` (fork, edit), or with `'fill'` when the input is empty (on
+--- open: text typed while the host started is kept).
 function M.draw(view, opts)
   local changed = not S.chat or S.chat.id ~= view.chat.id
   S.chat, S.root, S.retry = view.chat, view.root, view.retry
   require('bb7.chat.conversation').render(view.conversation)
   require('bb7.chat.files').render(view.files)
-  if changed or (opts and opts.draft) then require('bb7.chat.input').set(view.draft) end
+  local input = require('bb7.chat.input')
+  local draft = opts and opts.draft
+  if changed or draft == 'replace' or (draft == 'fill' and input.is_empty()) then
+    input.set(view.draft)
+  end
   M.winbars(view.files.total_tokens)
 end
 
@@ -157,7 +163,8 @@ local function watch_windows()
   end
 end
 
---- Opens the view (in the layout of the `layout` option) on the active chat.
+--- Opens the view (in the layout of the `layout` option) on the active chat. The windows
+--- open at once, while the host may still be starting; the chat is drawn when it answers.
 function M.open()
   if M.is_open() then return M.focus('input') end
   subscribe()
@@ -168,8 +175,16 @@ function M.open()
   end
   S.wins = require('bb7.chat.layout').open(require('bb7.config').get().layout, bufs)
   watch_windows()
+  require('bb7.chat.conversation').refold()
   M.focus('input')
-  M.refresh({ draft = true })
+  -- The project's first chat starts here when it has none.
+  backend().request('active_chat', vim.empty_dict(), function(err)
+    if err then
+      M.close()
+      return backend().report(err)
+    end
+    M.refresh({ draft = 'fill' })
+  end)
 end
 
 --- Closes the view; the draft is saved first. Buffers stay for the next open.
@@ -183,9 +198,9 @@ function M.close()
   require('bb7.chat.layout').close(wins)
 end
 
---- `:BB7Chat`: opens the view on `chat` (the host's active chat), or closes it when it is
---- shown in the current tab page; shown in another tab, that tab is entered.
-function M.toggle(chat)
+--- `:BB7Chat`: opens the view, or closes it when it is shown in the current tab page (shown
+--- in another tab, that tab is entered).
+function M.toggle()
   local win = M.win('conversation')
   if win then
     if vim.api.nvim_win_get_tabpage(win) == vim.api.nvim_get_current_tabpage() then
@@ -213,7 +228,7 @@ end
 --- Switches the view to another chat (the host has made it active already).
 function M.show_active()
   require('bb7.chat.conversation').reset()
-  M.refresh({ draft = true })
+  M.refresh({ draft = 'replace' })
 end
 
 --- Starts a new chat and shows it.

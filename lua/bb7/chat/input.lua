@@ -40,6 +40,11 @@ function M.setup(buf)
   })
 end
 
+function M.is_empty()
+  local buf = chat().buf('input')
+  return vim.trim(text(buf)) == ''
+end
+
 --- Replaces the input with `draft` (a chat's stored draft).
 function M.set(draft)
   local buf = chat().buf('input')

@@ -1,0 +1,193 @@
+"""Speed of the chat view (`:BB7Chat`) in a real headless Neovim with the real host; prints a
+table.
+
+Targets (issue 7): `:BB7Chat` to an interactive view, cold host start included, < 300 ms;
+keypress latency in the input while an answer streams at 200 chunks/s, p99 < 30 ms (from the
+key leaving the client to Neovim handling it, `InsertCharPre`); drawing a chat of 500 messages
+< 100 ms (host rendering and Lua drawing, shown apart too).
+Run: .venv/bin/python benchmarks/chat_view.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to start an editor
+
+from chat_state import Seeded  # noqa: E402
+from editor import emit, spawn  # noqa: E402
+
+OPEN = "require('bb7.chat').is_open() and require('bb7.chat').state().chat ~= nil"
+
+
+@contextmanager
+def editor(home: Path, project: Path) -> Iterator[Any]:
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        os.environ[var] = str(home / var.lower())
+    nvim = spawn(project)
+    try:
+        nvim.ui_attach(120, 40, rgb=True)
+        nvim.exec_lua("require('bb7').setup()")
+        yield nvim
+    finally:
+        nvim.close()
+
+
+def seed(home: Path, name: str, messages: int) -> Path:
+    """A project whose active chat has `messages` messages (questions, answers with code and
+    reasoning) and a few context files."""
+    project = home / name
+    if project.exists():
+        shutil.rmtree(project)
+    project.mkdir(parents=True)
+    for i in range(5):
+        (project / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n" * 20)
+    seeded = Seeded(project)
+    chat = seeded.chat("Benchmark")
+    for i in range(5):
+        seeded.add(chat, f"m{i}.py")
+    for i in range(messages // 2):
+        seeded.ask(chat, f"Question {i}: how should f{i % 5} handle negative numbers?")
+        answer = f"Answer {i}:\n\n```python\ndef f(x):\n    return abs(x) + {i}\n```\n\nDone."
+        seeded.answer(chat, answer, reasoning=f"step one\nstep two of {i}" if i % 3 else "")
+    seeded.store.close()
+    return project
+
+
+def open_cold(home: Path, project: Path, runs: int) -> list[float]:
+    """ms from `:BB7Chat` (host not running) to the view drawn with the chat, input focused."""
+    out = []
+    for _ in range(runs):
+        with editor(home, project) as nvim:
+            out.append(
+                nvim.exec_lua(
+                    f"""
+                    local t = vim.uv.hrtime()
+                    vim.cmd('BB7Chat')
+                    vim.wait(5000, function() return {OPEN} end, 1)
+                    assert({OPEN}, 'the view did not open')
+                    return (vim.uv.hrtime() - t) / 1e6
+                    """
+                )
+            )
+    return out
+
+
+def draw_times(nvim: Any, runs: int) -> tuple[list[float], list[float]]:
+    """ms of a full redraw of the open view (request + draw), and of the Lua drawing alone."""
+    total, lua = [], []
+    for _ in range(runs):
+        got = nvim.exec_lua(
+            """
+            local chat = require('bb7.chat')
+            local t = vim.uv.hrtime()
+            local view
+            require('bb7.backend').request('chat_view', { buffers = {} }, function(err, v)
+              assert(not err, err and err.message)
+              view = v
+            end)
+            local got = vim.uv.hrtime()
+            chat.draw(view)
+            vim.cmd('redraw')
+            local drawn = vim.uv.hrtime()
+            return { (drawn - t) / 1e6, (drawn - got) / 1e6, #view.conversation.lines }
+            """
+        )
+        assert got[2] > 1500, got
+        total.append(got[0])
+        lua.append(got[1])
+    return total, lua
+
+
+def keypress_latency(nvim: Any, seconds: float) -> list[float]:
+    """ms from a key sent by the client to Neovim handling it in the input, while the host
+    streams 200 chunks/s into the conversation."""
+    nvim.exec_lua(
+        """
+        _G.bench_keys = {}
+        vim.api.nvim_create_autocmd('InsertCharPre', {
+          buffer = require('bb7.chat').buf('input'),
+          callback = function() table.insert(_G.bench_keys, vim.uv.hrtime()) end,
+        })
+        require('bb7.chat').focus('input')
+        require('bb7.chat.conversation').begin_exchange('stream, please')
+        """
+    )
+    nvim.input("i")
+    count = int(200 * seconds)
+    events: list[tuple[str, Any]] = [("started", {"model": "bench/model", "chat_id": ""})]
+    events += [
+        ("chunk", {"text": f"token {i} " + ("\n" if i % 12 == 0 else "")}) for i in range(count)
+    ]
+    emit(nvim, *events, interval_ms=5)
+    sent = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        sent.append(time.monotonic_ns())
+        nvim.input("x")
+        time.sleep(0.02)
+    handled = nvim.exec_lua(
+        "local n = ... vim.wait(1000, function() return #_G.bench_keys >= n end, 5)"
+        " return _G.bench_keys",
+        len(sent),
+    )
+    chunks = nvim.exec_lua(
+        "return #table.concat(vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'),"
+        " 0, -1, false), '\\n')"
+    )
+    assert chunks > count * 6, f"the stream did not arrive ({chunks} characters)"
+    return [(h - s) / 1e6 for s, h in zip(sent, handled, strict=True)]
+
+
+def p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    runs = parser.parse_args().runs
+    # pynvim's child sessions leave asyncio warnings on close; they are not results.
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
+    rows: list[tuple[str, list[float], str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        small = seed(home, "small", 20)
+        rows.append((":BB7Chat -> view (cold host)", open_cold(home, small, runs), "< 300"))
+        large = seed(home, "large", 500)
+        rows.append((":BB7Chat -> view, 500 messages", open_cold(home, large, runs), ""))
+        with editor(home, large) as nvim:
+            nvim.command("BB7Chat")
+            nvim.exec_lua(f"vim.wait(5000, function() return {OPEN} end, 1)")
+            total, lua = draw_times(nvim, runs)
+            rows.append(("draw a 500-message chat", total, "< 100"))
+            rows.append(("  of which Lua drawing", lua, ""))
+            rows.append(("keypress while streaming 200/s", keypress_latency(nvim, 3.0), "p99 < 30"))
+    measures: list[tuple[str, Callable[[list[float]], float]]] = [
+        ("min", min),
+        ("median", statistics.median),
+        ("p99", lambda v: p(v, 0.99)),
+        ("max", max),
+    ]
+    print(f"{'measure (ms)':34} {'n':>4} " + " ".join(f"{m:>8}" for m, _ in measures) + "  target")
+    for name, values, target in rows:
+        cells = " ".join(f"{fn(values):8.2f}" for _, fn in measures)
+        print(f"{name:34} {len(values):4} {cells}  {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
