@@ -14,11 +14,10 @@ import argparse
 import logging
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,8 @@ sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to st
 
 from chat_state import Seeded  # noqa: E402
 from editor import emit, spawn  # noqa: E402
+
+from timings import Row, print_table  # noqa: E402
 
 OPEN = "require('bb7.chat').is_open() and require('bb7.chat').state().chat ~= nil"
 
@@ -151,18 +152,13 @@ def keypress_latency(nvim: Any, seconds: float) -> list[float]:
     return [(h - s) / 1e6 for s, h in zip(sent, handled, strict=True)]
 
 
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     runs = parser.parse_args().runs
     # pynvim's child sessions leave asyncio warnings on close; they are not results.
     logging.getLogger("asyncio").setLevel(logging.ERROR)
-    rows: list[tuple[str, list[float], str]] = []
+    rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         small = seed(home, "small", 20)
@@ -176,16 +172,7 @@ def main() -> int:
             rows.append(("draw a 500-message chat", total, "< 100"))
             rows.append(("  of which Lua drawing", lua, ""))
             rows.append(("keypress while streaming 200/s", keypress_latency(nvim, 3.0), "p99 < 30"))
-    measures: list[tuple[str, Callable[[list[float]], float]]] = [
-        ("min", min),
-        ("median", statistics.median),
-        ("p99", lambda v: p(v, 0.99)),
-        ("max", max),
-    ]
-    print(f"{'measure (ms)':34} {'n':>4} " + " ".join(f"{m:>8}" for m, _ in measures) + "  target")
-    for name, values, target in rows:
-        cells = " ".join(f"{fn(values):8.2f}" for _, fn in measures)
-        print(f"{name:34} {len(values):4} {cells}  {target}")
+    print_table(rows, 34)
     return 0
 
 

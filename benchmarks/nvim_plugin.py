@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to start an editor
 
 from editor import emit, spawn, start_host  # noqa: E402
+
+from timings import Row, print_table  # noqa: E402
 
 
 @contextmanager
@@ -149,18 +150,13 @@ def responsiveness(nvim: Any, seconds: float) -> list[float]:
     return out
 
 
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     runs = parser.parse_args().runs
     # pynvim's child sessions leave asyncio warnings on close; they are not results.
     logging.getLogger("asyncio").setLevel(logging.ERROR)
-    rows: list[tuple[str, list[float], str]] = []
+    rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         cold, warm = setup_cost(home, runs, loader=False)
@@ -176,16 +172,7 @@ def main() -> int:
             project = home / "project"
             rows.append(("status refresh, 500 files", status_refresh(nvim, project, runs), "< 50"))
             rows.append(("answer while streaming 200/s", responsiveness(nvim, 3.0), "p99 < 30"))
-    measures: list[tuple[str, Callable[[list[float]], float]]] = [
-        ("min", min),
-        ("median", statistics.median),
-        ("p99", lambda v: p(v, 0.99)),
-        ("max", max),
-    ]
-    print(f"{'measure (ms)':38} {'n':>4} " + " ".join(f"{m:>8}" for m, _ in measures) + "  target")
-    for name, values, target in rows:
-        cells = " ".join(f"{fn(values):8.2f}" for _, fn in measures)
-        print(f"{name:38} {len(values):4} {cells}  {target}")
+    print_table(rows, 38)
     return 0
 
 
