@@ -128,9 +128,10 @@ def keypress_latency(nvim: Any, seconds: float) -> list[float]:
     )
     nvim.input("i")
     count = int(200 * seconds)
-    events: list[tuple[str, Any]] = [("started", {"model": "bench/model", "chat_id": ""})]
+    events: list[tuple[str, Any]] = [("request_started", {"request_id": "r", "model": "m"})]
     events += [
-        ("chunk", {"text": f"token {i} " + ("\n" if i % 12 == 0 else "")}) for i in range(count)
+        ("chunk", {"request_id": "r", "event": {"type": "chunk", "text": text}})
+        for text in (f"token {i} " + ("\n" if i % 12 == 0 else "") for i in range(count))
     ]
     emit(nvim, *events, interval_ms=5)
     sent = []

@@ -57,6 +57,11 @@ function M.render(rendered)
   for _, hl in ipairs(rendered.highlights) do
     vim.api.nvim_buf_set_extmark(b, M.ns, hl[1], 0, { line_hl_group = hl[2] })
   end
+  if #rendered.lines == 0 then
+    vim.api.nvim_buf_set_extmark(b, M.ns, 0, 0, {
+      virt_text = { { 'A new chat: write below, add files with :BB7Add', 'BB7ChatStatus' } },
+    })
+  end
   H.anchors = rendered.anchors
   H.folds = rendered.folds
   H.live = nil
@@ -103,6 +108,7 @@ local function add_block(lines, group)
   local first
   edit(b, function()
     if is_empty(b) then
+      vim.api.nvim_buf_clear_namespace(b, M.ns, 0, -1) -- the empty chat's hint
       vim.api.nvim_buf_set_lines(b, 0, 1, false, lines)
       first = 1
     else
@@ -175,31 +181,29 @@ local function heading(model)
   return model ~= '' and (ASSISTANT_HEADING .. ' · ' .. model) or ASSISTANT_HEADING
 end
 
-local function finish()
-  H.live = nil
-  if chat().is_open() then chat().refresh() end
-end
-
---- What each event of a send does to the pane (payloads are bb7.chat.events Structs).
+--- What each event of a send does to the pane. `request_started` and `done` carry their
+--- fields; the others (`Streamed`) carry the send loop's event (`bb7.chat.events`) under
+--- `event`.
 M.handlers = {
-  started = function(ev)
+  request_started = function(p)
     if not H.live then H.live = { tail = 0, status_lines = 0 } end
     clear_status()
     H.live.phase = 'waiting'
-    add_block({ heading(ev.model or '') .. (ev.repair and ' (repair)' or '') }, 'BB7ChatAssistant')
+    local title = heading(p.model or '') .. (p.repair and ' (repair)' or '')
+    add_block({ title }, 'BB7ChatAssistant')
     set_status('⋯ waiting for the model')
     chat().winbars()
   end,
-  reasoning = function(ev)
+  reasoning = function(p)
     if not H.live then return end
     clear_status()
     if H.live.phase ~= 'reasoning' then
       H.live.fold_start = add_block({ REASONING_TITLE, QUOTE }, 'BB7ChatReasoning')
       H.live.phase = 'reasoning'
     end
-    append((ev.text:gsub('\n', '\n' .. QUOTE)))
+    append((p.event.text:gsub('\n', '\n' .. QUOTE)))
   end,
-  chunk = function(ev)
+  chunk = function(p)
     if not H.live then return end
     clear_status()
     close_reasoning()
@@ -207,32 +211,33 @@ M.handlers = {
       add_block({ '' })
       H.live.phase = 'text'
     end
-    append(ev.text)
+    append(p.event.text)
   end,
-  tool_progress = function(ev)
+  tool_progress = function(p)
+    local ev = p.event
     local where = ev.path ~= '' and (' ' .. ev.path) or ''
     set_status(('✎ %s%s · %d chars'):format(ev.name, where, ev.arguments_length))
   end,
-  block = function(ev)
-    if not ev.ok then set_status('⚠ ' .. ev.message) end
+  block = function(p)
+    if not p.event.ok then set_status('⚠ ' .. p.event.message) end
   end,
-  retrying = function(ev)
+  retrying = function(p)
+    local ev = p.event
     set_status(('⟳ %s; retrying in %.1f s'):format(ev.reason or 'provider busy', ev.delay or 0))
   end,
-  repairing = function(ev)
-    local count = #(ev.errors or {})
+  repairing = function(p)
+    local count = #(p.event.errors or {})
     set_status(('✎ %d change(s) failed; asking the model to repair them'):format(count))
   end,
-  warning = function(ev) notify(ev.message, 'warn') end,
-  done = function() finish() end,
-  error = function(ev)
-    if not chat().is_open() and ev.kind ~= 'cancelled' then notify(ev.message, 'error') end
-    finish()
+  -- The end of every send, refused, failed, cancelled or done: the stored chat again.
+  done = function()
+    H.live = nil
+    if chat().is_open() then chat().refresh() end
   end,
-  title = function(ev)
+  title = function(p)
     local shown = chat().state().chat
-    if shown and shown.id == ev.chat_id then
-      shown.name = ev.title
+    if shown and shown.id == p.event.chat_id then
+      shown.name = p.event.title
       chat().winbars()
     end
   end,
@@ -244,11 +249,6 @@ function M.subscribe()
   for name, handler in pairs(M.handlers) do
     events.on(name, handler)
   end
-  -- A send refused before it started (empty text, another send running) comes back as an
-  -- error notification: the pending message is dropped by drawing the stored chat again.
-  events.on('notify', function(p)
-    if H.live and H.live.phase == 'sending' and p.level == 'error' then finish() end
-  end)
 end
 
 -- Messages ------------------------------------------------------------------------------------
