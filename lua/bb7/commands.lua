@@ -4,6 +4,7 @@
 local M = {}
 
 local function backend() return require('bb7.backend') end
+local function buffers(path) return require('bb7.buffer').for_request(path) end
 local function notify(message, level) require('bb7.log').notify(message, level) end
 
 -- A mistake in how a command was called: shown as a message, not a Lua error.
@@ -25,12 +26,16 @@ local function target(opts)
 end
 
 local function path_request(method)
-  return function(opts) backend().request(method, { path = target(opts) }, answer) end
+  return function(opts)
+    local path = target(opts)
+    backend().request(method, { path = path, buffers = buffers(path) }, answer)
+  end
 end
 
 local function add(readonly)
   return function(opts)
-    local args = { path = target(opts), readonly = readonly }
+    local path = target(opts)
+    local args = { path = path, readonly = readonly, buffers = buffers(path) }
     if opts.range > 0 then
       args.start_line, args.end_line = opts.line1, opts.line2
     end
@@ -69,13 +74,38 @@ local function models(lead)
   return vim.tbl_filter(function(m) return vim.startswith(m, lead) end, H.models)
 end
 
+-- One line of the model picker: id, then what bb7 cares about (tools, context, price).
+local function describe_model(m)
+  local notes = {}
+  if m.supports_tools == false then table.insert(notes, 'no tools: text edit blocks') end
+  if m.context_length and m.context_length ~= vim.NIL then
+    table.insert(notes, ('%dk context'):format(math.floor(m.context_length / 1000)))
+  end
+  local price = m.pricing and m.pricing.prompt
+  if price and price ~= vim.NIL then
+    table.insert(notes, ('$%.2f/M in'):format(price * 1e6))
+  end
+  return #notes > 0 and ('%s  (%s)'):format(m.id, table.concat(notes, ', ')) or m.id
+end
+
+--- Fetching the list may take a while (HTTP): the host answers with a `models` event.
 local function pick_model()
-  backend().request('models', nil, function(err, value)
-    if err then return backend().report(err) end
-    H.models = vim.tbl_map(function(m) return m.id end, value.models or {})
-    vim.ui.select(H.models, { prompt = 'bb7 model' }, function(choice)
-      if choice then backend().request('set_model', { model = choice }, answer) end
+  local stop
+  stop = require('bb7.events').on('models', function(list)
+    stop()
+    if list.error and list.error ~= vim.NIL then return notify(list.error, 'error') end
+    if list.warning and list.warning ~= vim.NIL then notify(list.warning, 'warn') end
+    H.models = vim.tbl_map(function(m) return m.id end, list.models)
+    local prompt = 'bb7 model' .. (list.current ~= '' and (' (now ' .. list.current .. ')') or '')
+    vim.ui.select(list.models, { prompt = prompt, format_item = describe_model }, function(choice)
+      if choice then backend().request('set_model', { model = choice.id }, answer) end
     end)
+  end)
+  backend().request('models', nil, function(err)
+    if err then
+      stop()
+      backend().report(err)
+    end
   end)
 end
 
@@ -92,7 +122,7 @@ local function paste(opts)
   if text == '' then
     usage(('register %s is empty: copy the model response first'):format(reg or '+'))
   end
-  backend().request('paste', { text = text }, answer)
+  backend().request('paste', { text = text, buffers = buffers() }, answer)
 end
 
 local function open_log()
@@ -177,7 +207,8 @@ file, through its buffer when it is loaded (undo kept). A file with local
 changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
 (undo with |:BB7UndoApply|), |:BB7Diff| merges by hand.]],
     run = function(opts)
-      backend().request('apply', { path = target(opts), force = opts.bang }, answer)
+      local path = target(opts)
+      backend().request('apply', { path = path, force = opts.bang, buffers = buffers(path) }, answer)
     end,
   },
   {
@@ -186,7 +217,7 @@ changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
     desc = 'bb7: apply every pending change (conflicts are skipped)',
     doc = [[Applies every pending output of the active chat; conflicts (`~M`) are
 skipped and listed.]],
-    run = function() backend().request('apply_all', nil, answer) end,
+    run = function() backend().request('apply_all', { buffers = buffers() }, answer) end,
   },
   {
     name = 'BB7Discard',
@@ -208,9 +239,9 @@ file is not touched.]],
 tab: use |]c|, |[c|, |do| and |dp|. Closing the tab records what was
 merged; reopening shows only the remaining hunks.]],
     run = function(opts)
-      backend().request('diff', { path = target(opts) }, function(err, paths)
+      backend().request('diff', { path = target(opts) }, function(err, view)
         if err then return backend().report(err) end
-        require('bb7.diff').open(paths)
+        require('bb7.diff').open(view)
       end)
     end,
   },
