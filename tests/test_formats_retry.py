@@ -38,7 +38,8 @@ def test_the_retry_context_names_the_failure_the_base_and_the_id_to_use(tmp_path
     files = {"a.py": FileState(content=A), "b.py": FileState(content=B)}
     result = apply_response(files, response, "search_replace_multi", root=tmp_path)
     text = retry_context(result)
-    assert text.startswith("@retry_context\n") and text.endswith("@end retry_context")
+    assert text.startswith("Your previous response could not be applied: 1 problem(s)")
+    assert "@retry_context" not in text  # the prompt's markers, added by assemble_prompt
     assert "ONLY what failed" in text
     # b.py failed and is unchanged: its original id; a.py's successful edit is kept: its new id.
     assert f"- b.py: file_id {file_id('b.py', B)} (unchanged)" in text

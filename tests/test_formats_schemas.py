@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from bb7.formats.modes import DIFF_MODES, TOOL_MODES
 from bb7.formats.schemas import (
-    DIFF_MODES,
     AnchoredChange,
     Edit,
     EditFileAnchored,
@@ -52,17 +52,19 @@ def _walk(node: Any) -> list[Any]:
     return found
 
 
-def test_each_mode_offers_write_file_and_its_own_edit_file() -> None:
+def test_each_tool_mode_offers_write_file_and_its_own_edit_file_text_modes_none() -> None:
     names = {mode: [t.name for t in tools_for_mode(mode)] for mode in DIFF_MODES}
     assert names == {
         "search_replace_multi": ["write_file", "edit_file"],
         "search_replace": ["write_file", "edit_file"],
         "anchored": ["write_file", "edit_file"],
         "off": ["write_file"],
+        "edit_blocks": [],
+        "search_replace_blocks": [],
     }
     edit_params = {
         mode: tools_for_mode(mode)[1].parameters["properties"].keys()
-        for mode in DIFF_MODES
+        for mode in TOOL_MODES
         if mode != "off"
     }
     assert set(edit_params["search_replace_multi"]) == {"edits"}
@@ -76,7 +78,7 @@ def test_each_mode_offers_write_file_and_its_own_edit_file() -> None:
     assert set(edit_params["anchored"]) == {"path", "file_id", "changes"}
 
 
-@pytest.mark.parametrize("mode", DIFF_MODES)
+@pytest.mark.parametrize("mode", TOOL_MODES)
 def test_schemas_are_self_contained_json_without_refs(mode: str) -> None:
     for tool in tools_for_mode(mode):  # type: ignore[arg-type]
         schema = tool.parameters

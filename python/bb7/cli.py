@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "bb7.commands.status",
     "bb7.commands.output",
     "bb7.commands.chats",
+    "bb7.commands.chat",
 )
 
 

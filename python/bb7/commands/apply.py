@@ -26,7 +26,7 @@ from bb7.formats.apply import (
     resolve_path,
     response_paths,
 )
-from bb7.formats.schemas import DEFAULT_MODE, DIFF_MODES, DiffMode
+from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES, DiffMode
 from bb7.fsio import atomic_write, load_text
 from bb7.textdiff import colorize, line_counts, unified_diff
 

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from bb7.commands.session import add_root_option, print_json, reported, workspace
+from bb7.state.records import Chat
 from bb7.state.status import FileStatus, file_statuses
 
 
@@ -39,8 +40,13 @@ def run(args: argparse.Namespace) -> int:
         if found is None:
             print("no active chat; `bb7 chats new` or `bb7 add PATH` starts one")
             return 0
-        print(f"chat {found[1].id} {found[1].name}")
-        for row in rows:
-            label = f"{row.path}:{row.start_line}-{row.end_line}" if row.start_line else row.path
-            print(f"{row.status:>2}  {label}  [{row.tokens}]")
+        print_statuses(found[1], rows)
     return 0
+
+
+def print_statuses(chat: Chat, rows: list[FileStatus]) -> None:
+    """The chat and one line per file: status, path (or section), estimated tokens."""
+    print(f"chat {chat.id} {chat.name}")
+    for row in rows:
+        label = f"{row.path}:{row.start_line}-{row.end_line}" if row.start_line else row.path
+        print(f"{row.status:>2}  {label}  [{row.tokens}]")

@@ -89,9 +89,14 @@ def rarest_word(
             words.setdefault(word, k)
     if not words:
         return None
-    longest = sorted(words, key=len, reverse=True)[:_WORDS_TRIED]
-    word = min(longest, key=lambda w: (index.word_count(w), -len(w)))
-    return words[word], word
+    best, best_count = "", -1
+    for word in sorted(words, key=len, reverse=True)[:_WORDS_TRIED]:
+        count = index.word_count(word)
+        if best_count < 0 or count < best_count:
+            best, best_count = word, count
+        if count <= 1:
+            break  # cannot do better, and every count is a scan of the whole file
+    return words[best], best
 
 
 def find_lines(

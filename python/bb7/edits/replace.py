@@ -363,7 +363,7 @@ class _Search:
 def _eol_variants(old: str, index: LineIndex) -> list[str]:
     """`old` as sent (LF), and with CRLF when the file uses CRLF: match on LF, keep CRLF."""
     variants = [old]
-    if "\n" in old and "\r\n" in index.content:
+    if "\n" in old and index.has_crlf:
         variants.append(old.replace("\n", "\r\n"))
     return variants
 

@@ -20,7 +20,9 @@ class LineIndex:
     def __init__(self, content: str) -> None:
         self.content = content
         self._texts: list[str] | None = None
+        self._raw: list[str] | None = None  # split on LF, CRs kept: for offsets
         self._cum: list[int] | None = None
+        self._starts: dict[int, int] = {}
         self._crlf: bool = "\r\n" in content
         self._normalized: dict[str, list[str]] = {}
         self._positions: dict[str, dict[str, list[int]]] = {}
@@ -32,8 +34,9 @@ class LineIndex:
         """Each line's text without its line ending."""
         if self._texts is None:
             parts = self.content.split("\n")
+            self._raw = parts
             if parts and parts[-1] == "":
-                parts.pop()
+                parts = parts[:-1]
             if self._crlf:
                 # Only a CR right before LF is part of the ending; the last line has no LF.
                 last = len(parts) - 1
@@ -47,6 +50,10 @@ class LineIndex:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    @property
+    def has_crlf(self) -> bool:
+        return self._crlf
 
     @property
     def eol(self) -> str:
@@ -64,9 +71,19 @@ class LineIndex:
 
     def start(self, line: int) -> int:
         """Offset of the first character of `line` (0-based)."""
-        if self._cum is None:
-            self._cum = list(accumulate(map(len, self.content.split("\n")), initial=0))
-        return self._cum[line] + line
+        if self._cum is not None:
+            return self._cum[line] + line
+        found = self._starts.get(line)
+        if found is None:
+            if self._raw is None:
+                self.texts  # noqa: B018 - splits the content once, for both uses
+            assert self._raw is not None
+            if len(self._starts) >= 8:  # many lookups (replace_all): build the whole table
+                self._cum = list(accumulate(map(len, self._raw), initial=0))
+                return self._cum[line] + line
+            found = sum(map(len, self._raw[:line])) + line
+            self._starts[line] = found
+        return found
 
     def line_bounds(self, offset: int) -> tuple[int, int, str]:
         """(start, end of text, ending) of the line holding `offset`, without indexing lines."""

@@ -36,8 +36,8 @@ from bb7.fileid import file_id
 from bb7.formats.anchored import apply_anchored
 from bb7.formats.arguments import ArgumentError
 from bb7.formats.calls import AnchoredOp, Call, Op, ReplaceOp, WriteOp, op_paths, read_calls
+from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.formats.response import Response, parse_response
-from bb7.formats.schemas import DEFAULT_MODE, DiffMode
 from bb7.paths import PathProblem, project_path
 
 BOM = "\ufeff"

@@ -15,12 +15,11 @@ import msgspec
 from bb7.formats.arguments import ArgumentError, parse_arguments
 from bb7.formats.blocks import BlockError
 from bb7.formats.edit_blocks import EditBlock
+from bb7.formats.modes import DIFF_MODES, DiffMode, is_text_mode
 from bb7.formats.response import Response, ToolCall
 from bb7.formats.schemas import (
-    DIFF_MODES,
     EDIT_SCHEMAS,
     AnchoredChange,
-    DiffMode,
     Edit,
     EditFileAnchored,
     EditFileMulti,
@@ -146,7 +145,7 @@ def _excerpt(lines: list[str], first: int, last: int) -> str:
 
 
 def _tool_call(number: int, call: ToolCall, mode: DiffMode) -> Call:
-    raw = msgspec.json.encode({"name": call.name, "arguments": call.arguments}).decode()
+    raw = msgspec.json.encode({"name": call.name, "arguments": _readable(call.arguments)}).decode()
     parsed = parse_arguments(call.arguments)
     if isinstance(parsed, ArgumentError):
         error = CallError(parsed.kind, f"{call.name or 'tool call'}: {parsed.message}")
@@ -157,8 +156,26 @@ def _tool_call(number: int, call: ToolCall, mode: DiffMode) -> Call:
     return Call(block=number, kind=call.name, raw=raw, ops=found, repairs=parsed.repairs)
 
 
+def _readable(arguments: Any) -> Any:
+    """Arguments as the model should see them again: JSON text decoded (not escaped twice),
+    text that is not JSON as it was."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return msgspec.json.decode(arguments)
+    except msgspec.DecodeError:
+        return arguments
+
+
 def _decode(name: str, value: dict[str, Any], mode: DiffMode) -> tuple[Op, ...] | CallError:
     path = value.get("path") if isinstance(value.get("path"), str) else ""
+    if is_text_mode(mode):
+        return CallError(
+            "unknown_tool",
+            f"No tools are offered in diff_mode {mode!r}: write the change as edit blocks in "
+            "your answer, as the instructions describe.",
+            str(path),
+        )
     if name == "write_file":
         write = _convert(value, WriteFile, name, mode)
         if isinstance(write, CallError):

@@ -3,12 +3,15 @@
 It tells the model that nothing was applied as such, that the edits which succeeded are kept in
 the versions it is shown next (`Result.partial`, with their file_ids listed here), and to send
 only what failed, against those versions. A caller using it must therefore offer the partial
-contents as the writable pending versions of the next request.
+contents as the writable pending versions of the next request (`bb7.chat` does, from the
+retry state the state layer persists). The `@retry_context` markers around it are the prompt's
+(`bb7.llm.prompt`), so they are not part of this text.
 """
 
 from __future__ import annotations
 
 from bb7.formats.apply import ApplyError, CallSummary, Result
+from bb7.formats.modes import is_text_mode
 
 _TEXT_KINDS = ("search_replace_block", "edit_block", "text")
 
@@ -21,7 +24,6 @@ def retry_context(result: Result) -> str:
     text_only = all(call.kind in _TEXT_KINDS for call in result.calls)
     failed = sum(1 for call in result.calls if not call.ok)
     out = [
-        "@retry_context",
         f"Your previous response could not be applied: {len(result.errors)} problem(s) in "
         f"{failed} of its {len(result.calls)} call(s)/block(s). bb7 applies a response all or "
         "nothing, so the user saw none of its changes.",
@@ -45,7 +47,6 @@ def retry_context(result: Result) -> str:
         out.append(f"{_where_call(call)}: {'applied, kept' if call.ok else 'FAILED'}")
         if not call.ok:
             out.append(call.raw)
-    out.append("@end retry_context")
     return "\n".join(out)
 
 
@@ -100,6 +101,11 @@ def _advice(result: Result) -> list[str]:
         )
     elif result.mode == "search_replace_multi":
         advice.append("- Send all the fixed edits in one edit_file call.")
+    elif is_text_mode(result.mode):
+        advice.append(
+            "- Send each fixed block complete: the path line, then the whole block with all its "
+            "markers."
+        )
     elif result.mode == "anchored":
         advice.append(
             "- Anchors are matched against the version listed above; regions must not overlap."

@@ -1,20 +1,20 @@
 """The file tools a model may call, as msgspec Structs, and the JSON Schemas generated from them.
 
-`diff_mode` picks the `edit_file` schema (see `EDIT_SCHEMAS`); `write_file` is always offered.
+A tool `diff_mode` picks the `edit_file` schema (see `EDIT_SCHEMAS`); `write_file` is always
+offered in those modes, and the text modes (`bb7.formats.modes`) offer no tools.
 The same Structs decode the model's arguments (`bb7.formats.calls`), so what the model is told
 and what bb7 accepts cannot drift apart. Not for applying edits (`bb7.formats.apply`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
 
-DiffMode = Literal["search_replace_multi", "search_replace", "anchored", "off"]
-DIFF_MODES: tuple[DiffMode, ...] = get_args(DiffMode)
-DEFAULT_MODE: DiffMode = "search_replace_multi"
+from bb7.formats.modes import DiffMode, is_text_mode
+
 MAX_ANCHOR_LINES = 10
 
 Path_ = Annotated[
@@ -216,7 +216,10 @@ class ToolSpec(msgspec.Struct, frozen=True):
 
 
 def tools_for_mode(mode: DiffMode) -> list[ToolSpec]:
-    """The tools offered in `mode`: write_file, plus the mode's edit_file unless mode is off."""
+    """The tools offered in `mode`: write_file, plus the mode's edit_file unless mode is off;
+    none in a text mode (the model writes edit blocks instead)."""
+    if is_text_mode(mode):
+        return []
     tools = [ToolSpec("write_file", WRITE_FILE_DESCRIPTION, parameters_schema(WriteFile))]
     schema = EDIT_SCHEMAS.get(mode)
     if schema is not None:

@@ -25,6 +25,26 @@ import msgspec
 
 from bb7.formats.blocks import CONTINUE, BlockParser, Step, join_lines, marker
 
+# For the system prompt when diff_mode asks for SEARCH/REPLACE blocks.
+INSTRUCTIONS = """\
+To change files, write SEARCH/REPLACE blocks; nothing else in your answer changes a file.
+
+path/to/file.py
+<<<<<<< SEARCH
+lines copied exactly from the file, enough to match one place only
+=======
+the lines to put in their place
+>>>>>>> REPLACE
+
+- The path line comes right before <<<<<<< SEARCH, alone on its line, relative to the project
+  root. One block changes one place; use several blocks for several places.
+- Copy the SEARCH lines exactly, indentation included. An empty REPLACE section deletes them.
+- A new file: an empty SEARCH section and the whole content in REPLACE.
+- A content line that looks like a marker (=======, <<<<<<<, >>>>>>>) gets a backslash in front.
+- Blocks apply in order, each to the file as the earlier blocks left it. If any block fails,
+  none is applied and you are told what to fix.
+"""
+
 _START = re.compile(r"<{5,9} ?SEARCH>?")
 _END = re.compile(r">{5,9} ?REPLACE<?")
 DIVIDER = "======="

@@ -16,6 +16,7 @@ from typing import Literal
 import msgspec
 
 from bb7.fileid import file_id
+from bb7.formats.modes import is_text_mode
 from bb7.llm.instructions import Instructions
 from bb7.llm.prompt_format import (
     EVENT,
@@ -50,8 +51,6 @@ EditFormat = Literal["none", "tools", "text_blocks"]
 FileMode = Literal["rw", "ro"]
 FileStatus = Literal["original", "pending_output", "added_output"]
 
-# diff_mode values that ask for text edit blocks instead of tool calls (formats layer).
-TEXT_BLOCK_DIFF_MODES = frozenset({"edit_blocks", "search_replace_blocks"})
 # Room assumed for the answer when the model does not state its max completion tokens.
 DEFAULT_ANSWER_RESERVE = 4096
 # The estimate's error (see tokens.py); a prompt this close to the limit gets a warning.
@@ -180,12 +179,13 @@ def choose_edit_format(
 ) -> EditFormat:
     """How the model may change files: not at all (global chats), tool calls, or text blocks.
 
-    Text blocks when diff_mode asks for them, or when the models list says the model has no
-    tool support; an unknown capability (servers that list only ids) gets tools.
+    Text blocks when diff_mode is a text mode (`bb7.formats.modes`), or when the models list
+    says the model has no tool support; an unknown capability (servers that list only ids)
+    gets tools.
     """
     if global_chat:
         return "none"
-    if diff_mode in TEXT_BLOCK_DIFF_MODES or supports_tools is False:
+    if is_text_mode(diff_mode) or supports_tools is False:
         return "text_blocks"
     return "tools"
 
@@ -230,7 +230,7 @@ def assemble_prompt(inp: PromptInput) -> Prompt:
     changing.append(SECTION_LATEST + "\n\n" + latest)
     parts.append(PromptPart("latest", estimate_tokens(latest)))
     if inp.retry_context and inp.retry_context.strip():
-        retry = f"{RETRY_OPEN}\n{_with_newline(inp.retry_context)}{RETRY_CLOSE}\n"
+        retry = f"{RETRY_OPEN}\n{_with_newline(inp.retry_context)}{RETRY_CLOSE}\n\n"
         changing.append(SECTION_RETRY + "\n\n" + retry)
         parts.append(PromptPart("retry", estimate_tokens(retry)))
     if writable:

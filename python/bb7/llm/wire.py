@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 import msgspec
 
+# A function tool offered to the model, with its JSON Schema: defined by the formats layer,
+# which generates the schemas and decodes the calls.
+from bb7.formats.schemas import ToolSpec as ToolSpec
+
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 
 
@@ -31,14 +35,6 @@ class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True):
 class Message(msgspec.Struct, frozen=True):
     role: Literal["system", "user", "assistant"]
     content: str | list[ContentPart]
-
-
-class ToolSpec(msgspec.Struct, frozen=True):
-    """A function tool offered to the model; `parameters` is its JSON Schema (formats layer)."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
 
 
 class ChatRequest(msgspec.Struct, frozen=True):
@@ -73,17 +69,7 @@ def request_body(
         "stream": stream,
     }
     if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                },
-            }
-            for tool in request.tools
-        ]
+        body["tools"] = [tool.openai() for tool in request.tools]
     if request.reasoning_effort is not None:
         if openrouter:
             body["reasoning"] = {"effort": request.reasoning_effort}

@@ -65,8 +65,16 @@ class SearchHit(msgspec.Struct, frozen=True):
     message_id: int = 0
 
 
+_DEFAULT_NAME = re.compile(r"Chat \d{4}-\d\d-\d\d \d\d:\d\d")
+
+
 def _default_name(now: float) -> str:
     return "Chat " + datetime.fromtimestamp(now).strftime("%Y-%m-%d %H:%M")
+
+
+def has_default_name(chat: Chat) -> bool:
+    """True while the chat still has the name it was created with (no title, no rename)."""
+    return _DEFAULT_NAME.fullmatch(chat.name) is not None
 
 
 def _refuse_if_held(store: Store, chat_id: str) -> None:
@@ -334,6 +342,8 @@ def edit_message(
                     ),
                 )
             warnings = _restore_context(store, chat_id, target.context_snapshot, buffers)
+            # The failed response a retry state would repair is gone with the truncation.
+            store.set_retry(chat_id, "", [])
             store.update_chat(chat_id, draft=target.text())
             return Restored(chat=_fresh(store, chat_id), draft=target.text(), warnings=warnings)
     except Abort as abort:
@@ -383,10 +393,10 @@ def _fresh(store: Store, chat_id: str) -> Chat:
 def move_chat(source: Store, target: Store, chat_id: str, project_root: Path) -> Chat | Problem:
     """Move a chat between the project's store and the global one, keeping its history.
 
-    Refused while outputs are pending. Project → global turns every file into a read-only
-    external (absolute path); global → project turns externals inside the project back into
-    writable project files. The copy is committed before the original is deleted, so a crash
-    in between leaves two copies, never none.
+    Refused while outputs are pending; a retry state is dropped. Project → global turns every
+    file into a read-only external (absolute path); global → project turns externals inside the
+    project back into writable project files. The copy is committed before the original is
+    deleted, so a crash in between leaves two copies, never none.
     """
     if source.path == target.path:
         return Problem("same_scope", f"chat {chat_id} is already {target.scope}")
@@ -413,7 +423,8 @@ def move_chat(source: Store, target: Store, chat_id: str, project_root: Path) ->
         return new_path, new_kind, entry_file_id(new_path, content, start, end)
 
     with target.transaction():
-        target.insert_chat(msgspec.structs.replace(chat, scope=target.scope))
+        # The retry state's partial versions stay behind, so the retry context does too.
+        target.insert_chat(msgspec.structs.replace(chat, scope=target.scope, retry_context=""))
         for entry in entries:
             content = source.blob(entry.blob)
             path, kind, fid = convert(

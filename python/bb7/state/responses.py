@@ -1,14 +1,17 @@
-"""Where a model's response meets the state: the base versions it edits, and recording the new
-contents it produced as pending outputs.
+"""Where a model's response meets the state: the base versions it edits, recording the new
+contents it produced as pending outputs, and the retry state a failed response leaves.
 
 The formats layer (`bb7.formats.apply.apply_response`) turns a response into new contents,
 all-or-nothing, from the bases `edit_bases` gives; `record_outputs` then stores them in one
-transaction. Nothing here touches project files.
+transaction. When a response's edits fail, `record_failure` stores its answer together with the
+retry state: the retry context text and the partial versions its successful edits produced,
+which the next request offers as writable versions (`retry_state` drops those whose base changed
+since). Nothing here touches project files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
@@ -21,6 +24,7 @@ from bb7.state.records import (
     Event,
     EventPart,
     Message,
+    OutputRef,
     PendingOutput,
     Problem,
 )
@@ -42,6 +46,25 @@ class Recorded(msgspec.Struct, frozen=True):
     unchanged: list[str]  # paths whose new content equals their base (nothing stored)
     reverted: list[str]  # paths written back to their snapshot (pending output dropped)
     message: Message | None  # the stored assistant message, when one was given
+
+
+class RetryOutput(msgspec.Struct, frozen=True):
+    """A partial version of a failed response: what its successful edits made of `path`."""
+
+    path: str
+    content: str
+    file_id: str
+    base_file_id: str  # the base it was computed from ('' for a new file)
+    added: bool
+
+
+class RetryState(msgspec.Struct, frozen=True):
+    """What the next request carries after a failed response. `outputs` are the partial
+    versions whose base is still current; `dropped` the paths whose base changed since."""
+
+    text: str
+    outputs: list[RetryOutput]
+    dropped: list[str]
 
 
 def edit_bases(store: Store, chat_id: str) -> dict[str, EditBase]:
@@ -78,6 +101,7 @@ def record_outputs(
     *,
     bases: Mapping[str, EditBase] | None = None,
     message: Message | None = None,
+    clear_retry: bool = False,
 ) -> Recorded | Problem:
     """Store a successful response's new file contents as pending outputs, all or nothing.
 
@@ -85,7 +109,8 @@ def record_outputs(
     `edit_bases` returned when the response was computed; if any base changed since (the user
     applied or discarded meanwhile), nothing is recorded. `message` (the assistant's reply) is
     stored with one "assistant wrote" event part per changed path, in the same transaction;
-    without it the events are stored as an assistant message of their own.
+    without it the events are stored as an assistant message of their own. `clear_retry`
+    drops the chat's retry state in the same transaction (the response repaired it).
     """
     if store.scope == GLOBAL or store.root is None:
         return Problem("global", "global chats are read-only: the model cannot write files")
@@ -149,9 +174,74 @@ def record_outputs(
                 reply = message or Message(role="assistant", parts=[])
                 reply = msgspec.structs.replace(reply, parts=[*reply.parts, *events])
                 saved = store.append_message(chat_id, reply)
+            if clear_retry:
+                store.set_retry(chat_id, "", [])
             return Recorded(outputs=stored, unchanged=unchanged, reverted=reverted, message=saved)
     except Abort as abort:
         return abort.problem
+
+
+def record_failure(
+    store: Store,
+    chat_id: str,
+    messages: Sequence[Message],
+    *,
+    retry_text: str,
+    partial: Mapping[str, str],
+    bases: Mapping[str, EditBase],
+) -> list[Message]:
+    """Store a failed response's messages (its answer, a notice) and its retry state, in one
+    transaction: the retry context and the partial versions its successful edits produced
+    (`partial`: path -> content, computed from `bases`). Replaces any earlier retry state."""
+    with store.transaction():
+        saved = [store.append_message(chat_id, message) for message in messages]
+        refs = []
+        for path, content in sorted(partial.items()):
+            base = bases.get(path)
+            refs.append(
+                OutputRef(
+                    path=path,
+                    blob=store.put_blob(content),
+                    file_id=file_id(path, content),
+                    base_file_id=_base_id(base),
+                    added=base is None,
+                )
+            )
+        store.set_retry(chat_id, retry_text, refs)
+        return saved
+
+
+def retry_state(store: Store, chat_id: str) -> RetryState | None:
+    """The chat's retry state, None when there is none. A partial version whose base is no
+    longer the current one (the user applied, discarded or updated the file since) is dropped:
+    offering it would undo what the user did."""
+    chat = store.chat(chat_id)
+    if chat is None or not chat.retry_context:
+        return None
+    current = edit_bases(store, chat_id)
+    outputs: list[RetryOutput] = []
+    dropped: list[str] = []
+    for ref in store.retry_outputs(chat_id):
+        base = current.get(ref.path)
+        if _base_id(base) != ref.base_file_id or (base is not None and not base.writable):
+            dropped.append(ref.path)
+            continue
+        outputs.append(
+            RetryOutput(
+                path=ref.path,
+                content=store.blob(ref.blob),
+                file_id=ref.file_id,
+                base_file_id=ref.base_file_id,
+                added=ref.added,
+            )
+        )
+    return RetryState(text=chat.retry_context, outputs=outputs, dropped=dropped)
+
+
+def clear_retry(store: Store, chat_id: str) -> None:
+    """Forget the retry state (the user dismissed it, or the chat was rewound past it)."""
+    with store.transaction():
+        store.set_retry(chat_id, "", [])
 
 
 def _base_id(base: EditBase | None) -> str:

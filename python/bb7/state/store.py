@@ -133,12 +133,28 @@ def _index_v1_messages(conn: sqlite3.Connection) -> None:
             )
 
 
+# Version 3: the partial versions of a failed response (what its successful edits produced),
+# which the next request offers as the writable versions next to the retry context.
+_V3 = """
+CREATE TABLE retry_outputs (
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    blob TEXT NOT NULL REFERENCES blobs(sha),
+    file_id TEXT NOT NULL,
+    base_file_id TEXT NOT NULL,
+    added INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, path)
+);
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
     (1, _V1),
     (2, _V2),
     (2, _index_v1_messages),
+    (3, _V3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -541,6 +557,29 @@ class Store:
 
     def clear_outputs(self, chat_id: str) -> None:
         self.conn.execute("DELETE FROM outputs WHERE chat_id = ?", (chat_id,))
+
+    # -- retry state -----------------------------------------------------------------------------
+
+    def retry_outputs(self, chat_id: str) -> list[OutputRef]:
+        rows = self.conn.execute(
+            "SELECT path, blob, file_id, base_file_id, added FROM retry_outputs "
+            "WHERE chat_id = ? ORDER BY path",
+            (chat_id,),
+        )
+        return [
+            OutputRef(path=r[0], blob=r[1], file_id=r[2], base_file_id=r[3], added=bool(r[4]))
+            for r in rows.fetchall()
+        ]
+
+    def set_retry(self, chat_id: str, text: str, outputs: list[OutputRef]) -> None:
+        """Replace the chat's retry context and partial versions ('' and [] clear them)."""
+        self.update_chat(chat_id, retry_context=text)
+        self.conn.execute("DELETE FROM retry_outputs WHERE chat_id = ?", (chat_id,))
+        self.conn.executemany(
+            "INSERT INTO retry_outputs (chat_id, path, blob, file_id, base_file_id, added) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(chat_id, o.path, o.blob, o.file_id, o.base_file_id, int(o.added)) for o in outputs],
+        )
 
     # -- undo records ---------------------------------------------------------------------------
 

@@ -1,0 +1,51 @@
+"""The settings one send uses: provider, model, key spec, diff_mode, reasoning, repair, titles.
+
+A plain msgspec Struct so the Neovim host can build it from the Lua options table with
+`msgspec.convert(opts, SendConfig)` (which also validates every field) and the command line
+from its flags. Holds a key *spec* (where the key lives), never a key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from bb7.formats.modes import DEFAULT_MODE, DiffMode
+from bb7.llm.openai_compat import ProviderConfig
+from bb7.llm.wire import ReasoningEffort
+
+# The model of a chat that names none (OpenRouter's id).
+DEFAULT_MODEL = "anthropic/claude-sonnet-4.5"
+
+
+class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a send needs besides the chat and the text.
+
+    - `model`: the provider's model id.
+    - `provider`: base URL (OpenRouter by default), timeouts, retries, extra headers.
+    - `api_key`: a key spec (`OPENROUTER_API_KEY`, `env:NAME`, `cmd:...`, `file:...`, see
+      `bb7.llm.keys`); None means the provider's usual variable, or no key for a local server.
+    - `diff_mode`: how the model changes files (`bb7.formats.modes`); a model the models list
+      marks as without tool support gets text blocks whatever the mode.
+    - `reasoning_effort`: None leaves the model's default.
+    - `auto_repair`: after failed edits, ask the model once more, at once, with the retry
+      context (off: the retry context waits for the user's next send).
+    - `title_model`: names a chat after its first exchange; None: no automatic titles.
+    - `models_cache`: directory of the models-list cache (capabilities, context length,
+      prices); None: the list is not consulted.
+    - `provider_preferences`: OpenRouter's `provider` routing object, sent as is.
+    - `cache_breakpoint`: mark the stable prompt prefix for providers that cache only on
+      request (Anthropic models through OpenRouter).
+    """
+
+    model: str = DEFAULT_MODEL
+    provider: ProviderConfig = ProviderConfig()
+    api_key: str | None = None
+    diff_mode: DiffMode = DEFAULT_MODE
+    reasoning_effort: ReasoningEffort | None = None
+    auto_repair: bool = False
+    title_model: str | None = None
+    models_cache: str | None = None
+    provider_preferences: dict[str, Any] | None = None
+    cache_breakpoint: bool = False

@@ -1,0 +1,619 @@
+"""Sending a message in a chat: the send loop that the Neovim host and `bb7 chat` drive.
+
+    handle = start_send(store, chat_id, "Rename parse to parse_all", config, on_event)
+    handle.cancel()          # at any moment, from any thread; returns at once
+    outcome = handle.wait()  # Done | Failed, blocking (never on the Neovim loop thread)
+
+`start_send` checks the chat, stores the user's message with its context snapshot and returns
+a `SendHandle` at once (or a `Problem`: no such chat, empty text, a send already running in
+that chat). A worker thread does the rest and reports through `on_event` (`bb7.chat.events`):
+1. resolves the API key, reads the instruction files and the (cached) models list for the
+   model's tool support, context length and prices;
+2. builds the request from the chat (`bb7.chat.turn`): context, pending outputs, history,
+   retry state; warns when the prompt nears the context length; streams it, forwarding text,
+   reasoning, tool-call progress and, in text-block mode, each block as it closes;
+3. applies every change of the complete answer, all or nothing, to the versions the model was
+   shown. Success: the pending outputs and the assistant message (usage, cost) are stored in
+   one transaction and the retry state is cleared -> `Done(ok=True)`. Failure: only the
+   answer's text is stored, plus the retry state (the retry context and the partial versions of
+   the edits that did apply), which the next send offers to the model as the current writable
+   versions -> `Done(ok=False)`; with `auto_repair` one more request carrying it is made first
+   (`Repairing`). The next successful answer is applied on top of those partial versions and
+   stores them too (as the retry context told the model), even if it changes nothing more;
+4. provider errors, a missing key, cancel: the user's message stays; what had arrived is
+   stored as the assistant message, followed by a system message saying what happened (a
+   cancelled answer is marked aborted this way); no change of a partial answer is kept ->
+   `Failed`;
+5. after a chat's first exchange, while it has its default name, `title_model` names it ->
+   `TitleChanged`.
+
+`on_event` is called from bb7's worker threads, one event at a time, in order; it should return
+quickly (the host hands events to Neovim with `async_call`); an exception it raises is logged
+and ignored. The API key is never logged, stored or put into a message. No Neovim here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import cast, get_args
+
+import msgspec
+
+from bb7.chat import events as ev
+from bb7.chat.config import SendConfig
+from bb7.chat.turn import Turn, build_turn
+from bb7.formats.apply import Result, apply_response
+from bb7.formats.blocks import BlockError
+from bb7.formats.response import Response
+from bb7.formats.response import ToolCall as ResponseCall
+from bb7.formats.retry import retry_context
+from bb7.formats.stream import TextItem, TextParser
+from bb7.llm import events as llm
+from bb7.llm.instructions import Instructions, load_instructions
+from bb7.llm.keys import ApiKey, KeyProblem, redact, resolve_api_key
+from bb7.llm.models import ModelInfo, load_models
+from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, StreamHandle
+from bb7.llm.titles import clean_title, title_request
+from bb7.state.chats import append_user_message, has_default_name, rename_chat
+from bb7.state.local import Buffers
+from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
+from bb7.state.responses import Recorded, record_failure, record_outputs
+from bb7.state.status import file_statuses
+from bb7.state.store import Store
+
+log = logging.getLogger(__name__)
+
+OnEvent = Callable[[ev.SendEvent], None]
+
+CANCELLED = "Response cancelled by the user; the partial answer is kept, without file changes."
+REPAIR_REQUEST = (
+    "bb7: the file changes of your last answer could not be applied. Fix them as the retry "
+    "context describes."
+)
+TITLE_TIMEOUT = 30.0
+_PATH_ARGUMENT = re.compile(r'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+# Chats with a send running, per database: one send at a time per chat.
+_busy: set[tuple[str, str]] = set()
+_busy_lock = threading.Lock()
+
+
+class SendHandle:
+    """A running send: cancel it, or wait for its outcome. Thread-safe."""
+
+    def __init__(self, chat_id: str, user_message_id: int) -> None:
+        self.chat_id = chat_id
+        self.user_message_id = user_message_id
+        self._cancel = threading.Event()
+        self._finished = threading.Event()
+        self._lock = threading.Lock()
+        self._stream: StreamHandle | None = None
+        self._outcome: ev.Outcome | None = None
+
+    def cancel(self) -> None:
+        """Stop the send: the open request is closed at once, the partial answer is kept as
+        aborted and none of its changes is stored. After `Done`/`Failed` it only stops a title
+        request."""
+        with self._lock:
+            self._cancel.set()
+            if self._stream is not None:
+                self._stream.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def outcome(self) -> ev.Outcome | None:
+        """`Done` or `Failed` once the send has ended, else None."""
+        return self._outcome
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    def wait(self, timeout: float | None = None) -> ev.Outcome | None:
+        """Block until the send (and a title request after it) is over, or `timeout`."""
+        self._finished.wait(timeout)
+        return self._outcome
+
+    def _attach(self, stream: StreamHandle | None) -> None:
+        with self._lock:
+            self._stream = stream
+            if stream is not None and self._cancel.is_set():
+                stream.cancel()
+
+
+def start_send(
+    store: Store,
+    chat_id: str,
+    text: str,
+    config: SendConfig,
+    on_event: OnEvent,
+    *,
+    buffers: Buffers | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> SendHandle | Problem:
+    """Store `text` as the user's message in `chat_id` and send it in a worker thread.
+
+    `buffers`: the editor's unsaved buffer texts, for the statuses reported at the end.
+    `environ`: where key specs and instruction paths are looked up (default: os.environ).
+    """
+    if not text.strip():
+        return Problem("empty", "the message is empty; write something to send")
+    if store.chat(chat_id) is None:
+        return Problem("no_chat", f"no chat {chat_id}; `bb7 chats list` shows them")
+    key = (str(store.path), chat_id)
+    with _busy_lock:
+        if key in _busy:
+            return Problem(
+                "busy", f"chat {chat_id} is already waiting for an answer; cancel it or wait"
+            )
+        _busy.add(key)
+    try:
+        user = append_user_message(store, chat_id, text, model=config.model)
+    except BaseException:
+        with _busy_lock:
+            _busy.discard(key)
+        raise
+    handle = SendHandle(chat_id, user.id)
+    send = _Send(store, chat_id, user, config, on_event, handle, buffers, environ)
+    threading.Thread(target=send.run, name="bb7-send", daemon=True).start()
+    return handle
+
+
+class _Send:
+    """One send's life in its worker thread."""
+
+    def __init__(
+        self,
+        store: Store,
+        chat_id: str,
+        user: Message,
+        config: SendConfig,
+        on_event: OnEvent,
+        handle: SendHandle,
+        buffers: Buffers | None,
+        environ: Mapping[str, str] | None,
+    ) -> None:
+        self.store = store
+        self.chat_id = chat_id
+        self.user = user
+        self.config = config
+        self.on_event = on_event
+        self.handle = handle
+        self.buffers = buffers
+        self.environ = os.environ if environ is None else environ
+        self.key: ApiKey | None = None
+        self.usage: Usage | None = None  # summed over the send's requests
+
+    def run(self) -> None:
+        client: OpenAICompatClient | None = None
+        try:
+            try:
+                key = resolve_api_key(
+                    self.config.api_key,
+                    self.config.provider.base_url,
+                    environ=self.environ,
+                    cwd=self.store.root,
+                )
+                if isinstance(key, KeyProblem):
+                    outcome: ev.Outcome = self._failed("auth", key.message)
+                else:
+                    self.key = key
+                    client = OpenAICompatClient(self.config.provider, key)
+                    outcome = self._exchange(client)
+            except Exception as exc:  # a bug: the user still gets an outcome and their message
+                log.exception("send in chat %s failed", self.chat_id)
+                detail = redact(f"{type(exc).__name__}: {exc}", self.key)
+                outcome = self._failed_with("internal", f"bb7 failed while sending ({detail}).", 0)
+            finally:
+                with _busy_lock:
+                    _busy.discard((str(self.store.path), self.chat_id))
+            self.handle._outcome = outcome
+            self._emit(outcome)
+            if client is not None and (isinstance(outcome, ev.Done) or outcome.kind == "cancelled"):
+                self._title(client)
+        finally:
+            if client is not None:
+                client.close()
+            self.handle._finished.set()
+
+    # -- one exchange -----------------------------------------------------------------------
+
+    def _exchange(self, client: OpenAICompatClient) -> ev.Outcome:
+        instructions = load_instructions(
+            self.store.root if self.store.scope != GLOBAL else None, self.environ
+        )
+        for problem in instructions.problems:
+            self._emit(ev.Notice("instructions", problem))
+        model = self._model_info(client)
+        return self._round(
+            client, model, instructions, latest=self.user.text(), before_seq=self.user.seq
+        )
+
+    def _round(
+        self,
+        client: OpenAICompatClient,
+        model: ModelInfo | None,
+        instructions: Instructions,
+        *,
+        latest: str,
+        before_seq: int | None,
+        repair: bool = False,
+    ) -> ev.Outcome:
+        """One request and what its answer does to the chat."""
+        turn = build_turn(
+            self.store,
+            self.chat_id,
+            latest,
+            self.config,
+            before_seq=before_seq,
+            model=model,
+            instructions=instructions,
+        )
+        self._emit(
+            ev.Started(
+                chat_id=self.chat_id,
+                user_message_id=self.user.id,
+                model=self.config.model,
+                edit_format=turn.edit_format,
+                diff_mode=turn.mode,
+                prompt_tokens=turn.prompt.total_tokens,
+                repair=repair,
+            )
+        )
+        for notice in turn.notices:
+            self._emit(notice)
+        if self.handle.cancelled:
+            return self._interrupted(None, None)
+        end = self._stream(client, turn)
+        usage = _usage(end.usage, end.duration, model)
+        self.usage = _sum(self.usage, usage)
+        if isinstance(end, llm.StreamError) or self.handle.cancelled:
+            return self._interrupted(end, usage)
+        reply = _assistant(end, usage, self.config.model)
+        if turn.edit_format == "none":
+            saved = self._store_messages([reply])
+            return self._done(True, saved[0], end.text)
+        assert self.store.root is not None  # only global chats have none, and they edit nothing
+        result = apply_response(
+            turn.files,
+            _response(end, turn),
+            turn.mode,
+            root=self.store.root,
+            require_file_id=turn.edit_format == "tools",
+        )
+        if self.handle.cancelled:  # cancelled while applying: nothing is committed
+            return self._interrupted(end, usage)
+        if result.ok:
+            return self._record(turn, result, reply, end.text, repaired=repair)
+        return self._edits_failed(
+            client, model, instructions, turn, result, reply, end.text, repair=repair
+        )
+
+    def _stream(self, client: OpenAICompatClient, turn: Turn) -> llm.Terminal:
+        forward = _Forward(self._emit, text_blocks=turn.edit_format == "text_blocks")
+        stream = client.stream(turn.request, forward)
+        self.handle._attach(stream)
+        end = stream.wait()
+        self.handle._attach(None)
+        assert end is not None
+        forward.close()
+        return end
+
+    def _record(
+        self, turn: Turn, result: Result, reply: Message, text: str, *, repaired: bool
+    ) -> ev.Outcome:
+        contents = dict(turn.partial)
+        contents.update({change.path: change.content for change in result.files})
+        recorded = record_outputs(
+            self.store,
+            self.chat_id,
+            contents,
+            bases=turn.bases,
+            message=reply,
+            clear_retry=True,
+        )
+        if isinstance(recorded, Problem):
+            # The user changed a file meanwhile: the answer is kept, its changes cannot be.
+            note = f"The file changes of this answer were not stored: {recorded.message}."
+            saved = self._store_messages([reply, _system(note)])
+            return self._failed_with(recorded.kind, recorded.message, saved[0].id)
+        return self._done(True, recorded.message, text, recorded=recorded, repaired=repaired)
+
+    def _edits_failed(
+        self,
+        client: OpenAICompatClient,
+        model: ModelInfo | None,
+        instructions: Instructions,
+        turn: Turn,
+        result: Result,
+        reply: Message,
+        text: str,
+        *,
+        repair: bool,
+    ) -> ev.Outcome:
+        partial = dict(turn.partial)
+        partial.update({change.path: change.content for change in result.partial})
+        will_repair = self.config.auto_repair and not repair
+        then = (
+            "bb7 asks the model to repair them."
+            if will_repair
+            else "The next message sends the errors so the model can fix them."
+        )
+        saved = record_failure(
+            self.store,
+            self.chat_id,
+            [
+                reply,
+                _system(
+                    f"The file changes of this answer could not be applied "
+                    f"({len(result.errors)} problem(s)); no file was changed. {then}"
+                ),
+            ],
+            retry_text=retry_context(result),
+            partial=partial,
+            bases=turn.bases,
+        )
+        if will_repair and not self.handle.cancelled:
+            self._emit(ev.Repairing(errors=result.errors))
+            return self._round(
+                client, model, instructions, latest=REPAIR_REQUEST, before_seq=None, repair=True
+            )
+        return self._done(False, saved[0], text, failed=result)
+
+    def _interrupted(self, end: llm.Terminal | None, usage: Usage | None) -> ev.Outcome:
+        """A request that ended without a usable answer: keep what arrived, say why."""
+        cancelled = self.handle.cancelled or (
+            isinstance(end, llm.StreamError) and end.kind == "cancelled"
+        )
+        if cancelled:
+            kind: ev.FailureKind = "cancelled"
+            message = CANCELLED
+        else:
+            assert isinstance(end, llm.StreamError)
+            kind, message = end.kind, end.message
+        messages = []
+        if end is not None and (end.text.strip() or end.reasoning.strip()):
+            messages.append(_assistant(end, usage, self.config.model))
+        messages.append(_system(message if cancelled else f"The request failed: {message}"))
+        saved = self._store_messages(messages)
+        status = end.status if isinstance(end, llm.StreamError) else None
+        partial_id = saved[0].id if len(saved) > 1 else 0  # the partial answer, if one came
+        return self._failed_with(kind, message, partial_id, status)
+
+    # -- outcomes ------------------------------------------------------------------------------
+
+    def _done(
+        self,
+        ok: bool,
+        message: Message | None,
+        text: str,
+        *,
+        recorded: Recorded | None = None,
+        failed: Result | None = None,
+        repaired: bool = False,
+    ) -> ev.Done:
+        statuses = file_statuses(self.store, self.chat_id, self.buffers)
+        by_path = {row.path: row.status for row in statuses if row.start_line == 0}
+        written: list[ev.WrittenFile] = []
+        if recorded is not None:
+            paths = sorted([o.path for o in recorded.outputs] + recorded.reverted)
+            written = [ev.WrittenFile(path, by_path.get(path, "")) for path in paths]
+        return ev.Done(
+            chat_id=self.chat_id,
+            ok=ok,
+            message_id=0 if message is None else message.id,
+            text=text,
+            files=written,
+            errors=[] if failed is None else failed.errors,
+            statuses=statuses,
+            usage=self.usage,
+            retry_saved=failed is not None,
+            repaired=repaired,
+        )
+
+    def _failed(self, kind: ev.FailureKind, message: str) -> ev.Failed:
+        """A failure before any answer: only a system message records it."""
+        self._store_messages([_system(f"The request failed: {message}")])
+        return self._failed_with(kind, message, 0)
+
+    def _failed_with(
+        self, kind: str, message: str, message_id: int, status: int | None = None
+    ) -> ev.Failed:
+        return ev.Failed(
+            chat_id=self.chat_id,
+            kind=cast(ev.FailureKind, kind) if kind in _FAILURE_KINDS else "internal",
+            message=redact(message, self.key),
+            message_id=message_id,
+            status=status,
+        )
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _store_messages(self, messages: list[Message]) -> list[Message]:
+        with self.store.transaction():
+            return [self.store.append_message(self.chat_id, m) for m in messages]
+
+    def _model_info(self, client: OpenAICompatClient) -> ModelInfo | None:
+        if self.config.models_cache is None:
+            return None
+        models = load_models(client, Path(self.config.models_cache))
+        if isinstance(models, HttpProblem):
+            self._emit(
+                ev.Notice(
+                    "models",
+                    f"The models list is unavailable ({models.message}); tool support and "
+                    "context length are unknown.",
+                )
+            )
+            return None
+        if models.warning:
+            self._emit(ev.Notice("models", models.warning))
+        return models.find(self.config.model)
+
+    def _title(self, client: OpenAICompatClient) -> None:
+        """Name the chat after its first exchange; any failure only goes to the log."""
+        model = self.config.title_model
+        chat = self.store.chat(self.chat_id)
+        if not model or chat is None or not has_default_name(chat) or self.handle.cancelled:
+            return
+        users = [m for m in self.store.messages(self.chat_id) if m.role == "user"]
+        if len(users) != 1:
+            return
+        paths = [entry.path for entry in self.store.entries(self.chat_id)]
+        stream = client.stream(title_request(model, users[0].text(), paths), lambda _: None)
+        self.handle._attach(stream)
+        end = stream.wait(TITLE_TIMEOUT)
+        if end is None:
+            stream.cancel()
+            end = stream.wait()
+        self.handle._attach(None)
+        if not isinstance(end, llm.Done):
+            log.info("no title for chat %s: %s", self.chat_id, getattr(end, "message", end))
+            return
+        title = clean_title(end.text)
+        if title is None:
+            log.info("no title for chat %s: the answer was empty", self.chat_id)
+            return
+        renamed = rename_chat(self.store, self.chat_id, title)
+        if isinstance(renamed, Problem):
+            log.info("no title for chat %s: %s", self.chat_id, renamed.message)
+            return
+        self._emit(ev.TitleChanged(self.chat_id, renamed.name))
+
+    def _emit(self, event: ev.SendEvent) -> None:
+        try:
+            self.on_event(event)
+        except Exception:
+            log.exception("on_event raised for %s", type(event).__name__)
+
+
+_FAILURE_KINDS = frozenset(get_args(ev.FailureKind))
+
+
+class _Forward:
+    """Turns the client's stream events into send events, in the client's thread."""
+
+    def __init__(self, emit: Callable[[ev.SendEvent], None], *, text_blocks: bool) -> None:
+        self.emit = emit
+        self.parser = TextParser() if text_blocks else None
+        self.arguments: dict[int, str] = {}
+        self.paths: dict[int, str] = {}
+
+    def __call__(self, event: llm.StreamEvent) -> None:
+        if isinstance(event, llm.TextDelta):
+            self.emit(ev.Chunk(event.text))
+            if self.parser is not None:
+                self._blocks(self.parser.feed(event.text))
+        elif isinstance(event, llm.ReasoningDelta):
+            self.emit(ev.Reasoning(event.text))
+        elif isinstance(event, llm.ToolCallDelta):
+            self.emit(
+                ev.ToolProgress(
+                    index=event.index,
+                    name=event.name,
+                    path=self._path(event),
+                    arguments_length=event.arguments_length,
+                )
+            )
+        elif isinstance(event, llm.Retrying):
+            self.emit(event)
+
+    def close(self) -> None:
+        if self.parser is not None:
+            self._blocks(self.parser.close())
+
+    def _path(self, event: llm.ToolCallDelta) -> str:
+        """The first path the call's arguments name; searched only until found."""
+        if event.index in self.paths:
+            return self.paths[event.index]
+        text = self.arguments.get(event.index, "") + event.arguments_delta
+        found = _PATH_ARGUMENT.search(text)
+        if found is None:
+            self.arguments[event.index] = text
+            return ""
+        self.arguments.pop(event.index, None)
+        try:
+            path = msgspec.json.decode(f'"{found.group(1)}"'.encode(), type=str)
+        except msgspec.DecodeError:
+            path = found.group(1)
+        self.paths[event.index] = path
+        return path
+
+    def _blocks(self, items: list[TextItem]) -> None:
+        for item in items:
+            message = item.message if isinstance(item, BlockError) else ""
+            self.emit(ev.BlockStatus(item.index, item.path, item.line, not message, message))
+
+
+def _response(end: llm.Done, turn: Turn) -> Response:
+    """The answer as the formats layer reads it: tool calls in tool mode (text there is prose;
+    blocks in it would carry no file_id), the text's blocks in text-block mode."""
+    calls = tuple(
+        ResponseCall(name=call.name, arguments=call.arguments, id=call.id)
+        for call in end.tool_calls
+    )
+    text = end.text if turn.edit_format == "text_blocks" else ""
+    return Response(text=text, tool_calls=calls)
+
+
+def _assistant(end: llm.Terminal, usage: Usage | None, model: str) -> Message:
+    parts: list[TextPart | ReasoningPart] = []
+    if end.reasoning.strip():
+        parts.append(ReasoningPart(end.reasoning))
+    if end.text.strip():
+        parts.append(TextPart(end.text))
+    answered_by = end.model if isinstance(end, llm.Done) and end.model else model
+    return Message(role="assistant", parts=list(parts), model=answered_by, usage=usage)
+
+
+def _system(text: str) -> Message:
+    return Message(role="system", parts=[TextPart(text)])
+
+
+def _usage(usage: llm.Usage | None, duration: float, model: ModelInfo | None) -> Usage:
+    """Usage as stored; the cost from the model's prices when the provider did not say."""
+    if usage is None:
+        return Usage(duration=duration)
+    cost = usage.cost
+    if cost is None and model is not None:
+        cost = _priced(usage, model)
+    return Usage(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        cached_tokens=usage.cached_tokens,
+        cost=cost or 0.0,
+        duration=duration,
+    )
+
+
+def _priced(usage: llm.Usage, model: ModelInfo) -> float | None:
+    prices = model.pricing
+    if prices.prompt is None or prices.completion is None:
+        return None
+    cached = min(usage.cached_tokens, usage.prompt_tokens)
+    cache_read = prices.cache_read if prices.cache_read is not None else prices.prompt
+    return (
+        (usage.prompt_tokens - cached) * prices.prompt
+        + cached * cache_read
+        + usage.completion_tokens * prices.completion
+    )
+
+
+def _sum(total: Usage | None, usage: Usage) -> Usage:
+    if total is None:
+        return usage
+    return Usage(
+        prompt_tokens=total.prompt_tokens + usage.prompt_tokens,
+        completion_tokens=total.completion_tokens + usage.completion_tokens,
+        cached_tokens=total.cached_tokens + usage.cached_tokens,
+        cost=total.cost + usage.cost,
+        duration=total.duration + usage.duration,
+    )

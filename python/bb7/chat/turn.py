@@ -1,0 +1,166 @@
+"""One request of a chat, built from its stored state: the prompt, and the bases its edits apply to.
+
+Reads the chat's context snapshots, pending outputs, history and retry state in one transaction,
+so the files the model is shown are exactly the versions its edits are checked against. The
+retry state's partial versions (what a failed response's successful edits produced) stand in
+for the pending outputs of their paths, as the retry context tells the model. Pure reading:
+nothing is stored here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bb7.chat.config import SendConfig
+from bb7.chat.events import Notice
+from bb7.chat.history import history
+from bb7.formats.apply import BaseKind, FileState
+from bb7.formats.modes import DiffMode, edit_prompt, text_mode_for
+from bb7.formats.schemas import tools_for_mode
+from bb7.llm.instructions import Instructions
+from bb7.llm.models import ModelInfo
+from bb7.llm.prompt import (
+    ContextFile,
+    EditFormat,
+    PendingOutput,
+    Prompt,
+    PromptInput,
+    assemble_prompt,
+    chat_request,
+    check_context,
+    choose_edit_format,
+)
+from bb7.llm.wire import ChatRequest
+from bb7.state.records import EXTERNAL, GLOBAL, SECTION
+from bb7.state.responses import EditBase, edit_bases, retry_state
+from bb7.state.store import Store
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A request ready to send, and what its answer's edits apply to."""
+
+    request: ChatRequest
+    prompt: Prompt
+    edit_format: EditFormat
+    mode: DiffMode  # how the answer's changes are read (a text mode in text-block format)
+    bases: dict[str, EditBase]  # as stored: record_outputs checks they are still current
+    files: dict[str, FileState]  # what the edits apply to (partial versions included)
+    partial: dict[str, str]  # the retry state's partial versions offered as writable
+    notices: list[Notice]
+
+
+def build_turn(
+    store: Store,
+    chat_id: str,
+    latest: str,
+    config: SendConfig,
+    *,
+    before_seq: int | None = None,
+    model: ModelInfo | None = None,
+    instructions: Instructions | None = None,
+) -> Turn:
+    """The request for `latest` after the chat's messages (those before `before_seq` when
+    given: the latest user message is already stored and must not appear twice)."""
+    global_chat = store.scope == GLOBAL
+    supports_tools = None if model is None else model.supports_tools
+    edit_format = choose_edit_format(config.diff_mode, supports_tools, global_chat=global_chat)
+    mode: DiffMode = config.diff_mode
+    if edit_format == "text_blocks":
+        mode = text_mode_for(config.diff_mode)
+    notices: list[Notice] = []
+    with store.transaction():
+        messages = [m for m in store.messages(chat_id) if before_seq is None or m.seq < before_seq]
+        entries = store.entries_with_text(chat_id)
+        outputs = {o.path: (o, store.blob(o.blob)) for o in store.outputs(chat_id)}
+        bases = edit_bases(store, chat_id)
+        retry = None if global_chat else retry_state(store, chat_id)
+    partial = {} if retry is None else {out.path: out.content for out in retry.outputs}
+    retry_text = None if retry is None else retry.text
+    if retry is not None and retry.dropped:
+        dropped = ", ".join(retry.dropped)
+        note = (
+            f"Note: {dropped} changed after that response (see the history), so your "
+            "successful changes to it were not kept: edit the version shown now."
+        )
+        retry_text = f"{retry.text}\n{note}"
+        notices.append(
+            Notice(
+                "retry",
+                f"{dropped} changed since the failed answer; its successful edits there are "
+                "dropped from the retry.",
+            )
+        )
+
+    files = [
+        ContextFile(
+            path=entry.path,
+            content=text,
+            readonly=entry.readonly,
+            start_line=entry.start_line if entry.kind == SECTION else None,
+            end_line=entry.end_line if entry.kind == SECTION else None,
+            external=entry.kind == EXTERNAL,
+            file_id=entry.file_id,
+        )
+        for entry, text in entries
+    ]
+    pending = [
+        PendingOutput(path=path, content=text, file_id=output.file_id, added=output.added)
+        for path, (output, text) in outputs.items()
+        if path not in partial
+    ]
+    pending += [
+        PendingOutput(path=out.path, content=out.content, file_id=out.file_id, added=out.added)
+        for out in ([] if retry is None else retry.outputs)
+    ]
+    prompt = assemble_prompt(
+        PromptInput(
+            user_text=latest,
+            files=files,
+            outputs=pending,
+            history=history(messages),
+            retry_context=retry_text,
+            tool_prompt=edit_prompt(mode) if edit_format != "none" else "",
+            tools=tools_for_mode(mode) if edit_format == "tools" else [],
+            instructions=instructions or Instructions(),
+            edit_format=edit_format,
+            global_chat=global_chat,
+            cache_breakpoint=config.cache_breakpoint,
+        )
+    )
+    if model is not None:
+        check = check_context(
+            prompt.total_tokens, model.context_length, model.max_completion_tokens
+        )
+        if check.level != "ok" and check.message:
+            notices.append(Notice(f"context_{check.level}", check.message))
+    request = chat_request(
+        prompt,
+        config.model,
+        reasoning_effort=config.reasoning_effort,
+        provider=config.provider_preferences,
+    )
+    return Turn(
+        request=request,
+        prompt=prompt,
+        edit_format=edit_format,
+        mode=mode,
+        bases=bases,
+        files=_apply_files(bases, partial, {e.path for e, _ in entries if e.kind == SECTION}),
+        partial=partial,
+        notices=notices,
+    )
+
+
+def _apply_files(
+    bases: dict[str, EditBase], partial: dict[str, str], quoted: set[str]
+) -> dict[str, FileState]:
+    """The version each path's edits start from: the partial version, else the pending output,
+    else the snapshot. A path the chat only quotes (a section) is read-only."""
+    files = {path: FileState(content=None, writable=False) for path in quoted}
+    for path, base in bases.items():
+        kind: BaseKind = "pending_output" if base.source == "output" else "snapshot"
+        files[path] = FileState(content=base.content, base=kind, writable=base.writable)
+    for path, content in partial.items():
+        files[path] = FileState(content=content, base="pending_output", writable=True)
+    return files

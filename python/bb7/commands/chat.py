@@ -1,0 +1,178 @@
+"""`bb7 chat "message"`: one exchange with the model in the active chat, from the terminal.
+
+Streams the answer to stdout as it arrives, then prints the chat's file statuses (as `bb7
+status` does). Progress, warnings and errors go to stderr. Exit 0 when the answer arrived and
+its file changes (if any) are pending outputs; 1 when the changes failed to apply (the retry
+context is saved, and the next `bb7 chat` sends it) or the provider failed; 130 when cancelled
+with Ctrl-C (the partial answer is kept, without changes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import Any, cast, get_args
+
+from bb7.chat import events as ev
+from bb7.chat.config import DEFAULT_MODEL, SendConfig
+from bb7.chat.send import start_send
+from bb7.commands.session import active_chat, add_root_option, check, reported
+from bb7.commands.status import print_statuses
+from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
+from bb7.llm.models import default_cache_dir
+from bb7.llm.openai_compat import DEFAULT_BASE_URL, ProviderConfig
+from bb7.llm.wire import ReasoningEffort
+from bb7.state.chats import save_settings
+
+EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
+
+
+def register(subparsers: Any) -> None:
+    modes = "; ".join(f"{mode}: {doc}" for mode, doc in DIFF_MODE_DOCS.items())
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "chat",
+        help="send a message in the active chat and print the streamed answer",
+        description="Send MESSAGE in the active chat (a new one if none is active) with its "
+        "context files (`bb7 add`), print the answer as it streams and then the file "
+        "statuses. File changes become pending outputs (`bb7 output apply`). Exit 1 when they "
+        "fail to apply (the next `bb7 chat` sends the errors so the model can fix them) or the "
+        "provider fails.",
+        epilog=f"diff modes: {modes}",
+    )
+    parser.add_argument("message")
+    parser.add_argument(
+        "--model", help=f"model id (default: the chat's model, else {DEFAULT_MODEL})"
+    )
+    parser.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        help=f"OpenAI-compatible API base URL (default {DEFAULT_BASE_URL})",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="SPEC",
+        help="where the key is: an environment variable name, cmd:COMMAND or file:PATH "
+        "(default: OPENROUTER_API_KEY for OpenRouter, the provider's usual variable, or no key "
+        "for a server on localhost)",
+    )
+    parser.add_argument(
+        "--mode", choices=DIFF_MODES, default=DEFAULT_MODE, help="how the model changes files"
+    )
+    parser.add_argument(
+        "--reasoning", choices=EFFORTS, help="reasoning effort (default: the chat's, if any)"
+    )
+    parser.add_argument(
+        "--auto-repair",
+        action="store_true",
+        help="when the changes fail to apply, ask the model once more right away",
+    )
+    parser.add_argument("--title-model", metavar="M", help="name a new chat with this model")
+    parser.add_argument(
+        "--show-reasoning", action="store_true", help="print the model's reasoning to stderr"
+    )
+    add_root_option(parser)
+    parser.set_defaults(func=run)
+
+
+@reported
+def run(args: argparse.Namespace) -> int:
+    with active_chat(args, create=True) as (_ws, store, chat):
+        # Flags given once stick to the chat, as the editor's model picker does.
+        model = args.model or chat.model or DEFAULT_MODEL
+        saved_effort = chat.reasoning_effort if chat.reasoning_effort in EFFORTS else None
+        effort = cast("ReasoningEffort | None", args.reasoning or saved_effort)
+        if (model, effort or "") != (chat.model, chat.reasoning_effort):
+            check(save_settings(store, chat.id, model=model, reasoning_effort=effort or ""))
+        config = SendConfig(
+            model=model,
+            provider=ProviderConfig(base_url=args.base_url),
+            api_key=args.api_key,
+            diff_mode=args.mode,
+            reasoning_effort=effort,
+            auto_repair=args.auto_repair,
+            title_model=args.title_model,
+            models_cache=str(default_cache_dir()),
+        )
+        printer = _Printer(show_reasoning=args.show_reasoning)
+        handle = check(start_send(store, chat.id, args.message, config, printer))
+        try:
+            outcome = handle.wait()
+        except KeyboardInterrupt:
+            handle.cancel()
+            outcome = handle.wait()
+        assert outcome is not None
+        printer.end_text()
+        if isinstance(outcome, ev.Failed):
+            print(f"bb7: {outcome.message}", file=sys.stderr)
+            return 130 if outcome.kind == "cancelled" else 1
+        for written in outcome.files:
+            print(f"wrote {written.path} ({written.status or 'unchanged'})")
+        fresh = store.chat(chat.id) or chat
+        print_statuses(fresh, outcome.statuses)
+        if outcome.ok:
+            return 0
+        print(
+            "bb7: the answer's file changes could not be applied; nothing was changed:",
+            file=sys.stderr,
+        )
+        for error in outcome.errors:
+            where = f"{error.path}: " if error.path else ""
+            print(f"  - {where}{error.message}", file=sys.stderr)
+        print(
+            "bb7: the retry context is saved in the chat; the next `bb7 chat` sends it so the "
+            "model can fix them.",
+            file=sys.stderr,
+        )
+        return 1
+
+
+class _Printer:
+    """Prints events as they arrive (from the send's worker threads)."""
+
+    def __init__(self, *, show_reasoning: bool) -> None:
+        self.show_reasoning = show_reasoning
+        self.lock = threading.Lock()
+        self.at_line_start = True
+        self.reasoning = False  # reasoning printed last, without its line ended yet
+        self.tools: set[tuple[int, str]] = set()
+
+    def __call__(self, event: ev.SendEvent) -> None:
+        with self.lock:
+            if self.reasoning and not isinstance(event, ev.Reasoning):
+                sys.stderr.write("\n")
+                self.reasoning = False
+            if isinstance(event, ev.Chunk):
+                sys.stdout.write(event.text)
+                sys.stdout.flush()
+                if event.text:
+                    self.at_line_start = event.text.endswith("\n")
+            elif isinstance(event, ev.Reasoning) and self.show_reasoning:
+                sys.stderr.write(event.text)
+                sys.stderr.flush()
+                self.reasoning = True
+            elif isinstance(event, ev.ToolProgress) and event.path:
+                if (event.index, event.path) not in self.tools:
+                    self.tools.add((event.index, event.path))
+                    self._note(f"{event.name} {event.path}")
+            elif isinstance(event, ev.BlockStatus) and not event.ok:
+                self._note(event.message)
+            elif isinstance(event, ev.Notice):
+                self._note(f"warning: {event.message}")
+            elif isinstance(event, ev.Retrying):
+                self._note(f"retrying in {event.delay:.1f} s: {event.reason}")
+            elif isinstance(event, ev.Repairing):
+                self._note(f"{len(event.errors)} change(s) failed; asking the model to repair them")
+            elif isinstance(event, ev.TitleChanged):
+                self._note(f"chat named {event.title!r}")
+
+    def end_text(self) -> None:
+        with self.lock:
+            if not self.at_line_start:
+                sys.stdout.write("\n")
+                self.at_line_start = True
+            sys.stdout.flush()
+
+    def _note(self, text: str) -> None:
+        sys.stdout.flush()
+        print(f"bb7: {text}", file=sys.stderr, flush=True)

@@ -1,0 +1,182 @@
+"""`bb7 chat` as a real process against the scripted server running as its own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bb7.fileid import file_id
+from llm_server import (
+    error_response,
+    finish,
+    reasoning_chunk,
+    stream,
+    text_chunk,
+    tool_call_chunk,
+    usage_chunk,
+)
+
+SERVER = Path(__file__).with_name("llm_server.py")
+APP = "def main():\n    return 1\n"
+SECRET = "sk-test-cli-secret-1234567890"
+
+
+class Server:
+    """tests/llm_server.py as a subprocess; responses are queued over its control endpoints."""
+
+    def __init__(self, process: subprocess.Popen[str], base_url: str) -> None:
+        self.process = process
+        self.base_url = base_url
+        self.control = base_url.removesuffix("/v1")
+
+    def push(self, *responses: dict[str, Any]) -> None:
+        httpx.post(f"{self.control}/_bb7/responses", json=list(responses)).raise_for_status()
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        got = httpx.get(f"{self.control}/_bb7/requests").json()
+        return [r for r in got if r["path"].endswith("/chat/completions")]
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("listening on "), line
+    yield Server(process, line.split()[-1])
+    process.terminate()
+    process.wait(5)
+
+
+class Cli:
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.root, self.env = root, env
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "bb7.cli", *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "app.py").write_text(APP)
+    env = dict(
+        os.environ,
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    env.pop("OPENROUTER_API_KEY", None)
+    made = Cli(root, env)
+    assert made("init").returncode == 0
+    assert made("add", "app.py").returncode == 0
+    return made
+
+
+def edit_call(old: str, new: str, fid: str) -> list[dict[str, Any]]:
+    args = json.dumps(
+        {"edits": [{"path": "app.py", "file_id": fid, "old_string": old, "new_string": new}]}
+    )
+    return [
+        tool_call_chunk(0, id="call_1", name="edit_file", arguments=args[:25]),
+        tool_call_chunk(0, arguments=args[25:]),
+    ]
+
+
+def test_bb7_chat_streams_the_answer_and_prints_the_statuses(cli: Cli, server: Server) -> None:
+    fid = file_id("app.py", APP)
+    server.push(
+        stream(
+            reasoning_chunk("Only main changes."),
+            text_chunk("Main now "),
+            text_chunk("returns 2."),
+            *edit_call("    return 1", "    return 2", fid),
+            finish("tool_calls"),
+            usage_chunk(500, 40, cost=0.002),
+        )
+    )
+    done = cli(
+        "chat",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "test/tools-model",
+        "--show-reasoning",
+        "Return 2.",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("Only main changes.\n")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Main now returns 2."
+    assert "wrote app.py (M)" in lines
+    assert lines[-1] == " M  app.py  [14]"
+    assert "bb7: edit_file app.py" in done.stderr
+    assert " M  app.py  [14]" in cli("status").stdout
+    (request,) = server.chat_requests()
+    assert request["json"]["model"] == "test/tools-model"
+    assert "authorization" not in request["headers"]  # a server on localhost needs no key
+
+
+def test_failed_edits_exit_1_and_the_next_bb7_chat_sends_the_retry_context(
+    cli: Cli, server: Server
+) -> None:
+    fid = file_id("app.py", APP)
+    server.push(
+        stream(text_chunk("Done."), *edit_call("    return 9", "    return 2", fid), finish())
+    )
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    failed = cli("chat", *args, "Return 2.")
+    assert failed.returncode == 1
+    assert "could not be applied; nothing was changed" in failed.stderr
+    assert "app.py: old_string was not found" in failed.stderr
+    assert "the retry context is saved" in failed.stderr
+    assert failed.stdout.splitlines()[-1] == "    app.py  [7]"  # in sync: nothing pending
+
+    server.push(
+        stream(text_chunk("Fixed."), *edit_call("    return 1", "    return 2", fid), finish())
+    )
+    fixed = cli("chat", *args, "Please retry the file changes.")
+    assert fixed.returncode == 0, fixed.stderr
+    prompt = server.chat_requests()[-1]["json"]["messages"][1]["content"]
+    assert "@retry_context" in prompt and "[not_found]" in prompt
+    assert " M  app.py" in fixed.stdout
+
+
+def test_provider_errors_exit_1_readably_without_the_key(cli: Cli, server: Server) -> None:
+    server.push(error_response(401, f"bad key {SECRET}"))
+    cli.env["BB7_CLI_KEY"] = SECRET
+    done = cli(
+        "chat", "--base-url", server.base_url, "--api-key", "BB7_CLI_KEY", "--model", "m", "Hi"
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("bb7: The provider refused the request (HTTP 401")
+    assert "Check the key from environment variable BB7_CLI_KEY" in done.stderr
+    assert SECRET not in done.stdout + done.stderr
+    assert server.chat_requests()[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+    assert SECRET.encode() not in (cli.root / ".bb7" / "bb7.db").read_bytes()
+
+
+def test_the_openrouter_default_needs_openrouter_api_key(cli: Cli) -> None:
+    done = cli("chat", "Hi")  # the default base URL; nothing is sent without a key
+    assert done.returncode == 1
+    assert "OPENROUTER_API_KEY is not set" in done.stderr
