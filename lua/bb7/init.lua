@@ -94,6 +94,7 @@ function M.send(text, opts)
     request_id = request_id,
     text = text,
     model = opts.model,
+    buffers = require('bb7.buffer').for_request(),
   })
   return request_id
 end

@@ -42,7 +42,7 @@ Handler = Callable[[Session, Context, A], object]
 
 # Requests the Lua commands already send whose backends come later.
 PLANNED_REQUESTS: dict[str, type[object]] = {}
-PLANNED_NOTIFICATIONS: dict[str, type[object]] = {"send": SendArgs, "cancel": CancelArgs}
+PLANNED_NOTIFICATIONS: dict[str, type[object]] = {}
 
 # Imported in the background after `ready` (see the module docstring).
 WARM_UP = ("bb7.host_send",)
@@ -120,4 +120,6 @@ def build_registry() -> Registry:
     registry.request("finish_merge", PathArgs, _bind(session, host_state.finish_merge))
     registry.request("paste", PasteArgs, _lazy(session, "bb7.host_send", "paste"))
     registry.request("models", NoArgs, _lazy(session, "bb7.host_send", "models"))
+    registry.notification("send", SendArgs, _lazy(session, "bb7.host_send", "send"))
+    registry.notification("cancel", CancelArgs, _lazy(session, "bb7.host_send", "cancel"))
     return registry

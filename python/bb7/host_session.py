@@ -9,8 +9,10 @@ and buffers into the project paths and `Buffers` the core works with. Decisions 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bb7.editor_text import from_lines
 from bb7.protocol import BufferText, Settings
@@ -19,8 +21,11 @@ from bb7.state.chats import new_chat
 from bb7.state.context import resolve
 from bb7.state.local import Buffers, LocalText, LocalView, local_file
 from bb7.state.records import Chat, Problem
-from bb7.state.store import STATE_DIR, Store, init_project, project_db_path
+from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
 from bb7.state.workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host_handlers)
+    from bb7.chat.send import SendHandle
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +47,7 @@ class Session:
     def __init__(self) -> None:
         self.root: Path | None = None
         self.workspace: Workspace | None = None
+        self.unusable: Problem | None = None  # why the project's database cannot be opened
         self.settings = Settings()
         # Called from the lease keeper's thread when another process took the chat over.
         self.on_lease_lost: Callable[[Problem], None] | None = None
@@ -49,6 +55,8 @@ class Session:
         # Per project path: the local text the last status shown was computed from. Apply
         # hands it back to the core, which refuses if the file changed since.
         self.seen: dict[str, LocalView] = {}
+        # Running sends by request id (`cancel` finds them here).
+        self.sends: dict[str, SendHandle] = {}
 
     # -- the project ---------------------------------------------------------------------------
 
@@ -61,7 +69,17 @@ class Session:
             return
         self.close()
         self.root = found
-        opened = open_workspace(found)
+        self.unusable = None
+        try:
+            opened = open_workspace(found)
+        except (StoreError, sqlite3.DatabaseError) as exc:
+            logger.exception("cannot open the project state of %s", found)
+            self.unusable = Problem(
+                "unusable_state",
+                f"{project_db_path(found)} cannot be used ({exc}); move it away and run "
+                ":BB7Init for a fresh one",
+            )
+            opened = self.unusable
         self.workspace = None if isinstance(opened, Problem) else opened
         logger.info("project %s (%s)", found, "initialised" if self.workspace else "no .bb7")
 
@@ -73,6 +91,8 @@ class Session:
         return root / STATE_DIR
 
     def project(self) -> Workspace | Problem:
+        if self.unusable is not None:
+            return self.unusable
         if self.workspace is None:
             where = self.root or Path.cwd()
             return Problem(

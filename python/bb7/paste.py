@@ -19,7 +19,7 @@ from bb7.formats.apply import (
     resolve_path,
     response_paths,
 )
-from bb7.formats.schemas import DEFAULT_MODE, DiffMode
+from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.state import context
 from bb7.state.records import GLOBAL, Message, Problem, TextPart
 from bb7.state.responses import EditBase, Recorded, edit_bases, record_outputs

@@ -64,18 +64,41 @@ class StatusChanged(msgspec.Struct, frozen=True):
 
 
 class RequestStarted(msgspec.Struct, frozen=True):
-    """A `send` began streaming (becomes `User BB7RequestStarted`)."""
+    """A `send` began streaming (becomes `User BB7RequestStarted`); `repair`: the automatic
+    repair request after failed edits."""
 
     request_id: str
+    chat_id: str = ""
+    model: str = ""
+    edit_format: str = ""
+    repair: bool = False
+
+
+class Streamed(msgspec.Struct, frozen=True):
+    """Any other event of a running `send`, named by the send loop's event type (`chunk`,
+    `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`):
+    its fields (`bb7.chat.events`) under `event`."""
+
+    request_id: str
+    event: Any
 
 
 class Done(msgspec.Struct, frozen=True):
-    """A response finished (becomes `User BB7ResponseDone` with data ok, files, errors)."""
+    """A response ended (becomes `User BB7ResponseDone` with data ok, files, errors).
+
+    `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
+    one line each. Not `ok` without edits means the send itself failed: `kind` says how
+    (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `outcome` is the send
+    loop's whole `Done`/`Failed` event (`bb7.chat.events`) for the chat view.
+    """
 
     request_id: str
     ok: bool
     files: list[str] = []
     errors: list[str] = []
+    kind: str = ""
+    message: str = ""
+    outcome: Any = None
 
 
 class Said(msgspec.Struct, frozen=True):
@@ -226,9 +249,13 @@ class PasteArgs(msgspec.Struct, frozen=True):
 
 
 class SendArgs(msgspec.Struct, frozen=True):
+    """`send`: `text` to the model in the active chat; `model` overrides the chat's model for
+    this request; `buffers`: unsaved buffers, so the statuses it ends with count them."""
+
     request_id: str
     text: str
     model: str | None = None
+    buffers: list[BufferText] = []
 
 
 class CancelArgs(msgspec.Struct, frozen=True):

@@ -23,7 +23,7 @@ def test_checkhealth_reports_python_packages_and_a_host_round_trip(nvim: Any) ->
     assert f"OK {ROOT / '.venv' / 'bin' / 'python'} (from the plugin venv)" in report
     for package in ("pynvim", "msgspec", "rapidfuzz", "httpx"):
         assert re.search(rf"OK {package} \d+\.\d+", report), package
-    assert "OK bb7 0.1.0, protocol 1, pid" in report
+    assert "OK bb7 0.1.0, protocol 2, pid" in report
     assert re.search(r"OK round trip: \d+\.\d+ ms", report)
     assert "no .bb7/ in" in report and "run :BB7Init" in report
     assert "bb7.log (level debug)" in report

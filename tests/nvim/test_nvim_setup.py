@@ -44,8 +44,8 @@ def test_an_api_key_in_place_of_its_source_is_refused_without_echoing_it(launch:
     ok, error = nvim.exec_lua(SETUP, {"provider": {"api_key": "sk-or-v1-0123456789abcdef"}})
     assert ok is False
     assert error == (
-        "bb7: `provider.api_key` should be an environment variable name, 'cmd:<command>' "
-        "or 'file:<path>', got a string"
+        "bb7: `provider.api_key` should be nil, an environment variable name, "
+        "'cmd:<command>' or 'file:<path>', got a string"
     )
     assert "0123456789" not in messages(nvim)
 
