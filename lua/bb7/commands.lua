@@ -208,7 +208,8 @@ changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
 (undo with |:BB7UndoApply|), |:BB7Diff| merges by hand.]],
     run = function(opts)
       local path = target(opts)
-      backend().request('apply', { path = path, force = opts.bang, buffers = buffers(path) }, answer)
+      local args = { path = path, force = opts.bang, buffers = buffers(path) }
+      backend().request('apply', args, answer)
     end,
   },
   {
@@ -236,8 +237,10 @@ file is not touched.]],
     complete = context_files(PENDING),
     desc = 'bb7: merge the pending change of a file in vimdiff',
     doc = [[Opens the local file beside its pending output (read-only) in a diff
-tab: use |]c|, |[c|, |do| and |dp|. Closing the tab records what was
-merged; reopening shows only the remaining hunks.]],
+tab: use |]c|, |[c|, |do| and |dp|. Closing the tab (or `q` in the output
+window) records what was merged: all of it (the change is applied), part
+(the rest stays pending and the next :BB7Diff shows only that) or nothing.
+The file is saved when it had no unsaved changes before the diff.]],
     run = function(opts)
       backend().request('diff', { path = target(opts) }, function(err, view)
         if err then return backend().report(err) end
@@ -280,7 +283,10 @@ provider's tool-capable models with |vim.ui.select()|.]],
     doc = [[Takes a model response with edit blocks from [register] (default: the
 clipboard `+`, else the unnamed register) and turns its edits into pending
 outputs of the active chat, as if the model had sent them. Works without
-an API key: paste answers from any web chat.]],
+an API key: paste answers from any web chat. SEARCH/REPLACE blocks, EDIT
+blocks and tool-call JSON all work; files the answer edits that are not in
+the chat yet are added. All or nothing: if one edit does not apply, nothing
+changes and the message says which edit failed and why.]],
     run = paste,
   },
   {

@@ -19,7 +19,8 @@ local function done(p)
   if not p.ok and p.message and p.message ~= '' then
     local lines = { p.message }
     vim.list_extend(lines, p.errors or {})
-    require('bb7.log').notify(table.concat(lines, '\n'), p.kind == 'cancelled' and 'info' or 'error')
+    local level = p.kind == 'cancelled' and 'info' or 'error'
+    require('bb7.log').notify(table.concat(lines, '\n'), level)
   end
   user_event('BB7ResponseDone', p)
 end

@@ -72,7 +72,11 @@ local function check_api_key(h)
     if host == 'localhost' or host:match('^127%.') then
       return h.ok('none needed: the provider is a server on this machine')
     elseif host ~= 'openrouter.ai' then
-      return h.info(("the provider's usual variable for %s (see :help bb7-option-provider.api_key)"):format(host))
+      return h.info(
+        ("the provider's usual variable for %s (see :help bb7-option-provider.api_key)"):format(
+          host
+        )
+      )
     end
     source = 'OPENROUTER_API_KEY' -- the default provider's
   end

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -100,6 +101,9 @@ def main() -> int:
 
     nvim = pynvim.attach("stdio")
     host = Host(nvim, build_registry())
+    # Neovim's jobstop may send SIGTERM: end the loop instead of dying, so that `finally`
+    # still gives the chat's lease up.
+    signal.signal(signal.SIGTERM, lambda *_: nvim.stop_loop())
     try:
         nvim.run_loop(
             host.on_request, host.on_notification, host.announce, err_cb=host.on_loop_error

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +208,21 @@ def test_a_killed_host_restarts_on_the_next_command_with_nothing_pending_lost(
     assert (project / "a.py").read_text() == "one = 1\ntwo = 22\nthree = 3\n"
     assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3"]
     assert not any("locked" in n for n in notifications(ready))
+
+
+def test_the_chat_is_held_by_one_editor_until_it_quits(
+    ready: Any, launch: Any, project: Path
+) -> None:
+    other = launch()
+    other.exec_lua("require('bb7').setup()")
+    other.command("edit b.py")
+    other.command("BB7Remove")
+    pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
+    wait_for_message(other, f"is open in another bb7 process (pid {pid} on ")
+    ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with sqlite3.connect(project / ".bb7" / "bb7.db") as db:  # released, not left to go stale
+        assert db.execute("SELECT count(*) FROM leases").fetchone() == (0,)
+    assert run(other, "BB7Remove").startswith("bb7: removed b.py from ")

@@ -56,6 +56,13 @@ def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launc
     assert "WARNING unknown option `x` (ignored)" in report
 
 
+def test_checkhealth_knows_a_local_server_needs_no_key(launch: Any) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ provider = { base_url = 'http://127.0.0.1:8080/v1' } })")
+    report = checkhealth(nvim)
+    assert "OK none needed: the provider is a server on this machine" in report
+
+
 def test_the_help_file_is_generated_from_the_current_sources() -> None:
     result = subprocess.run(
         [str(NVIM), "-l", str(ROOT / "scripts" / "gen_doc.lua"), "--check"],
