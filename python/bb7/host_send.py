@@ -3,7 +3,8 @@
 
 A send's events (from its worker threads) go to Lua as they come: `request_started`, then
 `chunk`, `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing` as
-`Streamed`, then one `done` (`protocol.Done`, also for failures and cancel), maybe a `title`.
+`Streamed`, then `diff_error` when its file changes failed, then one `done` (`protocol.Done`,
+also for failures and cancel), maybe a `title`.
 Lua refreshes the statuses on `done` with its current buffers.
 
 They need the edit formats and the LLM client, whose imports cost about 100 ms; the host imports
@@ -34,6 +35,7 @@ from bb7.llm.wire import ReasoningEffort
 from bb7.paste import paste_response
 from bb7.protocol import (
     CancelArgs,
+    DiffError,
     Done,
     Models,
     NoArgs,
@@ -48,6 +50,8 @@ from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
 
 logger = logging.getLogger(__name__)
+
+NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -127,6 +131,8 @@ class _Forward:
             )
         elif isinstance(event, ev.Done | ev.Failed):
             self.ctx.post(self._forget)
+            if isinstance(event, ev.Done) and not event.ok:
+                self.ctx.emit("diff_error", DiffError(rid, event.errors, event.retry_saved))
             self.ctx.emit("done", self._done(event))
         else:
             # Named by the event's own tag (`chunk`, `reasoning`, ...).
@@ -137,9 +143,8 @@ class _Forward:
 
     def _done(self, event: ev.Done | ev.Failed) -> Done:
         if isinstance(event, ev.Failed):
-            return Done(
-                self.request_id, ok=False, kind=event.kind, message=event.message, outcome=event
-            )
+            message = event.message + (NO_KEY_HINT if event.kind == "auth" else "")
+            return Done(self.request_id, ok=False, kind=event.kind, message=message, outcome=event)
         files = [self.session.editor_path(self.store, f.path) for f in event.files]
         errors = [describe_error(e) for e in event.errors]
         message = (
@@ -170,12 +175,12 @@ def paste(session: Session, ctx: Context, args: PasteArgs) -> Said | Problem:
     if isinstance(found, Problem):
         return found
     store, chat = found
-    pasted = paste_response(store, chat.id, args.text, diff_mode(session))
+    buffers = session.buffers(store, args.buffers)
+    pasted = paste_response(store, chat.id, args.text, diff_mode(session), buffers)
     if isinstance(pasted, Problem):
         return pasted
     recorded = pasted.recorded
     changed = [o.path for o in recorded.outputs]
-    buffers = session.buffers(store, args.buffers)
     publish(ctx, session, store, chat.id, buffers, [*changed, *recorded.reverted, *pasted.added])
     if not changed:
         return Said("the pasted edits change nothing: every file already has that content")

@@ -172,11 +172,11 @@ def add(session: Session, ctx: Context, args: AddArgs) -> Said | Problem:
     if isinstance(found, Problem):
         return found
     store, chat = found
-    section = args.start_line is not None and args.end_line is not None
     target = context.Target(args.path, args.start_line or 0, args.end_line or 0)
     buffers = session.buffers(store, args.buffers)
     path = session.path(store, args.path)
-    text = None if section or isinstance(path, Problem) else _text(buffers, path)
+    # What the user sees: unsaved buffer text counts, for a section too.
+    text = None if isinstance(path, Problem) else _text(buffers, path)
     entry = context.add(
         store, chat.id, target, readonly=args.readonly, text=text, base=session.root
     )

@@ -21,6 +21,7 @@ from bb7.formats.apply import (
 )
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.state import context
+from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, Problem, TextPart
 from bb7.state.responses import EditBase, Recorded, edit_bases, record_outputs
 from bb7.state.store import Abort, Store
@@ -34,15 +35,20 @@ class Pasted(msgspec.Struct, frozen=True):
 
 
 def paste_response(
-    store: Store, chat_id: str, text: str, mode: DiffMode = DEFAULT_MODE
+    store: Store,
+    chat_id: str,
+    text: str,
+    mode: DiffMode = DEFAULT_MODE,
+    buffers: Buffers | None = None,
 ) -> Pasted | Problem:
     """Record the edits of `text` (tool-call JSON, SEARCH/REPLACE or EDIT blocks) as pending
-    outputs of the chat; see the module docstring."""
+    outputs of the chat; see the module docstring. `buffers`: the editor's unsaved text, which
+    a file added for the paste is snapshotted from (what the user saw and copied)."""
     if store.scope == GLOBAL or store.root is None:
         return Problem("global", "a global chat has no project files to change; paste in a project")
     try:
         with store.transaction():
-            added = _add_named_files(store, chat_id, text, mode)
+            added = _add_named_files(store, chat_id, text, mode, buffers or {})
             bases = edit_bases(store, chat_id)
             result = apply_response(_file_states(bases), text, mode, root=store.root)
             if not result.calls:
@@ -77,7 +83,9 @@ def paste_response(
         return abort.problem
 
 
-def _add_named_files(store: Store, chat_id: str, text: str, mode: DiffMode) -> list[str]:
+def _add_named_files(
+    store: Store, chat_id: str, text: str, mode: DiffMode, buffers: Buffers
+) -> list[str]:
     """Add the files the response names that exist on disk but are not in the chat yet."""
     assert store.root is not None
     bases = edit_bases(store, chat_id)
@@ -88,7 +96,10 @@ def _add_named_files(store: Store, chat_id: str, text: str, mode: DiffMode) -> l
             continue  # a refused path is reported by apply_response
         if not (store.root / path).is_file():
             continue  # a new file: the response may create it
-        entry = context.add(store, chat_id, context.Target(path))
+        local = buffers.get(path)
+        entry = context.add(
+            store, chat_id, context.Target(path), text=None if local is None else local.text
+        )
         if isinstance(entry, Problem):
             raise Abort(Problem(entry.kind, f"{raw}: {entry.message}"))
         added.append(path)

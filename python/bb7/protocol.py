@@ -101,6 +101,16 @@ class Done(msgspec.Struct, frozen=True):
     outcome: Any = None
 
 
+class DiffError(msgspec.Struct, frozen=True):
+    """The file changes of a response failed (sent before its `done`): every error as the
+    formats layer reports it (`bb7.formats.apply.ApplyError`: block, edit, path, kind,
+    message, best match), and whether the retry context was saved for the next send."""
+
+    request_id: str
+    errors: list[Any]
+    retry_saved: bool = False
+
+
 class Said(msgspec.Struct, frozen=True):
     """A reply whose `message` Lua shows to the user (`vim.notify`, info level)."""
 

@@ -23,6 +23,7 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         monkeypatch.setenv(var, str(home / var.lower()))
     monkeypatch.setenv("BB7_LOG_LEVEL", "debug")
     monkeypatch.delenv("NVIM_RPLUGIN_MANIFEST", raising=False)
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)  # never a real provider
 
 
 def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = ()) -> Any:

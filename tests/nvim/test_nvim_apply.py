@@ -187,6 +187,14 @@ def test_a_new_chat_starts_with_no_files(ready: Any, project: Path) -> None:
     assert run(ready, "BB7Model test/tools-model") == "bb7: model of refactor: test/tools-model"
 
 
+def test_the_chat_view_gets_the_active_chat(ready: Any) -> None:
+    err, chat = ready.exec_lua("return { require('bb7.backend').request_sync('active_chat') }")
+    assert err is None and chat["name"].startswith("Chat ") and len(chat["id"]) == 10
+    run(ready, "BB7NewChat second")
+    err, again = ready.exec_lua("return { require('bb7.backend').request_sync('active_chat') }")
+    assert again["name"] == "second" and again["id"] != chat["id"]
+
+
 def test_commands_before_bb7init_say_to_run_it(nvim: Any, project: Path) -> None:
     nvim.command("edit a.py")
     nvim.command("BB7Add")
@@ -226,3 +234,15 @@ def test_the_chat_is_held_by_one_editor_until_it_quits(
     with sqlite3.connect(project / ".bb7" / "bb7.db") as db:  # released, not left to go stale
         assert db.execute("SELECT count(*) FROM leases").fetchone() == (0,)
     assert run(other, "BB7Remove").startswith("bb7: removed b.py from ")
+
+
+def test_a_section_is_cut_from_the_buffer_as_the_user_sees_it(ready: Any, project: Path) -> None:
+    run(ready, "BB7Remove")
+    type_keys(ready, "ggOzero = 0<Esc>")  # unsaved: the file on disk has no line "zero"
+    assert run(ready, "1,2BB7Add").endswith("(section)")
+    with sqlite3.connect(project / ".bb7" / "bb7.db") as db:
+        (content,) = db.execute(
+            "SELECT b.content FROM context c JOIN blobs b ON b.sha = c.blob"
+            " WHERE c.path = 'a.py' AND c.kind = 'section'"
+        ).fetchone()
+    assert content == "zero = 0\none = 1\n"

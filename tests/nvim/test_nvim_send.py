@@ -19,7 +19,7 @@ A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 # Every event a send produces, kept in order per name, and the User autocmds.
 LISTEN = """
   _G.got = {}
-  for _, name in ipairs({ 'request_started', 'chunk', 'tool_progress', 'done' }) do
+  for _, name in ipairs({ 'request_started', 'chunk', 'tool_progress', 'diff_error', 'done' }) do
     _G.got[name] = {}
     require('bb7.events').on(name, function(p) table.insert(_G.got[name], p) end)
   end
@@ -114,6 +114,8 @@ def test_a_failed_edit_is_reported_and_repaired_by_the_next_send(
     send(chat, "Make two 22")
     failed = done(chat)
     assert failed["ok"] is False and "a.py" in failed["errors"][0]
+    (diff_error,) = chat.exec_lua("return _G.got.diff_error")
+    assert diff_error["errors"][0]["kind"] == "not_found" and diff_error["retry_saved"] is True
     shown = notifications(chat)[-1]
     assert "could not be applied" in shown and "next message sends the errors" in shown
     assert chat.exec_lua("return require('bb7').status()") == ""
@@ -148,3 +150,14 @@ def test_the_model_picker_lists_tool_capable_models_first_and_sets_the_chats_mod
     done(chat)
     assert server.chat_requests()[-1]["json"]["model"] == "test/plain-model"
     assert "model of" in run(chat, "BB7Model test/tools-model")
+
+
+def test_without_an_api_key_the_message_says_how_to_set_one_and_offers_paste(ready: Any) -> None:
+    ready.exec_lua(LISTEN)
+    # The default provider (OpenRouter) and no key: the send fails before any request.
+    send(ready, "Hello")
+    outcome = done(ready)
+    assert (outcome["ok"], outcome["kind"]) == (False, "auth")
+    shown = notifications(ready)[-1]
+    assert "OPENROUTER_API_KEY is not set" in shown and "export OPENROUTER_API_KEY=" in shown
+    assert ":BB7Paste applies an answer pasted from any web chat" in shown

@@ -9,6 +9,7 @@ from state_helpers import Project
 from bb7.paste import Pasted, paste_response
 from bb7.state import context
 from bb7.state.context import Target
+from bb7.state.local import LocalText
 from bb7.state.records import Problem
 
 SEARCH_REPLACE = """Rename the constant:
@@ -45,6 +46,16 @@ def test_a_file_on_disk_not_in_the_chat_is_added_for_the_paste(project: Project)
     pasted = _pasted(paste_response(project.store, project.chat_id, SEARCH_REPLACE))
     assert pasted.added == ["greet.py"]
     assert project.status("greet.py") == "M"
+
+
+def test_a_file_added_for_the_paste_is_snapshotted_from_the_editors_buffer(
+    project: Project,
+) -> None:
+    project.write("greet.py", "# old\n")  # on disk; the buffer has the text the user copied
+    buffers = {"greet.py": LocalText('NAME = "world"\n', 4)}
+    pasted = paste_response(project.store, project.chat_id, SEARCH_REPLACE, buffers=buffers)
+    assert _pasted(pasted).added == ["greet.py"]
+    assert project.status("greet.py", buffers) == "M"
 
 
 def test_tool_call_json_creates_a_new_file(project: Project) -> None:
