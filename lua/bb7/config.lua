@@ -89,11 +89,21 @@ dependencies). See |bb7-rplugin|.]],
   {
     name = 'diff_mode',
     default = 'search_replace_multi',
-    type = one_of('search_replace_multi', 'search_replace', 'anchored', 'off'),
-    doc = [[How the model edits files. 'search_replace_multi': one `edit_file`
-call with many search/replace edits, possibly across files;
+    type = one_of(
+      'search_replace_multi',
+      'search_replace',
+      'anchored',
+      'off',
+      'edit_blocks',
+      'search_replace_blocks'
+    ),
+    doc = [[How the model edits files. With tools: 'search_replace_multi': one
+`edit_file` call with many search/replace edits, possibly across files;
 'search_replace': one edit per call; 'anchored': edits anchored on the
-first and last lines of a region; 'off': whole-file `write_file` only.]],
+first and last lines of a region; 'off': whole-file `write_file` only.
+Without tools, as blocks in the answer: 'edit_blocks' (EDIT blocks) or
+'search_replace_blocks' (SEARCH/REPLACE blocks). A model without tool
+support gets text blocks whatever the mode.]],
   },
   {
     name = 'provider.base_url',

@@ -1,10 +1,11 @@
 """Every method the host answers, in one table: Lua command -> host request -> core.
 
 One line per method. Handlers take the host's `Session` first (`bb7.host_session`); `_bind`
-adapts them to the registry's `fn(ctx, args)`. Methods whose backend is not built yet stay
-`planned` and answer "not available yet". Handlers in `bb7.host_send` import the LLM client and
-the edit formats (~100 ms), so they are imported on first use and warmed up in a background
-thread once the host is ready: the cold start does not wait for them.
+adapts them to the registry's `fn(ctx, args)`. (A method Lua sends before its backend exists
+is registered with `registry.planned_request`, which answers "not available yet".)
+Handlers in `bb7.host_send` import the LLM client and the edit formats (~100 ms), so they are
+imported on first use and warmed up in a background thread once the host is ready: the cold
+start does not wait for them.
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ from bb7.protocol import (
 
 A = TypeVar("A")
 Handler = Callable[[Session, Context, A], object]
-
-# Requests the Lua commands already send whose backends come later.
-PLANNED_REQUESTS: dict[str, type[object]] = {}
-PLANNED_NOTIFICATIONS: dict[str, type[object]] = {}
 
 # Imported in the background after `ready` (see the module docstring).
 WARM_UP = ("bb7.host_send",)
@@ -98,10 +95,6 @@ def build_registry() -> Registry:
     session = Session()
     registry.at_start(_start(session))
     registry.at_close(session.close)
-    for name, args_type in PLANNED_REQUESTS.items():
-        registry.planned_request(name, args_type)
-    for name, args_type in PLANNED_NOTIFICATIONS.items():
-        registry.planned_notification(name, args_type)
     registry.request("ping", PingArgs, ping)
     registry.request("echo_events", EchoEventsArgs, echo_events)
     registry.request("open", OpenArgs, _bind(session, host_state.open_project))

@@ -15,7 +15,6 @@ this module on first use (see `bb7.host_handlers`) and warms it up in the backgr
 
 from __future__ import annotations
 
-import logging
 from typing import cast, get_args
 
 import msgspec
@@ -48,8 +47,6 @@ from bb7.protocol import (
 )
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
-
-logger = logging.getLogger(__name__)
 
 NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."
 

@@ -10,7 +10,6 @@ local text right before writing; the Lua side re-checks the buffer's changedtick
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -46,8 +45,6 @@ from bb7.state.records import Chat, Problem
 from bb7.state.status import file_statuses, pending_lines
 from bb7.state.store import Store
 
-logger = logging.getLogger(__name__)
-
 T = TypeVar("T")
 
 # Lua that writes one file through its loaded buffer; returns nil, or why it could not.
@@ -75,6 +72,8 @@ def publish(
 ) -> None:
     """Emit `status_changed` for `paths` of the chat (every file, replacing Lua's cache, when
     None); paths no longer in the chat are sent as removed."""
+    if paths is not None and not paths:
+        return
     files: dict[str, FileStatus] = {}
     shown: set[str] = set()
     for row in file_statuses(store, chat_id, buffers, paths=paths):
