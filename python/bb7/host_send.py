@@ -181,11 +181,9 @@ def paste(session: Session, ctx: Context, args: PasteArgs) -> Said | Problem:
     publish(ctx, session, store, chat.id, buffers, [*changed, *recorded.reverted, *pasted.added])
     if not changed:
         return Said("the pasted edits change nothing: every file already has that content")
-    added = f" (added to the chat: {', '.join(pasted.added)})" if pasted.added else ""
-    return Said(
-        f"pasted: {len(changed)} pending change{'s' if len(changed) != 1 else ''} to review "
-        f"({', '.join(changed)}){added}; :BB7Diff to merge, :BB7Apply to apply"
-    )
+    added = f"; added to the chat: {', '.join(pasted.added)}" if pasted.added else ""
+    # One short line: a longer message makes Neovim wait for Enter.
+    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Diff, :BB7Apply){added}")
 
 
 def models(session: Session, ctx: Context, args: NoArgs) -> bool:
