@@ -8,9 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pynvim
 import pytest
-from editor import NVIM, ROOT, isolate, messages, wait_for
+from editor import NVIM, ROOT
 
 
 def checkhealth(nvim: Any) -> str:
@@ -100,25 +99,3 @@ def test_helptags_has_a_tag_for_every_option_command_function_and_group(
     expected += ["BB7StatusChanged", "BB7RequestStarted", "BB7ResponseDone", "b:bb7_status"]
     assert len(expected) > 60
     assert sorted(set(expected) - tags) == []
-
-
-def test_the_demo_opens_the_example_and_without_a_key_offers_paste(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    isolate(monkeypatch, tmp_path / "home")
-    copy = tmp_path / "demo"
-    shutil.copytree(ROOT / "python" / "bb7" / "examples" / "apply-demo" / "project", copy)
-    argv = [str(NVIM), "--embed", "--headless", "-n", "-i", "NONE"]
-    argv += ["-u", str(ROOT / "scripts" / "demo.lua"), "--cmd", f"cd {copy}"]
-    nvim = pynvim.attach("child", argv=argv)
-    try:
-        assert nvim.current.buffer.name == str(copy / "greet.py")
-        guide = "\n".join(nvim.buffers[nvim.funcs.bufnr("bb7-demo")][:])
-        assert "No API key: quit, `export OPENROUTER_API_KEY=...`" in guide
-        assert ":BB7Paste r applies an example answer" in guide
-        wait_for(nvim, "vim.tbl_count(require('bb7.status').files()) == 2")
-        nvim.command("BB7Paste r")
-        wait_for(nvim, "require('bb7').status() == 'M'")
-        assert "bb7: pasted, to review: greet.py, README.md" in messages(nvim)
-    finally:
-        nvim.close()
