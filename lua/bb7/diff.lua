@@ -5,8 +5,6 @@
 --- `:BB7Diff` shows only that), or nothing.
 local M = {}
 
-local H = { sessions = {} } -- output buffer -> { path, buf, tab, was_modified }
-
 local function finish(session)
   -- Leave no window of the file in diff mode, and no half-closed diff tab.
   for _, win in ipairs(vim.fn.win_findbuf(session.buf)) do
@@ -19,10 +17,11 @@ local function finish(session)
       vim.cmd.tabclose(vim.api.nvim_tabpage_get_number(tab))
     end
   end
-  if not vim.api.nvim_buf_is_loaded(session.buf) then return end
   -- Hunks taken into a file that had no unsaved changes are saved; otherwise the user's own
-  -- unsaved edits are in the buffer too, and saving stays their call.
-  if vim.bo[session.buf].modified and not session.was_modified then
+  -- unsaved edits are in the buffer too, and saving stays their call. (An unloaded buffer
+  -- was saved or left unchanged: the host reads the file.)
+  local loaded = vim.api.nvim_buf_is_loaded(session.buf)
+  if loaded and vim.bo[session.buf].modified and not session.was_modified then
     vim.api.nvim_buf_call(session.buf, function() vim.cmd('silent keepalt update') end)
   end
   require('bb7.backend').request('finish_merge', {
@@ -58,7 +57,6 @@ function M.open(view)
   vim.bo[out].filetype = filetype
   pcall(vim.api.nvim_buf_set_name, out, 'bb7://pending/' .. view.name)
   vim.cmd('diffthis')
-  H.sessions[out] = session
   vim.keymap.set('n', 'q', '<Cmd>close<CR>', {
     buffer = out,
     desc = 'bb7: close the diff and record what was merged',
@@ -68,14 +66,10 @@ function M.open(view)
     once = true,
     desc = 'bb7: record what the diff merged',
     callback = function()
-      H.sessions[out] = nil
       vim.schedule(function() finish(session) end)
     end,
   })
   vim.api.nvim_set_current_win(file_win)
 end
-
---- The open diff sessions (output buffer -> session), for tests and the chat view.
-function M.sessions() return H.sessions end
 
 return M

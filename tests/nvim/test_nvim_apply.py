@@ -3,6 +3,7 @@ conflicts, apply over them, undo, discard, apply all, the vimdiff merge, a host 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -72,11 +73,12 @@ def test_a_paste_that_does_not_apply_says_where_and_changes_nothing(
 
 
 def test_apply_writes_through_the_buffer_as_one_undoable_change(ready: Any, project: Path) -> None:
-    pending_two(ready, project)
+    paste(ready, blocks(("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33")))
+    wait_for_status(ready, project / "a.py", "M")
     assert run(ready, "BB7Apply") == "bb7: applied a.py"
-    assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3"]
+    assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 33"]
     assert ready.exec_lua("return vim.bo.modified") is False
-    assert (project / "a.py").read_text() == "one = 1\ntwo = 22\nthree = 3\n"
+    assert (project / "a.py").read_text() == "one = 11\ntwo = 2\nthree = 33\n"
     wait_for_status(ready, project / "a.py", "")
     assert signs(ready) == []
     type_keys(ready, "u")
@@ -246,3 +248,14 @@ def test_a_section_is_cut_from_the_buffer_as_the_user_sees_it(ready: Any, projec
             " WHERE c.path = 'a.py' AND c.kind = 'section'"
         ).fetchone()
     assert content == "zero = 0\none = 1\n"
+
+
+def test_a_new_file_open_in_a_buffer_is_created_through_it(ready: Any, project: Path) -> None:
+    ready.command("edit pkg/new.py")  # a buffer for a file (and folder) that does not exist yet
+    call = {"name": "write_file", "arguments": json.dumps({"path": "pkg/new.py", "content": "x\n"})}
+    said = paste(ready, json.dumps({"tool_calls": [{"type": "function", "function": call}]}))
+    assert said.startswith("bb7: pasted, to review: pkg/new.py")
+    wait_for_status(ready, project / "pkg" / "new.py", "A")
+    assert run(ready, "BB7Apply") == "bb7: applied pkg/new.py"
+    assert (project / "pkg" / "new.py").read_text() == "x\n"
+    assert ready.current.buffer[:] == ["x"] and ready.exec_lua("return vim.bo.modified") is False
