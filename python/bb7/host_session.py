@@ -9,6 +9,7 @@ and buffers into the project paths and `Buffers` the core works with. Decisions 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -182,8 +183,11 @@ class Session:
 
     @staticmethod
     def editor_path(store: Store, path: str) -> str:
-        """The absolute path the editor knows a stored path by."""
-        return str(local_file(store, path))
+        """The absolute path the editor knows a stored path by (`local_file` as a string;
+        without pathlib, which a 500-file status refresh notices)."""
+        if os.path.isabs(path) or store.root is None:
+            return str(local_file(store, path))
+        return os.path.join(store.root, path)
 
     def buffers(self, store: Store, buffers: Iterable[BufferText]) -> Buffers:
         """The unsaved text of the editor's buffers, by project path (others read the disk)."""
