@@ -161,11 +161,12 @@ class Session:
         self.seen.clear()
 
     def close(self) -> None:
-        """Give the chat up and close the databases (host exit, another project)."""
+        """Give the chat up and close the databases (host exit, another project). A send still
+        running keeps its database open until it ends (its connection closes with it)."""
         self._release()
-        if self.workspace is not None:
+        if self.workspace is not None and not any(not h.finished for h in self.sends.values()):
             self.workspace.close()
-            self.workspace = None
+        self.workspace = None
 
     # -- paths and buffers ---------------------------------------------------------------------
 
