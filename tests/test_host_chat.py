@@ -3,14 +3,15 @@ project in a temp dir; no Neovim (the view itself is tested in tests/nvim/)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bb7 import host_chat
 from bb7.host_events import EventSink
-from bb7.host_registry import Context, Registry, handle_request
+from bb7.host_handlers import build_registry
+from bb7.host_registry import Context, handle_request
 from bb7.state import chats, context
 from bb7.state.records import Message, TextPart
 from bb7.state.responses import edit_bases, record_outputs
@@ -19,12 +20,15 @@ from bb7.state.workspace import Workspace
 
 
 class Host:
-    """The handler table as the host has it, called as Lua calls it."""
+    """The host's real handler table (`build_registry`), called as Lua calls it, after the
+    `open` every host gets first. Events (statuses) are kept in `events`."""
 
     def __init__(self, root: Path) -> None:
-        self.registry = Registry()
-        host_chat.register(self.registry, host_chat.Session(lambda: str(root)))
-        self.ctx = Context(EventSink(lambda batch: None, lambda delay, fn: None), lambda *a: None)
+        self.registry = build_registry()
+        self.events: list[list[Any]] = []
+        sink = EventSink(self.events.extend, lambda delay, fn: fn())
+        self.ctx = Context(sink, lambda fn, *args: fn(*args))
+        self.call("open", root=str(root))
 
     def call(self, method: str, **args: Any) -> Any:
         reply = handle_request(self.registry, self.ctx, method, [args])
@@ -36,6 +40,9 @@ class Host:
         assert not reply["ok"], reply
         error: dict[str, str] = reply["error"]
         return error
+
+    def close(self) -> None:
+        self.registry.close()  # gives the chat's lease up, closes the databases
 
 
 @pytest.fixture
@@ -50,6 +57,13 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def store(root: Path) -> Store:
     return init_project(root)
+
+
+@pytest.fixture
+def host(root: Path, store: Store) -> Iterator[Host]:
+    running = Host(root)
+    yield running
+    running.close()
 
 
 def active_chat(store: Store, root: Path, name: str = "First") -> str:
@@ -71,20 +85,25 @@ def test_a_project_without_bb7_state_says_to_run_init(tmp_path: Path) -> None:
     assert ":BB7Init" in error["message"]
 
 
-def test_bb7chat_in_a_project_without_chats_starts_one(root: Path, store: Store) -> None:
-    chat = Host(root).call("active_chat")
-    assert chat["active"] is True
-    assert [c.id for c in store.chats()] == [chat["id"]]
+def test_bb7chat_in_a_project_without_chats_shows_the_chat_it_starts(
+    host: Host, store: Store
+) -> None:
+    assert host.refused("chat_view")["kind"] == "no_chat"
+    started = host.call("active_chat")  # what :BB7Chat asks first
+    view = host.call("chat_view")
+    assert view["chat"]["id"] == started["id"] and view["chat"]["active"] is True
+    assert view["conversation"]["lines"] == [] and view["files"]["rows"] == []
+    assert [c.id for c in store.chats()] == [started["id"]]
 
 
 def test_the_view_of_the_active_chat_has_conversation_files_and_draft(
-    root: Path, store: Store
+    host: Host, root: Path, store: Store
 ) -> None:
     chat_id = active_chat(store, root)
     context.add(store, chat_id, context.Target("a.py"))
     exchange(store, chat_id, "hello", "hi")
     chats.save_draft(store, chat_id, "next question")
-    view = Host(root).call("chat_view", buffers=[])
+    view = host.call("chat_view", buffers=[])
     assert view["chat"]["id"] == chat_id and view["chat"]["name"] == "First"
     assert view["draft"] == "next question"
     assert view["retry"] is False
@@ -104,62 +123,82 @@ def test_the_view_of_the_active_chat_has_conversation_files_and_draft(
     assert view["files"]["rows"][0]["abs"] == str(root / "a.py")
 
 
-def test_unsaved_buffer_text_counts_in_the_files_panel(root: Path, store: Store) -> None:
+def test_unsaved_buffer_text_counts_in_the_files_panel(
+    host: Host, root: Path, store: Store
+) -> None:
     chat_id = active_chat(store, root)
     context.add(store, chat_id, context.Target("a.py"))
     unsaved = {"path": str(root / "a.py"), "changedtick": 7, "lines": ["one = 111"]}
-    panel = Host(root).call("file_list", buffers=[unsaved])
+    panel = host.call("file_list", buffers=[unsaved])
     assert panel["rows"][0]["text"] == "~  a.py"
 
 
-def test_the_chat_list_puts_pinned_first_and_marks_the_active(root: Path, store: Store) -> None:
+def test_the_chat_list_puts_pinned_first_and_marks_the_active(
+    host: Host, root: Path, store: Store
+) -> None:
     older = active_chat(store, root, "Older")
-    newer = active_chat(store, root, "Newer")
-    host = Host(root)
+    active_chat(store, root, "Newer")
     host.call("pin_chat", chat_id=older, pinned=True)
     listed = host.call("chat_list")
     assert [(c["name"], c["pinned"], c["active"]) for c in listed] == [
         ("Older", True, False),
         ("Newer", False, True),
     ]
-    host.call("switch_chat", chat_id=older)
-    assert host.call("chat_view")["chat"]["id"] == older
-    assert newer != older
 
 
-def test_rename_refuses_an_empty_name(root: Path, store: Store) -> None:
+def test_switching_chats_shows_the_other_chats_files_statuses(
+    host: Host, root: Path, store: Store
+) -> None:
+    with_file = active_chat(store, root, "With a file")
+    context.add(store, with_file, context.Target("a.py"))
+    active_chat(store, root, "Empty")
+    host.events.clear()
+    assert host.call("switch_chat", chat_id=with_file)["active"] is True
+    assert host.call("chat_view")["chat"]["id"] == with_file
+    assert host.events == [
+        [
+            "status_changed",
+            {
+                "files": {str(root / "a.py"): {"status": "", "lines": []}},
+                "removed": [],
+                "full": True,
+            },
+        ]
+    ]
+
+
+def test_rename_refuses_an_empty_name(host: Host, root: Path, store: Store) -> None:
     chat_id = active_chat(store, root)
-    host = Host(root)
     assert host.call("rename_chat", chat_id=chat_id, name="Parser work")["name"] == "Parser work"
     assert host.refused("rename_chat", chat_id=chat_id, name="  ")["kind"] == "invalid_name"
 
 
-def test_deleting_the_active_chat_activates_the_most_recent_other(root: Path, store: Store) -> None:
+def test_deleting_the_active_chat_activates_the_most_recent_other(
+    host: Host, root: Path, store: Store
+) -> None:
     other = active_chat(store, root, "Other")
     doomed = active_chat(store, root, "Doomed")
-    host = Host(root)
     following = host.call("delete_chat", chat_id=doomed)
     assert following["id"] == other and following["active"] is True
     assert host.call("delete_chat", chat_id=other) is None
     assert host.call("chat_list") == []
 
 
-def test_search_finds_chats_by_message_text(root: Path, store: Store) -> None:
+def test_search_finds_chats_by_message_text(host: Host, root: Path, store: Store) -> None:
     chat_id = active_chat(store, root, "Misc")
     exchange(store, chat_id, "how do tokenizers work", "like this")
     active_chat(store, root, "Unrelated")
-    hits = Host(root).call("search_chats", query="tokenizer")
+    hits = host.call("search_chats", query="tokenizer")
     assert [(h["chat"]["id"], h["match"]) for h in hits] == [(chat_id, "message")]
     assert "tokenizers" in hits[0]["excerpt"]
 
 
 def test_a_fork_keeps_the_history_before_the_message_and_drafts_it(
-    root: Path, store: Store
+    host: Host, root: Path, store: Store
 ) -> None:
     chat_id = active_chat(store, root)
     exchange(store, chat_id, "first question", "first answer")
     second = exchange(store, chat_id, "second question", "second answer")
-    host = Host(root)
     forked = host.call("fork_chat", message_id=second, buffers=[])
     assert forked["draft"] == "second question" and forked["chat_id"] != chat_id
     view = host.call("chat_view")
@@ -170,11 +209,10 @@ def test_a_fork_keeps_the_history_before_the_message_and_drafts_it(
     assert view["draft"] == "second question"
 
 
-def test_editing_a_message_cuts_the_chat_before_it(root: Path, store: Store) -> None:
+def test_editing_a_message_cuts_the_chat_before_it(host: Host, root: Path, store: Store) -> None:
     chat_id = active_chat(store, root)
     exchange(store, chat_id, "first", "one")
     second = exchange(store, chat_id, "second", "two")
-    host = Host(root)
     edited = host.call("edit_message", message_id=second)
     assert edited == {"chat_id": chat_id, "draft": "second", "warnings": []}
     assert "two" not in host.call("chat_view")["conversation"]["lines"]
@@ -182,17 +220,16 @@ def test_editing_a_message_cuts_the_chat_before_it(root: Path, store: Store) -> 
     assert host.refused("edit_message", message_id=answer.id)["kind"] == "no_message"
 
 
-def test_a_draft_is_kept_per_chat(root: Path, store: Store) -> None:
+def test_a_draft_is_kept_per_chat(host: Host, root: Path, store: Store) -> None:
     chat_id = active_chat(store, root)
-    Host(root).call("save_draft", chat_id=chat_id, draft="half a thought")
+    host.call("save_draft", chat_id=chat_id, draft="half a thought")
     assert store.chat(chat_id) is not None
     assert store.chat(chat_id).draft == "half a thought"  # type: ignore[union-attr]
 
 
-def test_update_read_only_and_diff_act_on_the_file(root: Path, store: Store) -> None:
+def test_update_read_only_and_diff_act_on_the_file(host: Host, root: Path, store: Store) -> None:
     chat_id = active_chat(store, root)
     context.add(store, chat_id, context.Target("a.py"))
-    host = Host(root)
     unsaved = {"path": str(root / "a.py"), "changedtick": 3, "lines": ["one = 11"]}
     assert host.call("update_file", path=str(root / "a.py"), buffers=[unsaved]) == "a.py"
     assert store.blob(store.entries(chat_id)[0].blob) == "one = 11\n"
@@ -208,8 +245,8 @@ def test_update_read_only_and_diff_act_on_the_file(root: Path, store: Store) -> 
     )
 
 
-def test_update_all_reports_what_it_did(root: Path, store: Store) -> None:
+def test_update_all_reports_what_it_did(host: Host, root: Path, store: Store) -> None:
     chat_id = active_chat(store, root)
     context.add(store, chat_id, context.Target("a.py"))
     (root / "a.py").write_text("one = 2\n")
-    assert Host(root).call("update_all") == {"updated": ["a.py"], "problems": []}
+    assert host.call("update_all") == {"updated": ["a.py"], "problems": []}

@@ -14,9 +14,9 @@ import msgspec
 import pytest
 
 from bb7.host_events import EventSink
-from bb7.host_handlers import PLANNED_NOTIFICATIONS, PLANNED_REQUESTS, build_registry
+from bb7.host_handlers import build_registry, ping
 from bb7.host_registry import Context, Registry, handle_notification, handle_request
-from bb7.protocol import PROTOCOL, PathArgs, PingArgs, Problem
+from bb7.protocol import PROTOCOL, ApplyArgs, PathArgs, PingArgs, Problem, SendArgs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,11 +84,11 @@ def test_a_payload_is_captured_when_emitted() -> None:
 class HandLoop:
     """A handler context whose loop is run by hand: `drain()` runs what was posted to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, lua: Callable[..., Any] | None = None) -> None:
         self.clock = ManualClock()
         sink, self.batches = make_sink(self.clock)
         self.posted: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
-        self.ctx = Context(sink, lambda fn, *args: self.posted.append((fn, args)))
+        self.ctx = Context(sink, lambda fn, *args: self.posted.append((fn, args)), lua)
 
     def drain(self) -> list[list[Any]]:
         for fn, args in self.posted:
@@ -100,7 +100,9 @@ class HandLoop:
 
 def test_a_request_reply_carries_the_value_or_the_problem() -> None:
     ctx = HandLoop().ctx
-    registry = build_registry()
+    registry = Registry()
+    registry.request("ping", PingArgs, ping)
+    registry.planned_request("apply", ApplyArgs)
     reply = handle_request(registry, ctx, "ping", [{"payload": [1, "a"]}])
     assert reply["ok"] is True and reply["value"]["payload"] == [1, "a"]
     reply = handle_request(registry, ctx, "apply", [{"path": "/p/a.py", "force": True}])
@@ -144,7 +146,9 @@ def test_an_empty_lua_table_decodes_as_no_arguments() -> None:
 
 def test_a_failing_notification_tells_the_user_through_an_event() -> None:
     loop = HandLoop()
-    handle_notification(build_registry(), loop.ctx, "send", [{"request_id": "r1", "text": "hi"}])
+    registry = Registry()
+    registry.planned_notification("send", SendArgs)
+    handle_notification(registry, loop.ctx, "send", [{"request_id": "r1", "text": "hi"}])
     assert loop.drain() == [
         [
             [
@@ -159,8 +163,10 @@ def test_a_failing_notification_tells_the_user_through_an_event() -> None:
 
 
 def test_a_real_handler_replaces_a_planned_one_but_not_another_real_one() -> None:
-    registry = build_registry()
-    assert "apply" in registry.planned()
+    registry = Registry()
+    registry.planned_request("apply", PathArgs)
+    registry.planned_notification("send", SendArgs)
+    assert registry.planned() == ["apply", "send"]
 
     def apply(ctx: Context, args: PathArgs) -> str:
         return args.path
@@ -169,9 +175,50 @@ def test_a_real_handler_replaces_a_planned_one_but_not_another_real_one() -> Non
     assert "apply" not in registry.planned()
     with pytest.raises(ValueError, match="registered twice"):
         registry.request("apply", PathArgs, apply)
-    assert sorted(registry.planned()) == sorted(
-        (set(PLANNED_REQUESTS) | set(PLANNED_NOTIFICATIONS)) - {"apply"}
-    )
+    assert registry.planned() == ["send"]
+
+
+def test_start_hooks_get_the_context_and_close_hooks_run_last_first_despite_errors() -> None:
+    ctx = HandLoop().ctx
+    registry = Registry()
+    calls: list[str] = []
+    registry.at_start(lambda c: calls.append("start" if c is ctx else "wrong context"))
+    registry.at_close(lambda: calls.append("first added"))
+
+    def failing() -> None:
+        calls.append("failing")
+        raise OSError("disk gone")
+
+    registry.at_close(failing)
+    registry.start(ctx)
+    registry.close()
+    assert calls == ["start", "failing", "first added"]
+
+
+def test_lua_calls_are_only_for_the_loop_thread() -> None:
+    ctx = HandLoop(lambda code, *args: (code, args)).ctx
+    assert ctx.lua("return ...", 1) == ("return ...", (1,))
+    errors: list[BaseException] = []
+
+    def from_worker() -> None:
+        try:
+            ctx.lua("return 1")
+        except RuntimeError as err:
+            errors.append(err)
+
+    thread = threading.Thread(target=from_worker)
+    thread.start()
+    thread.join()
+    assert "ctx.post" in str(errors[0])
+
+
+def test_every_method_lua_sends_has_a_real_handler() -> None:
+    registry = build_registry()
+    assert registry.planned() == []
+    lua = "\n".join(p.read_text() for p in (ROOT / "lua" / "bb7").glob("*.lua"))
+    sent = set(re.findall(r"\.(?:request|notify|request_sync)\('(\w+)'", lua))
+    sent.discard("echo_events")  # tests and benchmarks only
+    assert sent <= set(registry.requests) | set(registry.notifications), sent
 
 
 def test_events_from_another_thread_reenter_the_loop_first() -> None:

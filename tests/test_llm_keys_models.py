@@ -11,7 +11,7 @@ import httpx
 
 from bb7.llm.events import Done
 from bb7.llm.keys import ApiKey, KeyProblem, resolve_api_key
-from bb7.llm.models import ModelList, cache_file, load_models, parse_models
+from bb7.llm.models import ModelInfo, ModelList, cache_file, load_models, parse_models, tools_first
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
 from bb7.llm.wire import ChatRequest
 from llm_server import DEFAULT_MODELS, LLMServer, finish, stream, text_chunk
@@ -98,6 +98,16 @@ def test_a_plain_openai_style_list_leaves_capabilities_unknown() -> None:
         None,
         None,
     )
+
+
+def test_a_picker_lists_tool_capable_models_first() -> None:
+    models = [
+        ModelInfo("z/tools", supports_tools=True),
+        ModelInfo("a/plain", supports_tools=False),
+        ModelInfo("m/unknown"),
+        ModelInfo("b/tools", supports_tools=True),
+    ]
+    assert [m.id for m in tools_first(models)] == ["b/tools", "z/tools", "m/unknown", "a/plain"]
 
 
 def test_models_are_fetched_once_and_cached_for_a_day(tmp_path: Path) -> None:

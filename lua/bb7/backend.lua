@@ -6,7 +6,7 @@
 local M = {}
 
 --- Must equal `PROTOCOL` in python/bb7/protocol.py.
-M.PROTOCOL = 1
+M.PROTOCOL = 2
 
 local STDERR_LINES = 20
 
@@ -120,7 +120,7 @@ local function start_job()
   return true
 end
 
--- The shared remote-plugin host (rplugin/python3/bb7_rplugin.py): no job of our own.
+-- The shared remote-plugin host (rplugin/python3/bb7.py): no job of our own.
 local function start_rplugin()
   -- The manifest defines BB7Rpc lazily (FuncUndefined), so only a call tells.
   local ok, reply = pcall(vim.fn.BB7Rpc, 'ping', vim.empty_dict())
@@ -131,6 +131,7 @@ local function start_rplugin()
       ) .. ':UpdateRemotePlugins with a `g:python3_host_prog` that has bb7\'s dependencies'
   end
   H.state, H.info = 'ready', reply.value
+  M.open()
   return true
 end
 
@@ -188,6 +189,29 @@ local function send(call)
   end
 end
 
+--- Tells a ready host which project to serve (Neovim's working directory) and the options
+--- it needs; the first call of every host, and again after `:cd` or `setup()`.
+function M.open()
+  if H.state ~= 'ready' then return end
+  local config = require('bb7.config').get()
+  local buffers = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified and vim.bo[buf].buftype == '' then
+      table.insert(buffers, require('bb7.buffer').text(buf))
+    end
+  end
+  send({
+    kind = 'request',
+    method = 'open',
+    args = {
+      root = vim.fn.getcwd(),
+      settings = { diff_mode = config.diff_mode, provider = config.provider },
+      buffers = buffers,
+    },
+    cb = M.report,
+  })
+end
+
 function M.on_ready(info)
   if H.state ~= 'starting' or info.channel ~= H.chan then
     log.debug('ignoring ready from channel %s', tostring(info.channel))
@@ -207,6 +231,7 @@ function M.on_ready(info)
   H.state, H.info = 'ready', info
   H.ready_ms = (vim.uv.hrtime() - H.started) / 1e6
   log.info('host ready in %.1f ms (bb7 %s, pid %d)', H.ready_ms, info.version, info.pid)
+  M.open()
   local queue = H.queue
   H.queue = {}
   for _, call in ipairs(queue) do

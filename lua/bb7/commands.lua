@@ -4,6 +4,7 @@
 local M = {}
 
 local function backend() return require('bb7.backend') end
+local function buffers(path) return require('bb7.buffer').for_request(path) end
 local function notify(message, level) require('bb7.log').notify(message, level) end
 
 -- A mistake in how a command was called: shown as a message, not a Lua error.
@@ -25,12 +26,16 @@ local function target(opts)
 end
 
 local function path_request(method)
-  return function(opts) backend().request(method, { path = target(opts) }, answer) end
+  return function(opts)
+    local path = target(opts)
+    backend().request(method, { path = path, buffers = buffers(path) }, answer)
+  end
 end
 
 local function add(readonly)
   return function(opts)
-    local args = { path = target(opts), readonly = readonly }
+    local path = target(opts)
+    local args = { path = path, readonly = readonly, buffers = buffers(path) }
     if opts.range > 0 then
       args.start_line, args.end_line = opts.line1, opts.line2
     end
@@ -63,20 +68,9 @@ local function registers(lead)
   return out
 end
 
-local H = { models = {} }
-
 local function models(lead)
-  return vim.tbl_filter(function(m) return vim.startswith(m, lead) end, H.models)
-end
-
-local function pick_model()
-  backend().request('models', nil, function(err, value)
-    if err then return backend().report(err) end
-    H.models = vim.tbl_map(function(m) return m.id end, value.models or {})
-    vim.ui.select(H.models, { prompt = 'bb7 model' }, function(choice)
-      if choice then backend().request('set_model', { model = choice }, answer) end
-    end)
-  end)
+  local ids = require('bb7.chat.models').ids
+  return vim.tbl_filter(function(m) return vim.startswith(m, lead) end, ids)
 end
 
 local function paste(opts)
@@ -92,7 +86,7 @@ local function paste(opts)
   if text == '' then
     usage(('register %s is empty: copy the model response first'):format(reg or '+'))
   end
-  backend().request('paste', { text = text }, answer)
+  backend().request('paste', { text = text, buffers = buffers() }, answer)
 end
 
 local function open_log()
@@ -173,7 +167,9 @@ file, through its buffer when it is loaded (undo kept). A file with local
 changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
 (undo with |:BB7UndoApply|), |:BB7Diff| merges by hand.]],
     run = function(opts)
-      backend().request('apply', { path = target(opts), force = opts.bang }, answer)
+      local path = target(opts)
+      local args = { path = path, force = opts.bang, buffers = buffers(path) }
+      backend().request('apply', args, answer)
     end,
   },
   {
@@ -182,7 +178,7 @@ changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
     desc = 'bb7: apply every pending change (conflicts are skipped)',
     doc = [[Applies every pending output of the active chat; conflicts (`~M`) are
 skipped and listed.]],
-    run = function() backend().request('apply_all', nil, answer) end,
+    run = function() backend().request('apply_all', { buffers = buffers() }, answer) end,
   },
   {
     name = 'BB7Discard',
@@ -201,12 +197,14 @@ file is not touched.]],
     complete = context_files(PENDING),
     desc = 'bb7: merge the pending change of a file in vimdiff',
     doc = [[Opens the local file beside its pending output (read-only) in a diff
-tab: use |]c|, |[c|, |do| and |dp|. Closing the tab records what was
-merged; reopening shows only the remaining hunks.]],
+tab: use |]c|, |[c|, |do| and |dp|. Closing the tab (or `q` in the output
+window) records what was merged: all of it (the change is applied), part
+(the rest stays pending and the next :BB7Diff shows only that) or nothing.
+The file is saved when it had no unsaved changes before the diff.]],
     run = function(opts)
-      backend().request('diff', { path = target(opts) }, function(err, paths)
+      backend().request('diff', { path = target(opts) }, function(err, view)
         if err then return backend().report(err) end
-        require('bb7.diff').open(paths)
+        require('bb7.diff').open(view)
       end)
     end,
   },
@@ -228,12 +226,13 @@ partial edit is committed.]],
     complete = models,
     desc = 'bb7: choose the model of the active chat',
     doc = [[Sets the model of the active chat to [model], or picks one from the
-provider's tool-capable models with |vim.ui.select()|.]],
+provider's models with |vim.ui.select()|: those of `favorite_models` first,
+then the tool-capable ones.]],
     run = function(opts)
       if opts.fargs[1] then
         return backend().request('set_model', { model = opts.fargs[1] }, answer)
       end
-      pick_model()
+      require('bb7.chat.models').pick()
     end,
   },
   {
@@ -245,7 +244,10 @@ provider's tool-capable models with |vim.ui.select()|.]],
     doc = [[Takes a model response with edit blocks from [register] (default: the
 clipboard `+`, else the unnamed register) and turns its edits into pending
 outputs of the active chat, as if the model had sent them. Works without
-an API key: paste answers from any web chat.]],
+an API key: paste answers from any web chat. SEARCH/REPLACE blocks, EDIT
+blocks and tool-call JSON all work; files the answer edits that are not in
+the chat yet are added. All or nothing: if one edit does not apply, nothing
+changes and the message says which edit failed and why.]],
     run = paste,
   },
   {

@@ -56,9 +56,10 @@ local types = {
   },
   -- The value is a *source* of the key, never the key: it is never echoed in errors.
   key_source = {
-    expect = "an environment variable name, 'cmd:<command>' or 'file:<path>'",
+    expect = "nil, an environment variable name, 'cmd:<command>' or 'file:<path>'",
     secret = true,
     check = function(v)
+      if v == nil then return true end
       if type(v) ~= 'string' then return false end
       if v:match('^cmd:.') or v:match('^file:.') then return true end
       return v:match('^[%a_][%w_]*$') ~= nil
@@ -98,11 +99,21 @@ dependencies). See |bb7-rplugin|.]],
   {
     name = 'diff_mode',
     default = 'search_replace_multi',
-    type = one_of('search_replace_multi', 'search_replace', 'anchored', 'off'),
-    doc = [[How the model edits files. 'search_replace_multi': one `edit_file`
-call with many search/replace edits, possibly across files;
+    type = one_of(
+      'search_replace_multi',
+      'search_replace',
+      'anchored',
+      'off',
+      'edit_blocks',
+      'search_replace_blocks'
+    ),
+    doc = [[How the model edits files. With tools: 'search_replace_multi': one
+`edit_file` call with many search/replace edits, possibly across files;
 'search_replace': one edit per call; 'anchored': edits anchored on the
-first and last lines of a region; 'off': whole-file `write_file` only.]],
+first and last lines of a region; 'off': whole-file `write_file` only.
+Without tools, as blocks in the answer: 'edit_blocks' (EDIT blocks) or
+'search_replace_blocks' (SEARCH/REPLACE blocks). A model without tool
+support gets text blocks whatever the mode.]],
   },
   {
     name = 'provider.base_url',
@@ -119,11 +130,12 @@ the chat's last model is used; pick one with |:BB7Model|.]],
   },
   {
     name = 'provider.api_key',
-    default = 'OPENROUTER_API_KEY',
     type = types.key_source,
     doc = [[Where the API key comes from, never the key itself: the name of an
 environment variable, 'cmd:<shell command>' (its output), or
-'file:<path>' (its first line). The key is never logged or stored.]],
+'file:<path>' (its first line). When nil: the provider's usual variable
+(`$OPENROUTER_API_KEY` for OpenRouter, `$OPENAI_API_KEY` for OpenAI, ...),
+and no key for a server on this machine. The key is never logged or stored.]],
   },
   {
     name = 'layout',

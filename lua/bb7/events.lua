@@ -12,12 +12,26 @@ local function user_event(pattern, data)
   vim.api.nvim_exec_autocmds('User', { pattern = pattern, data = data, modeline = false })
 end
 
+-- A response ended: statuses again with the buffers as they are now, and a word when it
+-- failed (the chat view shows the details).
+local function done(p)
+  require('bb7.status').refresh(vim.api.nvim_list_bufs(), true)
+  if not p.ok and p.message and p.message ~= '' then
+    local lines = { p.message }
+    vim.list_extend(lines, p.errors or {})
+    local level = p.kind == 'cancelled' and 'info' or 'error'
+    require('bb7.log').notify(table.concat(lines, '\n'), level)
+  end
+  user_event('BB7ResponseDone', p)
+end
+
 local builtin = {
   ready = function(p) require('bb7.backend').on_ready(p) end,
   notify = function(p) require('bb7.log').notify(p.message, p.level) end,
   status_changed = function(p) require('bb7.status').on_status_changed(p) end,
   request_started = function(p) user_event('BB7RequestStarted', p) end,
-  done = function(p) user_event('BB7ResponseDone', p) end,
+  warning = function(p) require('bb7.log').notify(p.event.message, 'warn') end,
+  done = done,
 }
 
 --- Calls `fn(payload)` for every event `name`; returns a function that removes the listener.

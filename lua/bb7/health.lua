@@ -65,7 +65,21 @@ end
 --- Says where the key comes from and whether it is there, never what it is.
 local function check_api_key(h)
   h.start('bb7: API key')
-  local source = require('bb7.config').get().provider.api_key
+  local provider = require('bb7.config').get().provider
+  local source = provider.api_key
+  if source == nil then
+    local host = provider.base_url:match('^%a+://([^/:]+)') or ''
+    if host == 'localhost' or host:match('^127%.') then
+      return h.ok('none needed: the provider is a server on this machine')
+    elseif host ~= 'openrouter.ai' then
+      return h.info(
+        ("the provider's usual variable for %s (see :help bb7-option-provider.api_key)"):format(
+          host
+        )
+      )
+    end
+    source = 'OPENROUTER_API_KEY' -- the default provider's
+  end
   local command = source:match('^cmd:(.*)')
   local path = source:match('^file:(.*)')
   if command then

@@ -26,6 +26,12 @@ function M.setup(opts)
     callback = highlight.apply,
   })
   H.status_autocmds(group)
+  vim.api.nvim_create_autocmd('DirChanged', {
+    group = group,
+    desc = 'bb7: serve the project of the new working directory',
+    callback = function() H.reopen() end,
+  })
+  H.reopen() -- a running host gets the new options
   -- Sign options may have changed: redraw the buffers that already show a status.
   local status = package.loaded['bb7.status']
   if status and next(status.files()) then
@@ -33,6 +39,11 @@ function M.setup(opts)
       status.render(buf)
     end
   end
+end
+
+function H.reopen()
+  local backend = package.loaded['bb7.backend']
+  if backend then backend.open() end
 end
 
 --- Keeps statuses fresh. Callbacks load `bb7.status` only when they run, so setup stays cheap;
@@ -83,6 +94,7 @@ function M.send(text, opts)
     request_id = request_id,
     text = text,
     model = opts.model,
+    buffers = require('bb7.buffer').for_request(),
   })
   return request_id
 end

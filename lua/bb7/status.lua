@@ -6,6 +6,7 @@ local M = {}
 
 M.ns = vim.api.nvim_create_namespace('bb7_status')
 
+-- Sign option for each status.
 --- The `signs` option of each status.
 M.SIGN = {
   M = 'modified',
@@ -21,6 +22,7 @@ local H = {
   files = {}, -- absolute path -> { status = 'M', lines = { 3, 4 } }
   dirty = {}, -- buffers waiting for the debounce timer
   timer = nil,
+  quiet = false, -- while bb7 itself writes a buffer (the host sends the new status)
 }
 
 local function bufnr(buf)
@@ -114,24 +116,23 @@ local function quiet(err)
   if err then require('bb7.log').debug('statuses: %s', err.message) end
 end
 
---- A buffer as the host reads it: its lines only when it has unsaved changes.
-function M.buffer_text(buf)
-  return {
-    path = vim.api.nvim_buf_get_name(buf),
-    changedtick = vim.api.nvim_buf_get_changedtick(buf),
-    lines = vim.bo[buf].modified and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or nil,
-  }
+--- Runs `fn()` without status refreshes (bb7 writing a buffer; errors pass through).
+function M.quietly(fn)
+  H.quiet = true
+  local ok, err = pcall(fn)
+  H.quiet = false
+  if not ok then error(err, 0) end
 end
 
 --- Asks the host to recompute the statuses of `bufs` (files of the chat only), or of every
 --- file when `all`. Does nothing while the host is not running: it never starts it.
 function M.refresh(bufs, all)
   local backend = require('bb7.backend')
-  if not backend.is_ready() then return end
+  if H.quiet or not backend.is_ready() then return end
   local buffers = {}
   for _, buf in ipairs(bufs) do
     if vim.api.nvim_buf_is_loaded(buf) and H.files[vim.api.nvim_buf_get_name(buf)] then
-      table.insert(buffers, M.buffer_text(buf))
+      table.insert(buffers, require('bb7.buffer').text(buf))
     end
   end
   if #buffers == 0 and not all then return end

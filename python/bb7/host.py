@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -63,7 +64,10 @@ class Host:
         self.nvim = nvim
         self.registry = registry
         self.sink = EventSink(self._deliver, nvim.loop.call_later)
-        self.ctx = Context(self.sink, nvim.async_call)
+        self.ctx = Context(self.sink, nvim.async_call, self._lua)
+
+    def _lua(self, code: str, *args: Any) -> Any:
+        return self.nvim.exec_lua(code, *args)
 
     def _deliver(self, batch: Batch) -> None:
         logger.debug("flush %d events", len(batch))
@@ -82,6 +86,7 @@ class Host:
         ready = Ready(__version__, PROTOCOL, os.getpid(), self.nvim.channel_id, sys.executable)
         logger.info("ready: bb7 %s, protocol %d", __version__, PROTOCOL)
         self.ctx.emit("ready", ready)
+        self.registry.start(self.ctx)
 
     def on_loop_error(self, message: str) -> None:
         """pynvim reports errors of async callbacks here; log them and tell the user."""
@@ -96,7 +101,15 @@ def main() -> int:
 
     nvim = pynvim.attach("stdio")
     host = Host(nvim, build_registry())
-    nvim.run_loop(host.on_request, host.on_notification, host.announce, err_cb=host.on_loop_error)
+    # Neovim's jobstop may send SIGTERM: end the loop instead of dying, so that `finally`
+    # still gives the chat's lease up.
+    signal.signal(signal.SIGTERM, lambda *_: nvim.stop_loop())
+    try:
+        nvim.run_loop(
+            host.on_request, host.on_notification, host.announce, err_cb=host.on_loop_error
+        )
+    finally:
+        host.registry.close()  # gives up the chat's lease, closes the databases
     logger.info("channel closed, exiting")
     return 0
 

@@ -1,24 +1,34 @@
 """Every method the host answers, in one table: Lua command -> host request -> core.
 
-To wire a backend, add one line in `build_registry`, e.g.
-`registry.request("apply", ApplyArgs, state_handlers.apply)`; it replaces the `planned`
-placeholder of the same name, which until then answers "not available yet".
+One line per method. Handlers take the host's `Session` first (`bb7.host_session`); `_bind`
+adapts them to the registry's `fn(ctx, args)`. (A method Lua sends before its backend exists
+is registered with `registry.planned_request`, which answers "not available yet".)
+Handlers in `bb7.host_send` import the LLM client and the edit formats (~100 ms), so they are
+imported on first use and warmed up in a background thread once the host is ready: the cold
+start does not wait for them.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from bb7 import __version__, host_chat
+from bb7 import __version__, host_chat, host_state
 from bb7.host_registry import Context, Registry
+from bb7.host_session import Session
 from bb7.protocol import (
     AddArgs,
     ApplyArgs,
+    BuffersArgs,
     CancelArgs,
     EchoEventsArgs,
     InitArgs,
+    NewChatArgs,
     NoArgs,
+    OpenArgs,
     PasteArgs,
     PathArgs,
     PingArgs,
@@ -28,22 +38,11 @@ from bb7.protocol import (
     StatusesArgs,
 )
 
-# Requests the Lua commands already send; their backends (state, LLM layers) come later.
-PLANNED_REQUESTS: dict[str, type[object]] = {
-    "init": InitArgs,
-    "add": AddArgs,
-    "remove": PathArgs,
-    "apply": ApplyArgs,
-    "apply_all": NoArgs,
-    "discard": PathArgs,
-    "diff": PathArgs,
-    "undo_apply": PathArgs,
-    "models": NoArgs,
-    "set_model": SetModelArgs,
-    "paste": PasteArgs,
-    "statuses": StatusesArgs,
-}
-PLANNED_NOTIFICATIONS: dict[str, type[object]] = {"send": SendArgs, "cancel": CancelArgs}
+A = TypeVar("A")
+Handler = Callable[[Session, Context, A], object]
+
+# Imported in the background after `ready` (see the module docstring).
+WARM_UP = ("bb7.host_send",)
 
 
 def ping(ctx: Context, args: PingArgs) -> Pong:
@@ -64,13 +63,57 @@ def echo_events(ctx: Context, args: EchoEventsArgs) -> int:
     return len(args.events)
 
 
+def _bind(session: Session, fn: Handler[A]) -> Callable[[Context, A], object]:
+    return lambda ctx, args: fn(session, ctx, args)
+
+
+def _lazy(session: Session, module: str, name: str) -> Callable[[Context, Any], object]:
+    """A handler of `module`, imported when first called."""
+
+    def handler(ctx: Context, args: Any) -> object:
+        fn: Handler[Any] = getattr(importlib.import_module(module), name)
+        return fn(session, ctx, args)
+
+    return handler
+
+
+def _import(module: str) -> None:
+    importlib.import_module(module)
+
+
+def _start(session: Session) -> Callable[[Context], None]:
+    def start(ctx: Context) -> None:
+        session.on_lease_lost = host_state.lease_lost(ctx)
+        for module in WARM_UP:
+            ctx.spawn(_import, module, name=f"import {module}")
+
+    return start
+
+
 def build_registry() -> Registry:
     registry = Registry()
-    for name, args_type in PLANNED_REQUESTS.items():
-        registry.planned_request(name, args_type)
-    for name, args_type in PLANNED_NOTIFICATIONS.items():
-        registry.planned_notification(name, args_type)
+    session = Session()
+    registry.at_start(_start(session))
+    registry.at_close(session.close)
     registry.request("ping", PingArgs, ping)
     registry.request("echo_events", EchoEventsArgs, echo_events)
-    host_chat.register(registry)
+    registry.request("open", OpenArgs, _bind(session, host_state.open_project))
+    registry.request("init", InitArgs, _bind(session, host_state.init))
+    registry.request("statuses", StatusesArgs, _bind(session, host_state.statuses))
+    registry.request("active_chat", NoArgs, _bind(session, host_state.active_chat))
+    registry.request("new_chat", NewChatArgs, _bind(session, host_state.new_chat))
+    registry.request("set_model", SetModelArgs, _bind(session, host_state.set_model))
+    registry.request("add", AddArgs, _bind(session, host_state.add))
+    registry.request("remove", PathArgs, _bind(session, host_state.remove))
+    registry.request("apply", ApplyArgs, _bind(session, host_state.apply))
+    registry.request("apply_all", BuffersArgs, _bind(session, host_state.apply_all))
+    registry.request("discard", PathArgs, _bind(session, host_state.discard))
+    registry.request("undo_apply", PathArgs, _bind(session, host_state.undo_apply))
+    registry.request("diff", PathArgs, _bind(session, host_state.diff))
+    registry.request("finish_merge", PathArgs, _bind(session, host_state.finish_merge))
+    registry.request("paste", PasteArgs, _lazy(session, "bb7.host_send", "paste"))
+    registry.request("models", NoArgs, _lazy(session, "bb7.host_send", "models"))
+    registry.notification("send", SendArgs, _lazy(session, "bb7.host_send", "send"))
+    registry.notification("cancel", CancelArgs, _lazy(session, "bb7.host_send", "cancel"))
+    host_chat.register(registry, session)
     return registry

@@ -4,7 +4,8 @@ A handler is `fn(ctx, args) -> result`: `args` is the decoded Struct, `result` a
 value, or a `Problem` when the user must act. Requests (`vim.rpcrequest`) get the result back in a
 `Reply`; notifications (`vim.rpcnotify`, for long work such as `send`) reply through events.
 Handlers run on pynvim's loop thread and must return in well under 10 ms: slow work goes to
-`ctx.spawn`, whose thread talks back through `ctx.emit` (thread-safe).
+`ctx.spawn`, whose thread talks back through `ctx.emit` (thread-safe). A handler may call Lua
+and wait for its value with `ctx.lua` (pynvim nests the call inside the request it answers).
 This module knows nothing about what the methods do; `bb7.host_handlers` fills the table.
 """
 
@@ -30,9 +31,15 @@ A = TypeVar("A")
 class Context:
     """What a handler may use: events to Lua, the loop, worker threads. Never blocks Neovim."""
 
-    def __init__(self, sink: EventSink, post: Callable[..., None]) -> None:
+    def __init__(
+        self,
+        sink: EventSink,
+        post: Callable[..., None],
+        lua: Callable[..., Any] | None = None,
+    ) -> None:
         self._sink = sink
         self._post = post
+        self._lua = lua
         self._loop_thread = threading.current_thread()
 
     def emit(self, name: str, payload: object = None) -> None:
@@ -41,6 +48,16 @@ class Context:
             self._sink.emit(name, payload)
         else:
             self._post(self._sink.emit, name, payload)
+
+    def lua(self, code: str, *args: Any) -> Any:
+        """Run Lua `code` (with `...` = args) in Neovim and return its value. Loop thread only:
+        a handler waits for Neovim, which is waiting for the handler's reply, so the code must
+        not wait on anything but itself (no prompts, no `vim.wait`)."""
+        if self._lua is None:
+            raise RuntimeError("no Neovim attached to this context")
+        if threading.current_thread() is not self._loop_thread:
+            raise RuntimeError("ctx.lua from a worker thread: use ctx.post to get back first")
+        return self._lua(code, *args)
 
     def post(self, fn: Callable[..., None], *args: Any) -> None:
         """Run `fn(*args)` on the loop thread soon (`nvim.async_call`); safe from any thread."""
@@ -74,6 +91,27 @@ class Registry:
     def __init__(self) -> None:
         self.requests: dict[str, Route[Any]] = {}
         self.notifications: dict[str, Route[Any]] = {}
+        self._on_start: list[Callable[[Context], None]] = []
+        self._on_close: list[Callable[[], None]] = []
+
+    def at_start(self, fn: Callable[[Context], None]) -> None:
+        """Run `fn(ctx)` once the host has announced itself (after `ready`)."""
+        self._on_start.append(fn)
+
+    def at_close(self, fn: Callable[[], None]) -> None:
+        """Run `fn()` when the host exits (the channel closed), in reverse order of adding."""
+        self._on_close.append(fn)
+
+    def start(self, ctx: Context) -> None:
+        for fn in self._on_start:
+            fn(ctx)
+
+    def close(self) -> None:
+        for fn in reversed(self._on_close):
+            try:
+                fn()
+            except Exception:
+                logger.exception("closing %s failed", fn)
 
     def request(self, name: str, args_type: type[A], fn: Callable[[Context, A], object]) -> None:
         """Register a quick request; replaces a `planned` placeholder of the same name."""

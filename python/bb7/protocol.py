@@ -14,16 +14,12 @@ import msgspec
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
 
+# One "refused, here is what to do" type everywhere: the state layer's.
+from bb7.state.records import Problem as Problem
+
 # Bumped whenever a message changes incompatibly; `lua/bb7/backend.lua` holds the same number
 # and refuses a host that speaks another one (a stale venv or checkout).
-PROTOCOL = 1
-
-
-class Problem(msgspec.Struct, frozen=True):
-    """A failure the user must act on; `message` says what happened and what to do next."""
-
-    kind: str
-    message: str
+PROTOCOL = 2
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -71,21 +67,125 @@ class StatusChanged(msgspec.Struct, frozen=True):
 
 
 class RequestStarted(msgspec.Struct, frozen=True):
-    """A `send` began streaming (becomes `User BB7RequestStarted`)."""
+    """A `send` began streaming (becomes `User BB7RequestStarted`); `repair`: the automatic
+    repair request after failed edits."""
 
     request_id: str
+    chat_id: str = ""
+    model: str = ""
+    edit_format: str = ""
+    repair: bool = False
+
+
+class Streamed(msgspec.Struct, frozen=True):
+    """Any other event of a running `send`, named by the send loop's event type (`chunk`,
+    `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`):
+    its fields (`bb7.chat.events`) under `event`."""
+
+    request_id: str
+    event: Any
 
 
 class Done(msgspec.Struct, frozen=True):
-    """A response finished (becomes `User BB7ResponseDone` with data ok, files, errors)."""
+    """A response ended (becomes `User BB7ResponseDone` with data ok, files, errors).
+
+    `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
+    one line each. Not `ok` without edits means the send itself failed: `kind` says how
+    (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `outcome` is the send
+    loop's whole `Done`/`Failed` event (`bb7.chat.events`) for the chat view.
+    """
 
     request_id: str
     ok: bool
     files: list[str] = []
     errors: list[str] = []
+    kind: str = ""
+    message: str = ""
+    outcome: Any = None
+
+
+class DiffError(msgspec.Struct, frozen=True):
+    """The file changes of a response failed (sent before its `done`): every error as the
+    formats layer reports it (`bb7.formats.apply.ApplyError`: block, edit, path, kind,
+    message, best match), and whether the retry context was saved for the next send."""
+
+    request_id: str
+    errors: list[Any]
+    retry_saved: bool = False
+
+
+class Said(msgspec.Struct, frozen=True):
+    """A reply whose `message` Lua shows to the user (`vim.notify`, info level)."""
+
+    message: str
+
+
+class Opened(msgspec.Struct, frozen=True):
+    """`open`'s reply: the project root in use, whether it has `.bb7/`, the active chat's id."""
+
+    root: str
+    initialized: bool
+    chat: str | None = None
+
+
+class DiffView(msgspec.Struct, frozen=True):
+    """What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
+    as buffer lines (`eol`: the text ends with a newline); `name` is the project path."""
+
+    path: str
+    name: str
+    lines: list[str]
+    eol: bool = True
+
+
+class Models(msgspec.Struct, frozen=True):
+    """The `models` event: the provider's models, tool-capable first; `current` is the active
+    chat's model; `error` says why there is no list."""
+
+    models: list[Any] = []  # bb7.llm.models.ModelInfo (not imported: see host_handlers)
+    current: str = ""
+    warning: str | None = None
+    error: str | None = None
 
 
 # --- arguments (Lua -> host) ---------------------------------------------------------------
+
+
+class ProviderSettings(msgspec.Struct, frozen=True):
+    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key."""
+
+    base_url: str | None = None  # None: the LLM client's default (OpenRouter)
+    model: str | None = None
+    api_key: str | None = None
+
+
+class Settings(msgspec.Struct, frozen=True):
+    """The options the host needs from `setup()`. `diff_mode` is checked by Lua's option
+    schema; the host only passes it on (importing the formats here would slow its start)."""
+
+    diff_mode: str = "search_replace_multi"
+    provider: ProviderSettings = ProviderSettings()
+
+
+class BufferText(msgspec.Struct, frozen=True):
+    """A loaded buffer of a file: `lines` only when it has unsaved changes (else the host reads
+    the disk); `buf` is its number, so the host can write through it."""
+
+    path: str
+    changedtick: int
+    lines: list[str] | None = None
+    buf: int = 0
+    eol: bool = True
+
+
+class OpenArgs(msgspec.Struct, frozen=True):
+    """`open`: the first call of every host (and again on `:cd` or `setup()`): the project
+    root (Neovim's working directory) and the options; `buffers`: loaded buffers with unsaved
+    changes, so the first statuses count them."""
+
+    root: str
+    settings: Settings = Settings()
+    buffers: list[BufferText] = []
 
 
 class NoArgs(msgspec.Struct, frozen=True):
@@ -120,9 +220,16 @@ class NewChatArgs(msgspec.Struct, frozen=True):
 
 
 class PathArgs(msgspec.Struct, frozen=True):
-    """A method acting on one file (absolute path)."""
+    """A method acting on one file (absolute path); `buffers`: its buffer, when loaded."""
 
     path: str
+    buffers: list[BufferText] = []
+
+
+class BuffersArgs(msgspec.Struct, frozen=True):
+    """A method acting on every file of the chat (`apply_all`): their loaded buffers."""
+
+    buffers: list[BufferText] = []
 
 
 class AddArgs(msgspec.Struct, frozen=True):
@@ -132,6 +239,7 @@ class AddArgs(msgspec.Struct, frozen=True):
     readonly: bool = False
     start_line: int | None = None
     end_line: int | None = None
+    buffers: list[BufferText] = []
 
 
 class ApplyArgs(msgspec.Struct, frozen=True):
@@ -139,6 +247,7 @@ class ApplyArgs(msgspec.Struct, frozen=True):
 
     path: str
     force: bool = False
+    buffers: list[BufferText] = []
 
 
 class SetModelArgs(msgspec.Struct, frozen=True):
@@ -149,26 +258,23 @@ class PasteArgs(msgspec.Struct, frozen=True):
     """`paste`: a model response (edit blocks) pasted by the user."""
 
     text: str
+    buffers: list[BufferText] = []
 
 
 class SendArgs(msgspec.Struct, frozen=True):
+    """`send`: `text` to the model in the active chat; `model` overrides the chat's model for
+    this request; `buffers`: unsaved buffers, so the statuses it ends with count them."""
+
     request_id: str
     text: str
     model: str | None = None
+    buffers: list[BufferText] = []
 
 
 class CancelArgs(msgspec.Struct, frozen=True):
     """`cancel`: the given request, or whatever is streaming when None."""
 
     request_id: str | None = None
-
-
-class BufferText(msgspec.Struct, frozen=True):
-    """A loaded buffer: `lines` only when it has unsaved changes (else the host reads disk)."""
-
-    path: str
-    changedtick: int
-    lines: list[str] | None = None
 
 
 class StatusesArgs(msgspec.Struct, frozen=True):
@@ -281,6 +387,7 @@ class FileArgs(msgspec.Struct, frozen=True):
 class SetReadonlyArgs(msgspec.Struct, frozen=True):
     path: str
     readonly: bool
+    buffers: list[BufferText] = []
 
 
 class Updated(msgspec.Struct, frozen=True):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import isolate, spawn
+from editor import isolate, run, spawn, start_host, wait_for_status
 
 
 @pytest.fixture
@@ -43,4 +43,19 @@ def nvim(launch: Callable[..., Any]) -> Any:
     """An editor with `setup()` done (defaults); the host is not running yet."""
     editor = launch()
     editor.exec_lua("require('bb7').setup()")
+    return editor
+
+
+@pytest.fixture
+def ready(launch: Callable[..., Any], project: Path) -> Any:
+    """An editor with the host running in an initialised project (`:BB7Init`), a.py open and
+    in the active chat (`:BB7Add`), b.py in the chat but not loaded."""
+    editor = launch()
+    editor.exec_lua("require('bb7').setup({ status = { debounce_ms = 20 } })")
+    start_host(editor)
+    run(editor, "BB7Init")
+    run(editor, "BB7Add b.py")
+    editor.command("edit a.py")
+    run(editor, "BB7Add")
+    wait_for_status(editor, project / "a.py", "")
     return editor

@@ -23,6 +23,7 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         monkeypatch.setenv(var, str(home / var.lower()))
     monkeypatch.setenv("BB7_LOG_LEVEL", "debug")
     monkeypatch.delenv("NVIM_RPLUGIN_MANIFEST", raising=False)
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)  # never a real provider
 
 
 def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = ()) -> Any:
@@ -106,5 +107,42 @@ def type_command(nvim: Any, command: str) -> None:
 def publish_status(nvim: Any, path: Path, status: str, lines: Sequence[int] = ()) -> None:
     """Has the host send a `status_changed` event for one file and waits until Lua has it."""
     emit(nvim, ("status_changed", {"files": {str(path): {"status": status, "lines": list(lines)}}}))
+    wait_for_status(nvim, path, status)
+
+
+def wait_for_status(nvim: Any, path: Path, status: str | None) -> None:
+    """Waits until Lua's status cache has `status` for `path` (None: not in the chat)."""
     entry = f"require('bb7.status').files()[{str(path)!r}]"
-    wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}")
+    if status is None:
+        wait_for(nvim, f"{entry} == nil")
+    else:
+        wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}")
+
+
+def notifications(nvim: Any) -> list[str]:
+    """Every `vim.notify` message so far (see minimal_init.lua)."""
+    found: list[str] = nvim.exec_lua(
+        "return vim.tbl_map(function(n) return n.msg end, _G.notifications)"
+    )
+    return found
+
+
+def run(nvim: Any, command: str) -> str:
+    """Runs a bb7 command once the host is ready (its request is answered before this
+    returns) and gives the notifications it produced, one per line."""
+    before = len(notifications(nvim))
+    nvim.command(command)
+    return "\n".join(notifications(nvim)[before:])
+
+
+SIGNS = """
+  local ns = require('bb7.status').ns
+  local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
+  return vim.tbl_map(function(m) return { m[2] + 1, m[4].sign_text } end, marks)
+"""
+
+
+def signs(nvim: Any) -> list[list[Any]]:
+    """bb7's signs in the current buffer: [line, text] pairs."""
+    found: list[list[Any]] = nvim.exec_lua(SIGNS)
+    return found

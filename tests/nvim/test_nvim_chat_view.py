@@ -299,4 +299,5 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
 def test_a_project_without_bb7_state_gets_a_readable_message(launch: Callable[..., Any]) -> None:
     nvim = launch()
     type_command(nvim, "BB7Chat")
-    wait_for_message(nvim, "is not a bb7 project yet; run :BB7Init there")
+    wait_for_message(nvim, "run :BB7Init there to start one")
+    assert nvim.exec_lua(f"return {OPEN}") is False  # no empty view left behind

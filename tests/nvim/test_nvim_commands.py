@@ -1,12 +1,11 @@
-"""Every command exists with `desc` and completion, sends its request to the real host, and a
-backend that is not built yet answers with a readable "not available yet" message."""
+"""Every command exists with `desc` and completion; usage mistakes are messages. What each
+command does with the real host is in test_nvim_apply.py and test_nvim_send.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import pytest
 from editor import emit, publish_status, start_host, type_command, wait_for, wait_for_message
 
 COMMANDS = [
@@ -40,44 +39,14 @@ def test_every_command_is_defined_with_a_description(nvim: Any) -> None:
     assert commands["BB7Add"]["range"] == "."
 
 
-# (what the user types, the host method that answers "not available yet")
-AWAITING_BACKEND = [
-    ("BB7Init", "init"),
-    ("BB7Add a.py", "add"),
-    ("2,3BB7Add", "add"),
-    ("BB7AddReadonly b.py", "add"),
-    ("BB7Remove a.py", "remove"),
-    ("BB7Apply a.py", "apply"),
-    ("BB7Apply! a.py", "apply"),
-    ("BB7ApplyAll", "apply_all"),
-    ("BB7Discard a.py", "discard"),
-    ("BB7Diff a.py", "diff"),
-    ("BB7Model", "models"),
-    ("BB7Model openai/gpt-4o", "set_model"),
-    ("BB7Paste a", "paste"),
-    ("BB7UndoApply a.py", "undo_apply"),
-]
-
-
-@pytest.mark.parametrize(("typed", "method"), AWAITING_BACKEND)
-def test_a_command_awaiting_its_backend_says_so(nvim: Any, typed: str, method: str) -> None:
-    nvim.command("edit a.py")
-    nvim.funcs.setreg("a", "a.py\n<<<<<<< SEARCH\none\n=======\nuno\n>>>>>>> REPLACE\n")
-    type_command(nvim, typed)
-    wait_for_message(nvim, f"bb7: `{method}` is not available yet in bb7 0.1.0")
-    assert nvim.exec_lua("return _G.notifications[#_G.notifications].level") == 4  # ERROR
-
-
-def test_cancel_and_send_are_notifications_answered_by_events(nvim: Any) -> None:
+def test_cancel_with_nothing_streaming_says_so(nvim: Any) -> None:
     type_command(nvim, "BB7Cancel")
     wait_for_message(nvim, "bb7: nothing to cancel")
     assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
     start_host(nvim)
-    type_command(nvim, "BB7Cancel")
-    wait_for_message(nvim, "bb7: `cancel` is not available yet")
-    request_id = nvim.exec_lua("return require('bb7').send('hello', { model = 'm' })")
-    assert isinstance(request_id, str) and request_id
-    wait_for_message(nvim, "bb7: `send` is not available yet")
+    type_command(nvim, "BB7Cancel")  # the host answers: nothing is streaming
+    wait_for(nvim, "#_G.notifications == 2")
+    assert nvim.exec_lua("return _G.notifications[2].msg") == "bb7: nothing to cancel"
 
 
 def test_a_file_command_outside_a_file_buffer_says_what_to_give(nvim: Any) -> None:

@@ -23,7 +23,7 @@ def test_checkhealth_reports_python_packages_and_a_host_round_trip(nvim: Any) ->
     assert f"OK {ROOT / '.venv' / 'bin' / 'python'} (from the plugin venv)" in report
     for package in ("pynvim", "msgspec", "rapidfuzz", "httpx"):
         assert re.search(rf"OK {package} \d+\.\d+", report), package
-    assert "OK bb7 0.1.0, protocol 1, pid" in report
+    assert "OK bb7 0.1.0, protocol 2, pid" in report
     assert re.search(r"OK round trip: \d+\.\d+ ms", report)
     assert "no .bb7/ in" in report and "run :BB7Init" in report
     assert "bb7.log (level debug)" in report
@@ -54,6 +54,13 @@ def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launc
     assert "WARNING $NO_SUCH_KEY_VAR is not set" in report
     assert ":BB7Paste works without a key" in report
     assert "WARNING unknown option `x` (ignored)" in report
+
+
+def test_checkhealth_knows_a_local_server_needs_no_key(launch: Any) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ provider = { base_url = 'http://127.0.0.1:8080/v1' } })")
+    report = checkhealth(nvim)
+    assert "OK none needed: the provider is a server on this machine" in report
 
 
 def test_the_help_file_is_generated_from_the_current_sources() -> None:

@@ -34,7 +34,7 @@ def test_calls_before_ready_are_queued_then_answered_in_order(nvim: Any, project
     replies = nvim.exec_lua("return _G.replies")
     assert [r["value"]["payload"] for r in replies] == ["first", "second"]
     info = nvim.exec_lua("return require('bb7.backend').status().info")
-    assert info["protocol"] == 1
+    assert info["protocol"] == 2
     assert info["version"] == "0.1.0"
     assert info["python"] == str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "python")
     assert replies[0]["value"]["pid"] == info["pid"]
@@ -77,7 +77,7 @@ def test_a_crashed_host_is_reported_and_the_next_command_restarts_it(nvim: Any) 
     wait_for(nvim, "require('bb7.backend').is_ready()")
     second = nvim.exec_lua("return require('bb7.backend').status().info")
     assert second["pid"] != first["pid"]
-    wait_for_message(nvim, "bb7: `apply_all` is not available yet")
+    wait_for_message(nvim, "run :BB7Init there to start one")
 
 
 def test_a_host_that_cannot_start_shows_its_last_error_lines(launch: Any, tmp_path: Path) -> None:
@@ -129,6 +129,6 @@ def test_a_host_that_never_says_ready_is_stopped_and_reported(launch: Any, tmp_p
 def test_a_command_without_setup_applies_the_defaults(launch: Any) -> None:
     nvim = launch()
     type_command(nvim, "BB7ApplyAll")
-    wait_for_message(nvim, "bb7: `apply_all` is not available yet")
+    wait_for_message(nvim, "run :BB7Init there to start one")
     assert nvim.exec_lua("return require('bb7.config').current.diff_mode") == "search_replace_multi"
     assert nvim.api.get_hl(0, {"name": "BB7SignModified"}) == {"link": "Changed", "default": True}

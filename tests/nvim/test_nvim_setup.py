@@ -7,7 +7,17 @@ from typing import Any
 import pytest
 from editor import messages
 
+from bb7.formats.modes import DIFF_MODES
+
 SETUP = "return { pcall(require('bb7').setup, ...) }"
+
+
+def test_diff_mode_takes_exactly_the_modes_the_formats_know(launch: Any) -> None:
+    nvim = launch()
+    for mode in DIFF_MODES:
+        assert nvim.exec_lua(SETUP, {"diff_mode": mode}) == [True], mode
+    error = nvim.exec_lua(SETUP, {"diff_mode": "bogus"})[1]
+    assert error.count("', '") == len(DIFF_MODES) - 1  # the Lua list names no other mode
 
 
 @pytest.mark.parametrize(
@@ -16,7 +26,7 @@ SETUP = "return { pcall(require('bb7').setup, ...) }"
         (
             {"diff_mode": "bogus"},
             "bb7: `diff_mode` should be one of 'search_replace_multi', 'search_replace', "
-            "'anchored', 'off', got \"bogus\"",
+            "'anchored', 'off', 'edit_blocks', 'search_replace_blocks', got \"bogus\"",
         ),
         ({"provider": "openai"}, 'bb7: `provider` should be a table, got "openai"'),
         ({"python": 42}, "bb7: `python` should be a string or nil, got 42"),
@@ -44,8 +54,8 @@ def test_an_api_key_in_place_of_its_source_is_refused_without_echoing_it(launch:
     ok, error = nvim.exec_lua(SETUP, {"provider": {"api_key": "sk-or-v1-0123456789abcdef"}})
     assert ok is False
     assert error == (
-        "bb7: `provider.api_key` should be an environment variable name, 'cmd:<command>' "
-        "or 'file:<path>', got a string"
+        "bb7: `provider.api_key` should be nil, an environment variable name, "
+        "'cmd:<command>' or 'file:<path>', got a string"
     )
     assert "0123456789" not in messages(nvim)
 

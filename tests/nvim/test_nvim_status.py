@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from editor import emit, publish_status, screen, start_host, wait_for
+from editor import emit, publish_status, screen, start_host, wait_for, wait_for_status
 
 SIGNS = """
   local ns = require('bb7.status').ns
@@ -31,8 +31,9 @@ def test_a_status_event_shows_on_screen_in_signs_statusline_and_buffer_var(
     nvim: Any, project: Path
 ) -> None:
     nvim.command("edit a.py")
-    nvim.exec_lua(COUNT_USER_EVENTS)
     start_host(nvim)
+    wait_for(nvim, "require('bb7.events').stats.flushes >= 2")  # ready, then the first statuses
+    nvim.exec_lua(COUNT_USER_EVENTS)
     emit(nvim, ("status_changed", status_event(project / "a.py", "M", [2, 3])))
     wait_for(nvim, "#_G.user_events == 1")
     assert nvim.exec_lua("return require('bb7').status()") == "M"
@@ -110,32 +111,21 @@ def test_signs_follow_the_options(launch: Any, project: Path) -> None:
 
 
 def test_response_events_become_user_autocmds(nvim: Any) -> None:
-    nvim.exec_lua(COUNT_USER_EVENTS)
     start_host(nvim)
+    wait_for(nvim, "require('bb7.events').stats.flushes >= 2")
+    nvim.exec_lua(COUNT_USER_EVENTS)
     done = {"request_id": "r1", "ok": False, "files": ["a.py"], "errors": ["not found"]}
     emit(nvim, ("request_started", {"request_id": "r1"}), ("done", done))
-    wait_for(nvim, "#_G.user_events == 2")
-    assert nvim.exec_lua("return _G.user_events") == [
+    wait_for(nvim, "#_G.user_events >= 2")
+    assert nvim.exec_lua("return _G.user_events")[:2] == [
         ["BB7RequestStarted", {"request_id": "r1"}],
         ["BB7ResponseDone", done],
     ]
 
 
-def test_editing_a_chat_file_asks_the_host_for_its_status_after_a_pause(
-    launch: Any, project: Path, tmp_path: Path
-) -> None:
-    nvim = launch()
-    nvim.exec_lua("require('bb7').setup({ status = { debounce_ms = 20 } })")
-    nvim.command("edit a.py")
-    start_host(nvim)
-    publish_status(nvim, project / "a.py", "")
-    nvim.exec_lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'one = 111' })")
-    nvim.exec_lua("vim.api.nvim_exec_autocmds('TextChanged', { buffer = 0 })")
-    log = tmp_path / "home" / "xdg_state_home" / "nvim" / "bb7.log"
-    wait_for(
-        nvim,
-        f"table.concat(vim.fn.readfile({str(log)!r}), '\\n')"
-        ":find('statuses: `statuses` is not available yet', 1, true)",
-    )
-    assert "request statuses" in log.read_text()
-    assert nvim.exec_lua("return _G.notifications") == []  # background work stays quiet
+def test_editing_a_chat_file_refreshes_its_status_after_a_pause(ready: Any, project: Path) -> None:
+    ready.exec_lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'one = 111' })")
+    ready.exec_lua("vim.api.nvim_exec_autocmds('TextChanged', { buffer = 0 })")
+    wait_for_status(ready, project / "a.py", "~")  # the unsaved text counts
+    ready.command("edit!")  # back to the file on disk
+    wait_for_status(ready, project / "a.py", "")

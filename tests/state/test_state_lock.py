@@ -93,3 +93,29 @@ def test_a_heartbeat_after_a_force_unlock_reports_the_loss(project: Project) -> 
     lock.force_unlock(project.store, project.chat_id)
     lost = lock.heartbeat(project.store, ours)
     assert isinstance(lost, Problem) and lost.kind == "lost"
+
+
+def test_a_keeper_renews_the_heartbeat_and_releases_the_chat(project: Project) -> None:
+    keeper = lock.keep(project.store, project.chat_id, interval=0.02)
+    assert isinstance(keeper, lock.LeaseKeeper)
+    first = keeper.lease.heartbeat
+    deadline = time.monotonic() + 5
+    while keeper.lease.heartbeat == first and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stored = project.store.lease(project.chat_id)
+    assert stored is not None and stored.heartbeat > first
+    assert stored.token == keeper.lease.token
+    keeper.release()
+    assert project.store.lease(project.chat_id) is None
+
+
+def test_a_keeper_reports_a_lease_lost_to_a_force_unlock(project: Project) -> None:
+    lost: list[Problem] = []
+    keeper = lock.keep(project.store, project.chat_id, interval=0.02, on_lost=lost.append)
+    assert isinstance(keeper, lock.LeaseKeeper)
+    lock.force_unlock(project.store, project.chat_id)
+    deadline = time.monotonic() + 5
+    while not lost and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [p.kind for p in lost] == ["lost"]
+    keeper.release()  # nothing left to release; must not fail

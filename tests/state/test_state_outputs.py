@@ -198,6 +198,18 @@ def test_apply_all_applies_m_and_a_and_reports_skips(project: Project) -> None:
     assert project.read("new.txt") == "n\n"
 
 
+def test_apply_all_writes_through_the_given_hook(project: Project) -> None:
+    _setup(project)
+    project.model_writes("f.txt", "a\nB\nc\n")
+    written: list[tuple[str, str]] = []
+    reports = outputs.apply_all(
+        project.store, project.chat_id, write=lambda path, text: written.append((path.name, text))
+    )
+    assert [r.applied for r in reports] == [True]
+    assert written == [("f.txt", "a\nB\nc\n")]
+    assert project.read("f.txt") == "a\nb\nc\n"  # the hook did the writing, not the core
+
+
 def test_discard_drops_the_output_and_records_it(project: Project) -> None:
     _setup(project)
     project.model_writes("f.txt", "a\nB\nc\n")

@@ -96,28 +96,33 @@ local function done(err, value)
   chat().refresh()
 end
 
+--- Sends `method` about the file of `row` (with its buffer), then redraws the view.
+local function on_file(method, row, extra)
+  local args = { path = row.abs, buffers = chat().buffers(row.abs) }
+  backend().request(method, vim.tbl_extend('force', args, extra or {}), done)
+end
+
 function M.apply()
   local row = current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
-  local force = false
-  if row.status == '~M' then
-    if not confirm(row.path .. ' changed locally since it was added. Apply over your changes?') then
-      return
-    end
-    force = true
-  end
-  backend().request('apply', { path = row.abs, force = force }, done)
+  -- Statuses the host refuses to apply over without `force`: ask instead.
+  local question = ({
+    ['~M'] = '%s changed locally since it was added. Apply over your changes?',
+    ['!A'] = '%s now exists locally. Overwrite it with the model\'s new file?',
+  })[row.status]
+  if question and not confirm(question:format(row.path)) then return end
+  on_file('apply', row, { force = question ~= nil })
 end
 
-function M.apply_all() backend().request('apply_all', vim.empty_dict(), done) end
+function M.apply_all() backend().request('apply_all', { buffers = chat().buffers() }, done) end
 
 function M.discard()
   local row = current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
   if not confirm(('Discard the pending change of %s?'):format(row.path)) then return end
-  backend().request('discard', { path = row.abs }, done)
+  on_file('discard', row)
 end
 
 --- The pending change as a unified diff in a float (`q` closes it).
@@ -125,7 +130,8 @@ function M.diff()
   local row = current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
-  backend().request('file_diff', { path = row.abs, buffers = chat().buffers() }, function(err, text)
+  local args = { path = row.abs, buffers = chat().buffers(row.abs) }
+  backend().request('file_diff', args, function(err, text)
     if err then return backend().report(err) end
     local lines = vim.split(text, '\n', { plain = true, trimempty = true })
     if #lines == 0 then lines = { 'no difference' } end
@@ -157,12 +163,7 @@ end
 function M.update()
   local row = current()
   if not row then return end
-  backend().request('update_file', {
-    path = row.abs,
-    buffers = chat().buffers(),
-    start_line = row.start_line or 0,
-    end_line = row.end_line or 0,
-  }, done)
+  on_file('update_file', row, { start_line = row.start_line or 0, end_line = row.end_line or 0 })
 end
 
 function M.update_all()
@@ -182,14 +183,14 @@ function M.toggle_readonly()
   if row.kind ~= 'writable' and row.kind ~= 'readonly' then
     return notify(row.path .. ' cannot be made writable (sections and outside files are read-only)')
   end
-  backend().request('set_readonly', { path = row.abs, readonly = row.kind == 'writable' }, done)
+  on_file('set_readonly', row, { readonly = row.kind == 'writable' })
 end
 
 function M.remove()
   local row = current()
   if not row then return end
   if not confirm(('Remove %s from the chat\'s context?'):format(row.path)) then return end
-  backend().request('remove', { path = row.abs }, done)
+  on_file('remove', row)
 end
 
 --- Opens the file: in the window the user came from (split layout) or a new tab.

@@ -50,21 +50,9 @@ end
 
 function M.is_open() return M.win('conversation') ~= nil end
 
---- Loaded buffers with unsaved changes, for statuses and snapshots that count them.
-function M.buffers()
-  local out = {}
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if
-      vim.api.nvim_buf_is_loaded(buf)
-      and vim.bo[buf].modified
-      and vim.bo[buf].buftype == ''
-      and vim.api.nvim_buf_get_name(buf) ~= ''
-    then
-      table.insert(out, require('bb7.status').buffer_text(buf))
-    end
-  end
-  return out
-end
+--- The buffers a request about `path` (every file of the chat when nil) sends along, so
+--- unsaved edits count and applies write through the buffer.
+function M.buffers(path) return require('bb7.buffer').for_request(path) end
 
 local function escape(text) return (text:gsub('%%', '%%%%')) end
 

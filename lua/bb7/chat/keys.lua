@@ -22,7 +22,7 @@ M.specs = {
   { 'focus_input', 'n', { 'conversation', 'files' }, function() chat().focus('input', true) end },
   { 'chats', 'n', VIEW, function() chats().open() end },
   { 'new_chat', 'n', EVERYWHERE, function() chat().new_chat() end },
-  { 'model', 'n', VIEW, function() require('bb7.chat.models').pick() end },
+  { 'model', 'n', VIEW, function() require('bb7.chat.models').pick(chat().refresh) end },
   { 'next_message', 'n', { 'conversation' }, function() conversation().jump(1) end },
   { 'prev_message', 'n', { 'conversation' }, function() conversation().jump(-1) end },
   { 'fork', 'n', { 'conversation' }, function() conversation().fork() end },

@@ -1,53 +1,71 @@
---- The model picker (|vim.ui.select()|): the provider's models that can call tools (or may:
---- unknown counts as yes), favourites first in the order of `favorite_models`, then by id.
+--- The model picker (|vim.ui.select()|), for the chat view's `gm` and |:BB7Model|: the
+--- provider's models as the host lists them (tool-capable first; the list comes as a `models`
+--- event, fetching may take a moment), with the `favorite_models` first, in their order.
 local M = {}
 
-local function backend() return require('bb7.backend') end
+--- Model ids of the last list, for completing `:BB7Model`.
+M.ids = {}
 
---- `models` (ModelInfo tables) in picker order, without models known not to support tools
---- (a favourite is always kept).
+local function backend() return require('bb7.backend') end
+local function notify(message, level) require('bb7.log').notify(message, level) end
+
+local function set(value) return value ~= nil and value ~= vim.NIL end
+
+--- `models` in picker order: favourites first (in `favorites` order), then as listed.
 function M.order(models, favorites)
   local rank = {}
   for i, id in ipairs(favorites or {}) do
     rank[id] = i
   end
-  local kept = vim.tbl_filter(
-    function(m) return rank[m.id] or m.supports_tools ~= false end,
-    models
-  )
-  table.sort(kept, function(a, b)
-    local ra, rb = rank[a.id] or math.huge, rank[b.id] or math.huge
-    if ra ~= rb then return ra < rb end
-    return a.id < b.id
-  end)
-  return kept
-end
-
-local function label(model, favorites)
-  local parts = { (vim.tbl_contains(favorites, model.id) and '★ ' or '  ') .. model.id }
-  if type(model.context_length) == 'number' then
-    table.insert(parts, require('bb7.chat.files').format_tokens(model.context_length) .. ' ctx')
+  local ordered = {}
+  for i, m in ipairs(models) do
+    ordered[i] = { m, rank[m.id] or (#favorites + i) }
   end
-  if model.supports_reasoning == true then table.insert(parts, 'reasoning') end
-  return table.concat(parts, ' · ')
+  table.sort(ordered, function(a, b) return a[2] < b[2] end)
+  return vim.tbl_map(function(pair) return pair[1] end, ordered)
 end
 
---- Lets the user choose the active chat's model.
-function M.pick()
-  backend().request('models', vim.empty_dict(), function(err, value)
-    if err then return backend().report(err) end
+--- One line of the picker: id, then what bb7 cares about (tools, context, price).
+function M.describe(m, favorites)
+  local notes = {}
+  if m.supports_tools == false then table.insert(notes, 'no tools: text edit blocks') end
+  if set(m.context_length) then
+    table.insert(notes, ('%dk context'):format(math.floor(m.context_length / 1000)))
+  end
+  local price = m.pricing and m.pricing.prompt
+  if set(price) then table.insert(notes, ('$%.2f/M in'):format(price * 1e6)) end
+  local star = vim.tbl_contains(favorites, m.id) and '★ ' or ''
+  local id = star .. m.id
+  return #notes > 0 and ('%s  (%s)'):format(id, table.concat(notes, ', ')) or id
+end
+
+--- Lets the user choose the active chat's model; `on_set()` runs once it is set.
+function M.pick(on_set)
+  local stop
+  stop = require('bb7.events').on('models', function(list)
+    stop()
+    if set(list.error) then return notify(list.error, 'error') end
+    if set(list.warning) then notify(list.warning, 'warn') end
+    M.ids = vim.tbl_map(function(m) return m.id end, list.models)
     local favorites = require('bb7.config').get().favorite_models
-    local models = value.models or value
-    vim.ui.select(M.order(models, favorites), {
-      prompt = 'bb7 model',
-      format_item = function(m) return label(m, favorites) end,
+    local prompt = 'bb7 model' .. (list.current ~= '' and (' (now ' .. list.current .. ')') or '')
+    vim.ui.select(M.order(list.models, favorites), {
+      prompt = prompt,
+      format_item = function(m) return M.describe(m, favorites) end,
     }, function(choice)
       if not choice then return end
-      backend().request('set_model', { model = choice.id }, function(set_err)
-        if set_err then return backend().report(set_err) end
-        require('bb7.chat').refresh()
+      backend().request('set_model', { model = choice.id }, function(err, value)
+        if err then return backend().report(err) end
+        if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
+        if on_set then on_set() end
       end)
     end)
+  end)
+  backend().request('models', nil, function(err)
+    if err then
+      stop()
+      backend().report(err)
+    end
   end)
 end
 

@@ -22,6 +22,7 @@ from bb7.formats.apply import (
     FileChange,
     FileState,
     apply_response,
+    describe_error,
     resolve_path,
     response_paths,
 )
@@ -232,15 +233,4 @@ def _print_errors(errors: list[ApplyError]) -> None:
         file=sys.stderr,
     )
     for error in errors:
-        where = []
-        if error.block is not None:
-            where.append(f"block {error.block}")
-        if error.edit is not None:
-            where.append(f"edit {error.edit}")
-        if error.line is not None:
-            where.append(f"line {error.line}")
-        if error.path:
-            where.append(error.path)
-        head = ", ".join(where) or "response"
-        body = error.message.replace("\n", "\n    ")
-        print(f"  {head} [{error.kind}]: {body}", file=sys.stderr)
+        print("  " + describe_error(error).replace("\n", "\n    "), file=sys.stderr)

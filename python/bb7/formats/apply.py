@@ -76,6 +76,21 @@ class ApplyError(msgspec.Struct, frozen=True, kw_only=True):
     line: int | None = None
 
 
+def describe_error(error: ApplyError) -> str:
+    """One line for a person: where (block, edit, line, path), the kind, then the message."""
+    where = []
+    if error.block is not None:
+        where.append(f"block {error.block}")
+    if error.edit is not None:
+        where.append(f"edit {error.edit}")
+    if error.line is not None:
+        where.append(f"line {error.line}")
+    if error.path:
+        where.append(error.path)
+    head = ", ".join(where) or "response"
+    return f"{head} [{error.kind}]: {error.message}"
+
+
 class EditRecord(msgspec.Struct, frozen=True, kw_only=True):
     """How one edit landed (lines are 1-based in the content the edit was applied to)."""
 

@@ -141,6 +141,13 @@ def _price(value: str | float | None) -> float | None:
     return price if price >= 0 else None  # OpenRouter marks variable prices with -1
 
 
+def tools_first(models: list[ModelInfo]) -> list[ModelInfo]:
+    """Models for a picker: tool-capable first, then unknown, then without tools (bb7 edits
+    files through tools, and falls back to text blocks without them); by id within each."""
+    rank = {True: 0, None: 1, False: 2}
+    return sorted(models, key=lambda m: (rank[m.supports_tools], m.id))
+
+
 def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """$XDG_CACHE_HOME/bb7, else ~/.cache/bb7."""
     env = os.environ if environ is None else environ

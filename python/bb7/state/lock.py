@@ -3,7 +3,8 @@
 A lease row holds pid, host and a heartbeat; it is taken inside a write transaction, so two
 processes racing for a chat cannot both win. A lease is stale, and taken over, when its pid is
 dead on this host or its heartbeat is older than `STALE_AFTER` seconds (another host, or a hung
-process). `force_unlock` drops a lease unconditionally.
+process). `force_unlock` drops a lease unconditionally. A long-running process (the Neovim
+host) holds its chat with a `LeaseKeeper`, which renews the lease from a thread.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import threading
 import time
+from collections.abc import Callable
 
 from bb7.state.records import Lease, Problem
 from bb7.state.store import Store
 
 STALE_AFTER = 60.0
+# Renew well within STALE_AFTER, so a missed beat or two never lets another process take over.
+HEARTBEAT_EVERY = STALE_AFTER / 4
 
 
 def this_host() -> str:
@@ -112,3 +117,65 @@ def holder(store: Store, chat_id: str) -> Lease | None:
     if current is None or is_ours(current) or is_stale(current):
         return None
     return current
+
+
+class LeaseKeeper:
+    """Holds a chat for this process until `release()`: a daemon thread renews the lease every
+    `interval` seconds over its own database connection (the owner's stays free). When the
+    lease is lost (force-unlocked, taken over as stale), `on_lost(problem)` runs in that thread
+    and renewing stops."""
+
+    def __init__(
+        self,
+        store: Store,
+        lease: Lease,
+        *,
+        interval: float = HEARTBEAT_EVERY,
+        on_lost: Callable[[Problem], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.lease = lease
+        self._interval = interval
+        self._on_lost = on_lost
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"bb7-lease-{lease.chat_id}", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def chat_id(self) -> str:
+        return self.lease.chat_id
+
+    def _run(self) -> None:
+        own = Store(self.store.path, scope=self.store.scope, root=self.store.root)
+        try:
+            while not self._stop.wait(self._interval):
+                renewed = heartbeat(own, self.lease)
+                if isinstance(renewed, Problem):
+                    if self._on_lost is not None:
+                        self._on_lost(renewed)
+                    return
+                self.lease = renewed
+        finally:
+            own.close()
+
+    def release(self) -> None:
+        """Stop renewing and give the chat up (if this process still holds it)."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        release(self.store, self.lease)
+
+
+def keep(
+    store: Store,
+    chat_id: str,
+    *,
+    interval: float = HEARTBEAT_EVERY,
+    on_lost: Callable[[Problem], None] | None = None,
+) -> LeaseKeeper | Problem:
+    """Take the chat (see `acquire`) and keep it until the keeper's `release()`."""
+    lease = acquire(store, chat_id)
+    if isinstance(lease, Problem):
+        return lease
+    return LeaseKeeper(store, lease, interval=interval, on_lost=on_lost)

@@ -243,8 +243,11 @@ def _restore(target: Path, previous: str | None) -> None:
             atomic_write(target, previous)
 
 
-def apply_all(store: Store, chat_id: str, buffers: Buffers | None = None) -> list[ApplyReport]:
-    """Apply every `M` and `A` output; skip conflicts (`~M`) and `!A`, and say why."""
+def apply_all(
+    store: Store, chat_id: str, buffers: Buffers | None = None, *, write: Writer | None = None
+) -> list[ApplyReport]:
+    """Apply every `M` and `A` output; skip conflicts (`~M`) and `!A`, and say why. `write` is
+    `apply_output`'s hook."""
     reports: list[ApplyReport] = []
     for row in file_statuses(store, chat_id, buffers):
         if not row.has_output:
@@ -257,7 +260,7 @@ def apply_all(store: Store, chat_id: str, buffers: Buffers | None = None) -> lis
             reports.append(ApplyReport(row.path, row.status, False, why))
             continue
         seen = LocalView(row.local_hash, row.changedtick)
-        done = apply_output(store, chat_id, row.path, seen=seen, buffers=buffers)
+        done = apply_output(store, chat_id, row.path, seen=seen, buffers=buffers, write=write)
         if isinstance(done, Problem):
             reports.append(ApplyReport(row.path, row.status, False, done.message))
         else:

@@ -17,11 +17,14 @@ endings and trailing newlines alone never put a file out of sync.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import msgspec
 
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
 from bb7.state.records import SECTION, WRITABLE
 from bb7.state.store import Store
+from bb7.textdiff import touched_lines
 
 IN_SYNC = ""
 MODIFIED = "M"
@@ -81,12 +84,21 @@ class FileStatus(msgspec.Struct, kw_only=True):
     changedtick: int | None = None
 
 
-def file_statuses(store: Store, chat_id: str, buffers: Buffers | None = None) -> list[FileStatus]:
-    """Every context entry and pending output of the chat with its status, sorted by path."""
-    outputs = {o.path: o for o in store.outputs(chat_id)}
+def file_statuses(
+    store: Store,
+    chat_id: str,
+    buffers: Buffers | None = None,
+    *,
+    paths: Collection[str] | None = None,
+) -> list[FileStatus]:
+    """Every context entry and pending output of the chat with its status, sorted by path;
+    only those of `paths` when given (an editor refreshing a few buffers)."""
+    outputs = {o.path: o for o in store.outputs(chat_id) if paths is None or o.path in paths}
     rows: list[FileStatus] = []
     seen_paths: set[str] = set()
     for entry, snapshot in store.entries_with_text(chat_id):
+        if paths is not None and entry.path not in paths:
+            continue
         output = outputs.get(entry.path) if entry.kind == WRITABLE else None
         output_text = None if output is None else store.blob(output.blob)
         if entry.kind == WRITABLE:
@@ -138,3 +150,17 @@ def file_statuses(store: Store, chat_id: str, buffers: Buffers | None = None) ->
         )
     rows.sort(key=lambda r: (r.path, r.start_line))
     return rows
+
+
+def pending_lines(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
+) -> list[int]:
+    """1-based lines of the local text that the pending output of `path` would change (the
+    editor marks them); none without an output or a local file."""
+    output = store.output(chat_id, path)
+    if output is None:
+        return []
+    local = text_of(read_local(store, path, buffers))
+    if local is None:
+        return []
+    return touched_lines(local, store.blob(output.blob))

@@ -1,0 +1,91 @@
+--- Buffers as the host sees them: their text (unsaved edits count, so statuses and applies
+--- judge what the user has, not what is on disk), and writing a file through its loaded
+--- buffer, so an apply is one undoable change and marks, folds and the view survive.
+local M = {}
+
+local function is_file(buf)
+  return vim.api.nvim_buf_is_loaded(buf)
+    and vim.bo[buf].buftype == ''
+    and vim.api.nvim_buf_get_name(buf) ~= ''
+end
+
+--- What the host gets of a buffer: `lines` only when it has unsaved changes (else the host
+--- reads the file), and `buf`/`changedtick` so it can write through it.
+function M.text(buf)
+  return {
+    path = vim.api.nvim_buf_get_name(buf),
+    buf = buf,
+    changedtick = vim.api.nvim_buf_get_changedtick(buf),
+    lines = vim.bo[buf].modified and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or nil,
+    eol = vim.bo[buf].endofline,
+  }
+end
+
+--- The buffers a request about file `path` needs (every file of the chat when nil): that
+--- file's buffer if loaded, and every buffer with unsaved changes.
+function M.for_request(path)
+  local files = path == nil and require('bb7.status').files() or {}
+  local out = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if is_file(buf) then
+      local name = vim.api.nvim_buf_get_name(buf)
+      if vim.bo[buf].modified or name == path or files[name] then
+        table.insert(out, M.text(buf))
+      end
+    end
+  end
+  return out
+end
+
+local diff = vim.text and vim.text.diff or vim.diff
+
+-- Replaces only the lines that differ (bottom up, so earlier hunks keep their positions).
+local function set_changed_lines(buf, old, new)
+  local hunks = diff(table.concat(old, '\n') .. '\n', table.concat(new, '\n') .. '\n', {
+    result_type = 'indices',
+  })
+  for i = #hunks, 1, -1 do
+    local start_old, count_old, start_new, count_new = unpack(hunks[i])
+    -- With nothing removed, `start_old` is the line the new lines go after.
+    local first = count_old == 0 and start_old or start_old - 1
+    local lines = vim.list_slice(new, start_new, start_new + count_new - 1)
+    vim.api.nvim_buf_set_lines(buf, first, first + count_old, false, lines)
+  end
+end
+
+local function first_line(err) return (tostring(err):gsub('\n.*', '')) end
+
+--- Called by the host (inside its apply request): replaces the text of `buf` with `lines`
+--- as one undoable change and writes the file. `eol`: whether the file ends with a newline.
+--- Returns nil, or why nothing was written (the buffer is then as it was).
+function M.replace(buf, changedtick, lines, eol)
+  if not vim.api.nvim_buf_is_loaded(buf) then return 'its buffer is not loaded any more' end
+  if vim.api.nvim_buf_get_changedtick(buf) ~= changedtick then
+    return 'its buffer changed just now'
+  end
+  local old = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local old_eol, old_fixeol = vim.bo[buf].endofline, vim.bo[buf].fixendofline
+  local ok, err = pcall(set_changed_lines, buf, old, lines)
+  if ok then
+    vim.bo[buf].endofline = eol
+    if not eol then vim.bo[buf].fixendofline = false end
+    -- The host already knows the new status: no refresh from our own BufWritePost.
+    ok, err = pcall(
+      require('bb7.status').quietly,
+      function()
+        vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepalt write! ++p') end)
+      end
+    )
+  end
+  if ok then return nil end
+  vim.bo[buf].endofline, vim.bo[buf].fixendofline = old_eol, old_fixeol
+  if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), old) then
+    pcall(vim.api.nvim_buf_call, buf, function() vim.cmd('silent undo') end)
+    if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), old) then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, old)
+    end
+  end
+  return first_line(err)
+end
+
+return M

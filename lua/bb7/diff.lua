@@ -1,0 +1,75 @@
+--- `:BB7Diff`: the local file beside its pending output in a diff tab. The output is a
+--- read-only scratch buffer; take hunks with Vim's own |do| (in the file) or |dp| (in the
+--- output), move with |]c| and |[c|. Closing the output window (or the tab) tells the host,
+--- which records what was taken: all of it, part (the rest stays pending, so the next
+--- `:BB7Diff` shows only that), or nothing.
+local M = {}
+
+local function finish(session)
+  -- Leave no window of the file in diff mode, and no half-closed diff tab.
+  for _, win in ipairs(vim.fn.win_findbuf(session.buf)) do
+    vim.api.nvim_win_call(win, function() vim.cmd('diffoff') end)
+  end
+  local tab = session.tab
+  if vim.api.nvim_tabpage_is_valid(tab) and #vim.api.nvim_list_tabpages() > 1 then
+    local wins = vim.api.nvim_tabpage_list_wins(tab)
+    if #wins == 1 and vim.api.nvim_win_get_buf(wins[1]) == session.buf then
+      vim.cmd.tabclose(vim.api.nvim_tabpage_get_number(tab))
+    end
+  end
+  -- Hunks taken into a file that had no unsaved changes are saved; otherwise the user's own
+  -- unsaved edits are in the buffer too, and saving stays their call. (An unloaded buffer
+  -- was saved or left unchanged: the host reads the file.)
+  local loaded = vim.api.nvim_buf_is_loaded(session.buf)
+  if loaded and vim.bo[session.buf].modified and not session.was_modified then
+    vim.api.nvim_buf_call(session.buf, function() vim.cmd('silent keepalt update') end)
+  end
+  require('bb7.backend').request('finish_merge', {
+    path = session.path,
+    buffers = require('bb7.buffer').for_request(session.path),
+  }, function(err, value)
+    if err then return require('bb7.backend').report(err) end
+    require('bb7.log').notify(value.message)
+  end)
+end
+
+--- Opens the diff tab for `view` = { path, name, lines, eol } (the host's `diff` reply).
+function M.open(view)
+  vim.cmd('tab split ' .. vim.fn.fnameescape(view.path))
+  local buf = vim.api.nvim_get_current_buf()
+  local file_win = vim.api.nvim_get_current_win()
+  local filetype = vim.bo[buf].filetype
+  local session = {
+    path = view.path,
+    buf = buf,
+    tab = vim.api.nvim_get_current_tabpage(),
+    was_modified = vim.bo[buf].modified,
+  }
+  vim.cmd('diffthis')
+  vim.cmd('rightbelow vertical new')
+  local out = vim.api.nvim_get_current_buf()
+  vim.bo[out].buftype = 'nofile'
+  vim.bo[out].bufhidden = 'wipe'
+  vim.bo[out].swapfile = false
+  vim.api.nvim_buf_set_lines(out, 0, -1, false, view.lines)
+  vim.bo[out].modifiable = false
+  vim.bo[out].readonly = true
+  vim.bo[out].filetype = filetype
+  pcall(vim.api.nvim_buf_set_name, out, 'bb7://pending/' .. view.name)
+  vim.cmd('diffthis')
+  vim.keymap.set('n', 'q', '<Cmd>close<CR>', {
+    buffer = out,
+    desc = 'bb7: close the diff and record what was merged',
+  })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = out,
+    once = true,
+    desc = 'bb7: record what the diff merged',
+    callback = function()
+      vim.schedule(function() finish(session) end)
+    end,
+  })
+  vim.api.nvim_set_current_win(file_win)
+end
+
+return M

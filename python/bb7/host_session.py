@@ -1,0 +1,202 @@
+"""What the host keeps between requests: the project it serves, the active chat (held with a
+lease while this host has it open), the options from `setup()`, and what the editor last saw.
+
+Only bookkeeping around the state layer (`bb7.state`): opening the workspace of Neovim's working
+directory, taking and renewing the active chat's lease, and turning the editor's absolute paths
+and buffers into the project paths and `Buffers` the core works with. Decisions stay in the core.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bb7.editor_text import from_lines
+from bb7.protocol import BufferText, Settings
+from bb7.state import lock
+from bb7.state.chats import new_chat
+from bb7.state.context import resolve
+from bb7.state.local import Buffers, LocalText, LocalView, local_file
+from bb7.state.records import Chat, Problem
+from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
+from bb7.state.workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host_handlers)
+    from bb7.chat.send import SendHandle
+
+logger = logging.getLogger(__name__)
+
+NO_CHAT = "no active chat: :BB7NewChat starts one (so does :BB7Add)"
+
+
+def find_root(start: Path) -> Path:
+    """The nearest directory at or above `start` with bb7 state, else `start` itself."""
+    for directory in (start, *start.parents):
+        if project_db_path(directory).exists():
+            return directory
+    return start
+
+
+class Session:
+    """The host's project and active chat. Used on pynvim's loop thread only, except the
+    lease keeper's own thread (which has its own database connection)."""
+
+    def __init__(self) -> None:
+        self.root: Path | None = None
+        self.workspace: Workspace | None = None
+        self.unusable: Problem | None = None  # why the project's database cannot be opened
+        self.settings = Settings()
+        # Called from the lease keeper's thread when another process took the chat over.
+        self.on_lease_lost: Callable[[Problem], None] | None = None
+        self._keeper: lock.LeaseKeeper | None = None
+        # Per project path: the local text the last status shown was computed from. Apply
+        # hands it back to the core, which refuses if the file changed since.
+        self.seen: dict[str, LocalView] = {}
+        # Running sends by request id (`cancel` finds them here).
+        self.sends: dict[str, SendHandle] = {}
+
+    # -- the project ---------------------------------------------------------------------------
+
+    def open(self, root: Path, settings: Settings) -> None:
+        """Serve the project at or above `root` (a directory without `.bb7/` is served once
+        `:BB7Init` creates it)."""
+        self.settings = settings
+        found = find_root(root.resolve())
+        if found == self.root and self.workspace is not None:
+            return
+        self.close()
+        self.root = found
+        self.unusable = None
+        try:
+            opened = open_workspace(found)
+        except (StoreError, sqlite3.DatabaseError) as exc:
+            logger.exception("cannot open the project state of %s", found)
+            self.unusable = Problem(
+                "unusable_state",
+                f"{project_db_path(found)} cannot be used ({exc}); move it away and run "
+                ":BB7Init for a fresh one",
+            )
+            opened = self.unusable
+        self.workspace = None if isinstance(opened, Problem) else opened
+        logger.info("project %s (%s)", found, "initialised" if self.workspace else "no .bb7")
+
+    def init(self, root: Path) -> Path:
+        """Create `.bb7/` in `root` (safe when it exists) and serve it."""
+        init_project(root).close()
+        self.root = None  # force a reopen
+        self.open(root, self.settings)
+        return root / STATE_DIR
+
+    def project(self) -> Workspace | Problem:
+        if self.unusable is not None:
+            return self.unusable
+        if self.workspace is None:
+            where = self.root or Path.cwd()
+            return Problem(
+                "not_initialized",
+                f"no bb7 project in {where}: run :BB7Init there to start one",
+            )
+        return self.workspace
+
+    # -- the active chat -----------------------------------------------------------------------
+
+    def active(self) -> tuple[Store, Chat] | None:
+        """The active chat, for reading (no lease needed)."""
+        if self.workspace is None:
+            return None
+        return self.workspace.active()
+
+    def reading(self) -> tuple[Store, Chat] | Problem:
+        """The active chat for reading, or why there is none."""
+        workspace = self.project()
+        if isinstance(workspace, Problem):
+            return workspace
+        return workspace.active() or Problem("no_chat", NO_CHAT)
+
+    def chat(self, *, create: bool = False) -> tuple[Store, Chat] | Problem:
+        """The active chat, held by this host; with `create`, a new one when there is none."""
+        workspace = self.project()
+        if isinstance(workspace, Problem):
+            return workspace
+        found = workspace.active()
+        if found is None:
+            if not create:
+                return Problem("no_chat", NO_CHAT)
+            store = workspace.home()
+            found = store, new_chat(store)
+            workspace.set_active(store, found[1].id)
+        held = self._hold(*found)
+        return held if isinstance(held, Problem) else found
+
+    def new_chat(self, name: str | None) -> tuple[Store, Chat] | Problem:
+        """Start a chat in the project and make it the active one."""
+        workspace = self.project()
+        if isinstance(workspace, Problem):
+            return workspace
+        store = workspace.home()
+        chat = new_chat(store, name=name or "")
+        workspace.set_active(store, chat.id)
+        held = self._hold(store, chat)
+        return held if isinstance(held, Problem) else (store, chat)
+
+    def _hold(self, store: Store, chat: Chat) -> Problem | None:
+        keeper = self._keeper
+        if keeper is not None and keeper.chat_id == chat.id and keeper.store is store:
+            return None
+        self._release()
+        kept = lock.keep(store, chat.id, on_lost=self.on_lease_lost)
+        if isinstance(kept, Problem):
+            return kept
+        self._keeper = kept
+        return None
+
+    def _release(self) -> None:
+        if self._keeper is not None:
+            self._keeper.release()
+            self._keeper = None
+        self.seen.clear()
+
+    def close(self) -> None:
+        """Give the chat up and close the databases (host exit, another project). A send still
+        running keeps its database open until it ends (its connection closes with it)."""
+        self._release()
+        if self.workspace is not None and not any(not h.finished for h in self.sends.values()):
+            self.workspace.close()
+        self.workspace = None
+
+    # -- paths and buffers ---------------------------------------------------------------------
+
+    @staticmethod
+    def path(store: Store, raw: str) -> str | Problem:
+        """The project path (or external absolute path) the editor's path `raw` names."""
+        found = resolve(store, raw)
+        return found if isinstance(found, Problem) else found.path
+
+    def shown(self, raw: str) -> str:
+        """An editor path as messages name it: relative to the project root when inside it."""
+        if self.root is not None and Path(raw).is_relative_to(self.root):
+            return Path(raw).relative_to(self.root).as_posix()
+        return raw
+
+    @staticmethod
+    def editor_path(store: Store, path: str) -> str:
+        """The absolute path the editor knows a stored path by (`local_file` as a string;
+        without pathlib, which a 500-file status refresh notices)."""
+        if os.path.isabs(path) or store.root is None:
+            return str(local_file(store, path))
+        return os.path.join(store.root, path)
+
+    def buffers(self, store: Store, buffers: Iterable[BufferText]) -> Buffers:
+        """The unsaved text of the editor's buffers, by project path (others read the disk)."""
+        out: dict[str, LocalText] = {}
+        for buffer in buffers:
+            if buffer.lines is None:
+                continue
+            path = self.path(store, buffer.path)
+            if isinstance(path, str):
+                out[path] = LocalText(from_lines(buffer.lines, buffer.eol), buffer.changedtick)
+        return out

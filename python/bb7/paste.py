@@ -1,0 +1,117 @@
+"""A model response the user pasted (`:BB7Paste`): its edits become pending outputs of a chat,
+exactly as if the model had sent them, so bb7 works with any web chat and without an API key.
+
+All or nothing, in one transaction: a file the response edits that is on disk but not yet in the
+chat is added to the context first (writable: the user asked for its edits); every edit applies
+to the version the model edits (`edit_bases`: the pending output, else the snapshot); then the
+new contents and the pasted text (as the assistant's message) are recorded. A failure leaves the
+chat as it was and says, per edit, what went wrong. Nothing here touches project files.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from bb7.formats.apply import (
+    FileState,
+    apply_response,
+    describe_error,
+    resolve_path,
+    response_paths,
+)
+from bb7.formats.modes import DEFAULT_MODE, DiffMode
+from bb7.state import context
+from bb7.state.local import Buffers
+from bb7.state.records import GLOBAL, Message, Problem, TextPart
+from bb7.state.responses import EditBase, Recorded, edit_bases, record_outputs
+from bb7.state.store import Abort, Store
+
+
+class Pasted(msgspec.Struct, frozen=True):
+    """What a paste recorded, and the files it added to the context to do so."""
+
+    recorded: Recorded
+    added: list[str]
+
+
+def paste_response(
+    store: Store,
+    chat_id: str,
+    text: str,
+    mode: DiffMode = DEFAULT_MODE,
+    buffers: Buffers | None = None,
+) -> Pasted | Problem:
+    """Record the edits of `text` (tool-call JSON, SEARCH/REPLACE or EDIT blocks) as pending
+    outputs of the chat; see the module docstring. `buffers`: the editor's unsaved text, which
+    a file added for the paste is snapshotted from (what the user saw and copied)."""
+    if store.scope == GLOBAL or store.root is None:
+        return Problem("global", "a global chat has no project files to change; paste in a project")
+    try:
+        with store.transaction():
+            added = _add_named_files(store, chat_id, text, mode, buffers or {})
+            bases = edit_bases(store, chat_id)
+            result = apply_response(_file_states(bases), text, mode, root=store.root)
+            if not result.calls:
+                raise Abort(
+                    Problem(
+                        "no_edits",
+                        "the pasted text has no edits (no tool calls, SEARCH/REPLACE or EDIT "
+                        "blocks); copy the model's whole answer and paste again",
+                    )
+                )
+            if not result.ok:
+                lines = [describe_error(e).replace("\n", "\n    ") for e in result.errors]
+                count = f"{len(lines)} error{'s' if len(lines) != 1 else ''}"
+                raise Abort(
+                    Problem(
+                        "edits_failed",
+                        f"the pasted response was not applied, nothing changed ({count}):\n  "
+                        + "\n  ".join(lines),
+                    )
+                )
+            recorded = record_outputs(
+                store,
+                chat_id,
+                {change.path: change.content for change in result.files},
+                bases=bases,
+                message=Message(role="assistant", parts=[TextPart(text)]),
+            )
+            if isinstance(recorded, Problem):
+                raise Abort(recorded)
+            return Pasted(recorded=recorded, added=added)
+    except Abort as abort:
+        return abort.problem
+
+
+def _add_named_files(
+    store: Store, chat_id: str, text: str, mode: DiffMode, buffers: Buffers
+) -> list[str]:
+    """Add the files the response names that exist on disk but are not in the chat yet."""
+    assert store.root is not None
+    bases = edit_bases(store, chat_id)
+    added: list[str] = []
+    for raw in response_paths(text, mode):
+        path = resolve_path(store.root, raw)
+        if not isinstance(path, str) or path in bases or path in added:
+            continue  # a refused path is reported by apply_response
+        if not (store.root / path).is_file():
+            continue  # a new file: the response may create it
+        local = buffers.get(path)
+        entry = context.add(
+            store, chat_id, context.Target(path), text=None if local is None else local.text
+        )
+        if isinstance(entry, Problem):
+            raise Abort(Problem(entry.kind, f"{raw}: {entry.message}"))
+        added.append(path)
+    return added
+
+
+def _file_states(bases: dict[str, EditBase]) -> dict[str, FileState]:
+    return {
+        path: FileState(
+            content=base.content,
+            base="pending_output" if base.source == "output" else "snapshot",
+            writable=base.writable,
+        )
+        for path, base in bases.items()
+    }

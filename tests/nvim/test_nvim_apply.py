@@ -1,0 +1,261 @@
+"""Pending changes in the editor with the real host and state: paste, apply through the buffer,
+conflicts, apply over them, undo, discard, apply all, the vimdiff merge, a host crash."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from editor import (
+    notifications,
+    run,
+    screen,
+    signs,
+    wait_for,
+    wait_for_message,
+    wait_for_status,
+)
+
+A = ["one = 1", "two = 2", "three = 3"]
+
+
+def blocks(*edits: tuple[str, str, str]) -> str:
+    """A model answer with SEARCH/REPLACE blocks for (path, old, new)."""
+    return "Here you go:\n\n" + "".join(
+        f"{path}\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n\n"
+        for path, old, new in edits
+    )
+
+
+def paste(nvim: Any, text: str) -> str:
+    nvim.funcs.setreg("p", text)
+    return run(nvim, "BB7Paste p")
+
+
+def pending_two(nvim: Any, project: Path) -> None:
+    """a.py gets a pending change of line 2 (through :BB7Paste)."""
+    said = paste(nvim, blocks(("a.py", "two = 2", "two = 22")))
+    assert said == "bb7: pasted, to review: a.py (:BB7Diff, :BB7Apply)"
+    wait_for_status(nvim, project / "a.py", "M")
+
+
+def type_keys(nvim: Any, keys: str) -> None:
+    """Types `keys` as a user would and waits until Neovim has handled them."""
+    nvim.input(keys)
+    wait_for(nvim, "vim.fn.getchar(1) == 0 and vim.api.nvim_get_mode().mode == 'n'")
+
+
+def test_a_pasted_answer_is_a_pending_change_in_sign_and_statusline(
+    ready: Any, project: Path
+) -> None:
+    pending_two(ready, project)
+    assert signs(ready) == [[1, "M "], [2, "│ "]]
+    rows = screen(ready)
+    assert rows[0].startswith("M   one = 1") and rows[1].startswith("│   two = 2")
+    assert "a.py bb7:M" in rows
+    assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"  # untouched
+
+
+def test_a_paste_that_does_not_apply_says_where_and_changes_nothing(
+    ready: Any, project: Path
+) -> None:
+    said = paste(ready, blocks(("a.py", "four = 4", "four = 44")))
+    assert "bb7: the pasted response was not applied, nothing changed (1 error)" in said
+    assert "block 1, line 4, a.py [not_found]" in said
+    assert ready.exec_lua("return require('bb7').status()") == ""
+    said = paste(ready, "Sure! Anything else?")
+    assert "the pasted text has no edits" in said
+
+
+def test_apply_writes_through_the_buffer_as_one_undoable_change(ready: Any, project: Path) -> None:
+    paste(ready, blocks(("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33")))
+    wait_for_status(ready, project / "a.py", "M")
+    assert run(ready, "BB7Apply") == "bb7: applied a.py"
+    assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 33"]
+    assert ready.exec_lua("return vim.bo.modified") is False
+    assert (project / "a.py").read_text() == "one = 11\ntwo = 2\nthree = 33\n"
+    wait_for_status(ready, project / "a.py", "")
+    assert signs(ready) == []
+    type_keys(ready, "u")
+    assert ready.current.buffer[:] == A
+
+
+def test_an_unsaved_edit_makes_a_conflict_that_apply_refuses_naming_the_way_out(
+    ready: Any, project: Path
+) -> None:
+    pending_two(ready, project)
+    type_keys(ready, "3GA # mine<Esc>")  # typed, not saved
+    wait_for_status(ready, project / "a.py", "~M")
+    rows = screen(ready)
+    assert rows[0].startswith("~M  one = 1") and "a.py bb7:~M" in rows
+    said = run(ready, "BB7Apply")
+    assert ":BB7Apply! applies over them" in said and ":BB7Diff merges by hand" in said
+    assert ready.exec_lua("return _G.notifications[#_G.notifications].level") == 4  # ERROR
+    assert ready.current.buffer[:] == ["one = 1", "two = 2", "three = 3 # mine"]
+    assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"
+
+
+def test_apply_bang_overwrites_local_changes_and_undo_apply_brings_them_back(
+    ready: Any, project: Path
+) -> None:
+    pending_two(ready, project)
+    type_keys(ready, "3GA # mine<Esc>")
+    wait_for_status(ready, project / "a.py", "~M")
+    said = run(ready, "BB7Apply!")
+    assert said == "bb7: applied a.py over your local changes (undo with :BB7UndoApply)"
+    assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3"]
+    wait_for_status(ready, project / "a.py", "")
+    said = run(ready, "BB7UndoApply")
+    assert said == "bb7: restored a.py as before the last apply; its change is pending again"
+    assert ready.current.buffer[:] == ["one = 1", "two = 2", "three = 3 # mine"]
+    assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3 # mine\n"
+    wait_for_status(ready, project / "a.py", "~M")
+
+
+def test_discard_drops_the_pending_change_and_its_signs(ready: Any, project: Path) -> None:
+    pending_two(ready, project)
+    assert run(ready, "BB7Discard") == "bb7: discarded the pending change of a.py"
+    wait_for_status(ready, project / "a.py", "")
+    assert signs(ready) == []
+    assert ready.current.buffer[:] == A
+    assert "no pending output" in run(ready, "BB7Discard")
+
+
+def test_apply_all_writes_loaded_and_unloaded_files(ready: Any, project: Path) -> None:
+    said = paste(ready, blocks(("a.py", "one = 1", "one = 11"), ("b.py", "print('b')", "pass")))
+    assert "to review: a.py, b.py" in said
+    said = run(ready, "BB7ApplyAll")
+    assert said.startswith("bb7: applied 2 of 2 pending changes:")
+    assert ready.current.buffer[0] == "one = 11"
+    assert (project / "a.py").read_text().startswith("one = 11\n")
+    assert (project / "b.py").read_text() == "pass\n"
+    assert ready.exec_lua("return vim.fn.bufloaded('b.py')") == 0
+
+
+def test_vimdiff_takes_one_hunk_and_reopening_shows_only_the_other(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, blocks(("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33")))
+    wait_for_status(ready, project / "a.py", "M")
+    run(ready, "BB7Diff")
+    assert ready.exec_lua("return #vim.api.nvim_tabpage_list_wins(0)") == 2
+    rows = screen(ready)
+    assert any("one = 1" in row and "one = 11" in row for row in rows)  # side by side
+    assert ready.exec_lua("return vim.wo.diff") is True
+    type_keys(ready, "gg]c")
+    assert ready.funcs.line(".") == 3  # the second hunk
+    type_keys(ready, "[cdo")  # back to the first, taken from the output into the file
+    assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
+    ready.command("tabclose")
+    text = wait_for_message(ready, "part of the pending change is merged; :BB7Diff shows the rest")
+    assert "a.py: part" in text
+    assert (project / "a.py").read_text() == "one = 11\ntwo = 2\nthree = 3\n"
+    wait_for_status(ready, project / "a.py", "M")
+    run(ready, "BB7Diff")
+    pending = ready.exec_lua(
+        "local w = vim.api.nvim_tabpage_list_wins(0)[2]"
+        " return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)"
+    )
+    assert pending == ["one = 11", "two = 2", "three = 33"]
+    ready.command("wincmd l")
+    assert ready.exec_lua("return vim.bo.modifiable") is False
+    type_keys(ready, "q")  # the output's own key closes the diff
+    wait_for_message(ready, "nothing merged; the change is still pending")
+    assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 1
+
+
+def test_context_commands_add_sections_read_only_files_and_remove(
+    ready: Any, project: Path
+) -> None:
+    assert run(ready, "BB7Remove").startswith("bb7: removed a.py from Chat ")
+    wait_for_status(ready, project / "a.py", None)
+    said = run(ready, "2,3BB7Add")
+    assert said.startswith("bb7: added a.py:2-3 to ") and said.endswith("(section)")
+    wait_for_status(ready, project / "a.py", "S")
+    assert signs(ready) == [[1, "S "]]
+    run(ready, "BB7Remove b.py")
+    assert run(ready, "BB7AddReadonly b.py").endswith("(readonly)")
+    wait_for_status(ready, project / "b.py", "R")
+
+
+def test_a_new_chat_starts_with_no_files(ready: Any, project: Path) -> None:
+    assert run(ready, "BB7NewChat refactor") == "bb7: new chat: refactor"
+    wait_for_status(ready, project / "a.py", None)
+    assert run(ready, "BB7Model test/tools-model") == "bb7: model of refactor: test/tools-model"
+
+
+def test_the_chat_view_gets_the_active_chat(ready: Any) -> None:
+    err, chat = ready.exec_lua("return { require('bb7.backend').request_sync('active_chat') }")
+    assert err is None and chat["name"].startswith("Chat ") and len(chat["id"]) == 10
+    run(ready, "BB7NewChat second")
+    err, again = ready.exec_lua("return { require('bb7.backend').request_sync('active_chat') }")
+    assert again["name"] == "second" and again["id"] != chat["id"]
+
+
+def test_commands_before_bb7init_say_to_run_it(nvim: Any, project: Path) -> None:
+    nvim.command("edit a.py")
+    nvim.command("BB7Add")
+    text = wait_for_message(nvim, f"bb7: no bb7 project in {project}: run :BB7Init there")
+    assert "Traceback" not in text
+    assert not (project / ".bb7").exists()
+
+
+def test_a_killed_host_restarts_on_the_next_command_with_nothing_pending_lost(
+    ready: Any, project: Path
+) -> None:
+    pending_two(ready, project)
+    pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
+    os.kill(pid, signal.SIGKILL)
+    wait_for_message(ready, "bb7: the Python host exited")
+    ready.command("BB7Apply")  # starts a new host, which opens the project again
+    wait_for_message(ready, "bb7: applied a.py")
+    assert ready.exec_lua("return require('bb7.backend').status().info.pid") != pid
+    assert (project / "a.py").read_text() == "one = 1\ntwo = 22\nthree = 3\n"
+    assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3"]
+    assert not any("locked" in n for n in notifications(ready))
+
+
+def test_the_chat_is_held_by_one_editor_until_it_quits(
+    ready: Any, launch: Any, project: Path
+) -> None:
+    other = launch()
+    other.exec_lua("require('bb7').setup()")
+    other.command("edit b.py")
+    other.command("BB7Remove")
+    pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
+    wait_for_message(other, f"is open in another bb7 process (pid {pid} on ")
+    ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with sqlite3.connect(project / ".bb7" / "bb7.db") as db:  # released, not left to go stale
+        assert db.execute("SELECT count(*) FROM leases").fetchone() == (0,)
+    assert run(other, "BB7Remove").startswith("bb7: removed b.py from ")
+
+
+def test_a_section_is_cut_from_the_buffer_as_the_user_sees_it(ready: Any, project: Path) -> None:
+    run(ready, "BB7Remove")
+    type_keys(ready, "ggOzero = 0<Esc>")  # unsaved: the file on disk has no line "zero"
+    assert run(ready, "1,2BB7Add").endswith("(section)")
+    with sqlite3.connect(project / ".bb7" / "bb7.db") as db:
+        (content,) = db.execute(
+            "SELECT b.content FROM context c JOIN blobs b ON b.sha = c.blob"
+            " WHERE c.path = 'a.py' AND c.kind = 'section'"
+        ).fetchone()
+    assert content == "zero = 0\none = 1\n"
+
+
+def test_a_new_file_open_in_a_buffer_is_created_through_it(ready: Any, project: Path) -> None:
+    ready.command("edit pkg/new.py")  # a buffer for a file (and folder) that does not exist yet
+    call = {"name": "write_file", "arguments": json.dumps({"path": "pkg/new.py", "content": "x\n"})}
+    said = paste(ready, json.dumps({"tool_calls": [{"type": "function", "function": call}]}))
+    assert said.startswith("bb7: pasted, to review: pkg/new.py")
+    wait_for_status(ready, project / "pkg" / "new.py", "A")
+    assert run(ready, "BB7Apply") == "bb7: applied pkg/new.py"
+    assert (project / "pkg" / "new.py").read_text() == "x\n"
+    assert ready.current.buffer[:] == ["x"] and ready.exec_lua("return vim.bo.modified") is False
