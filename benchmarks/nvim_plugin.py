@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to st
 from editor import spawn, start_host, wait_for  # noqa: E402
 
 from llm_server import LLMServer, finish, stream, text_chunk  # noqa: E402
+from timings import Row, print_table  # noqa: E402
 
 
 @contextmanager
@@ -219,18 +219,13 @@ def keypress_latency(nvim: Any, server: LLMServer, seconds: float) -> tuple[list
     return out, received
 
 
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     runs = parser.parse_args().runs
     # pynvim's child sessions leave asyncio warnings on close; they are not results.
     logging.getLogger("asyncio").setLevel(logging.ERROR)
-    rows: list[tuple[str, list[float], str]] = []
+    rows: list[Row] = []
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp, LLMServer() as server:
         home = Path(tmp)
@@ -257,16 +252,7 @@ def main() -> int:
             notes.append(f"{received} chunks reached the chat buffer while typing")
             nvim.ui_detach()
             rows.append(("status refresh, 500 files", status_refresh(nvim, project, runs), "< 50"))
-    measures: list[tuple[str, Callable[[list[float]], float]]] = [
-        ("min", min),
-        ("median", statistics.median),
-        ("p99", lambda v: p(v, 0.99)),
-        ("max", max),
-    ]
-    print(f"{'measure (ms)':40} {'n':>4} " + " ".join(f"{m:>8}" for m, _ in measures) + "  target")
-    for name, values, target in rows:
-        cells = " ".join(f"{fn(values):8.2f}" for _, fn in measures)
-        print(f"{name:40} {len(values):4} {cells}  {target}")
+    print_table(rows, 40)
     for note in notes:
         print(note)
     return 0

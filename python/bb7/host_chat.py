@@ -18,7 +18,7 @@ from typing import TypeVar
 from bb7.chatview import conversation, files
 from bb7.host_registry import Context, Registry
 from bb7.host_session import Session
-from bb7.host_state import on_file, publish_all
+from bb7.host_state import on_file, publish_all, reading_file
 from bb7.protocol import (
     ChatIdArgs,
     ChatSummary,
@@ -75,17 +75,17 @@ def _panel(session: Session, store: Store, chat_id: str, buffers: Buffers) -> fi
     return files.panel(rows, str(session.root or ""), os.path.expanduser("~"))
 
 
-def _active(session: Session) -> tuple[Workspace, Store, Chat] | Problem:
+def _active(session: Session, create: bool) -> tuple[Workspace, Store, Chat] | Problem:
     ws = session.project()
     if isinstance(ws, Problem):
         return ws
-    found = session.reading()
+    found = session.chat(create=True) if create else session.reading()
     return found if isinstance(found, Problem) else (ws, *found)
 
 
 def chat_view(session: Session, ctx: Context, args: ChatViewArgs) -> ChatView | Problem:
     """The active chat's view (or the chat `chat_id`'s)."""
-    found = _by_id(session, args.chat_id) if args.chat_id else _active(session)
+    found = _by_id(session, args.chat_id) if args.chat_id else _active(session, args.create)
     if isinstance(found, Problem):
         return found
     ws, store, chat = found
@@ -198,34 +198,36 @@ def _restored(restored: chats.Restored) -> Restored:
     )
 
 
-def fork_chat(session: Session, ctx: Context, args: MessageArgs) -> Restored | Problem:
-    """A new chat with the history before a user message of the active chat, made active."""
+def _restore(
+    session: Session,
+    ctx: Context,
+    args: MessageArgs,
+    restore: Callable[..., chats.Restored | Problem],
+) -> Restored | Problem:
+    """Fork or edit from a user message of the active chat; the chat it leaves active (the
+    fork, or the cut chat) shows its files' statuses."""
     found = session.chat()
     if isinstance(found, Problem):
         return found
     store, chat = found
     buffers = session.buffers(store, args.buffers)
-    forked = chats.fork_chat(store, chat.id, args.message_id, buffers=buffers)
-    if isinstance(forked, Problem):
-        return forked
+    restored = restore(store, chat.id, args.message_id, buffers=buffers)
+    if isinstance(restored, Problem):
+        return restored
     ws = session.project()
     assert not isinstance(ws, Problem)
-    activated = _activate(session, ctx, ws, store, forked.chat)
-    return activated if isinstance(activated, Problem) else _restored(forked)
+    activated = _activate(session, ctx, ws, store, restored.chat)
+    return activated if isinstance(activated, Problem) else _restored(restored)
+
+
+def fork_chat(session: Session, ctx: Context, args: MessageArgs) -> Restored | Problem:
+    """A new chat with the history before a user message of the active chat, made active."""
+    return _restore(session, ctx, args, chats.fork_chat)
 
 
 def edit_message(session: Session, ctx: Context, args: MessageArgs) -> Restored | Problem:
     """Cut the active chat before a user message; its text becomes the draft."""
-    found = session.chat()
-    if isinstance(found, Problem):
-        return found
-    store, chat = found
-    buffers = session.buffers(store, args.buffers)
-    edited = chats.edit_message(store, chat.id, args.message_id, buffers=buffers)
-    if isinstance(edited, Problem):
-        return edited
-    publish_all(ctx, session, args.buffers)
-    return _restored(edited)
+    return _restore(session, ctx, args, chats.edit_message)
 
 
 def save_draft(session: Session, ctx: Context, args: SaveDraftArgs) -> Problem | None:
@@ -276,13 +278,10 @@ def set_readonly(session: Session, ctx: Context, args: SetReadonlyArgs) -> str |
 
 def file_diff(session: Session, ctx: Context, args: FileArgs) -> str | Problem:
     """The pending change of a file as a unified diff (local text -> pending output)."""
-    found = session.reading()
+    found = reading_file(session, args.path)
     if isinstance(found, Problem):
         return found
-    store, chat = found
-    path = session.path(store, args.path)
-    if isinstance(path, Problem):
-        return path
+    store, chat, path = found
     return output_diff(store, chat.id, path, session.buffers(store, args.buffers))
 
 

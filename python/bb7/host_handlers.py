@@ -4,8 +4,8 @@ One line per method. Handlers take the host's `Session` first (`bb7.host_session
 adapts them to the registry's `fn(ctx, args)`. (A method Lua sends before its backend exists
 is registered with `registry.planned_request`, which answers "not available yet".)
 Handlers in `bb7.host_send` import the LLM client and the edit formats (~100 ms), so they are
-imported on first use and warmed up in a background thread once the host is ready: the cold
-start does not wait for them.
+imported on first use and warmed up in a background thread a moment after the host is ready:
+neither the cold start nor the first requests (`:BB7Chat`) wait for them.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ Handler = Callable[[Session, Context, A], object]
 
 # Imported in the background after `ready` (see the module docstring).
 WARM_UP = ("bb7.host_send",)
+# Seconds after `ready` before the warm-up starts: an import holds the GIL in bursts, which
+# slowed the first requests (open, the chat view) by ~25 ms.
+WARM_UP_DELAY = 1.0
 
 
 def ping(ctx: Context, args: PingArgs) -> Pong:
@@ -78,6 +81,7 @@ def _lazy(session: Session, module: str, name: str) -> Callable[[Context, Any], 
 
 
 def _import(module: str) -> None:
+    time.sleep(WARM_UP_DELAY)
     importlib.import_module(module)
 
 

@@ -325,15 +325,22 @@ def undo_apply(session: Session, ctx: Context, args: PathArgs) -> Said | Problem
     return Said(f"restored {done.path} as before the last apply; its change is pending again")
 
 
-def diff(session: Session, ctx: Context, args: PathArgs) -> DiffView | Problem:
-    """The pending output of a file, for `:BB7Diff` (reading: no lease needed)."""
+def reading_file(session: Session, raw: str) -> tuple[Store, Chat, str] | Problem:
+    """The active chat (for reading: no lease needed) and the project path of `raw`."""
     found = session.reading()
     if isinstance(found, Problem):
         return found
     store, chat = found
-    path = session.path(store, args.path)
-    if isinstance(path, Problem):
-        return path
+    path = session.path(store, raw)
+    return path if isinstance(path, Problem) else (store, chat, path)
+
+
+def diff(session: Session, ctx: Context, args: PathArgs) -> DiffView | Problem:
+    """The pending output of a file, for `:BB7Diff`."""
+    found = reading_file(session, args.path)
+    if isinstance(found, Problem):
+        return found
+    store, chat, path = found
     output = store.output(chat.id, path)
     if output is None:
         return Problem("no_output", f"{path} has no pending change to merge")

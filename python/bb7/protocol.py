@@ -313,9 +313,11 @@ class ChatView(msgspec.Struct, frozen=True):
 
 
 class ChatViewArgs(msgspec.Struct, frozen=True):
-    """`chat_view`: the given chat, or the active one; `buffers` are unsaved buffer texts."""
+    """`chat_view`: the given chat, or the active one (`create`: held by this host, and a new
+    one when the project has none, as `:BB7Chat` opens); `buffers`: the editor's buffers."""
 
     chat_id: str | None = None
+    create: bool = False
     buffers: list[BufferText] = []
 
 

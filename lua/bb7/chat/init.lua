@@ -115,7 +115,8 @@ end
 
 --- Fetches the active chat's view from the host and draws it; `cb(err)` afterwards.
 function M.refresh(opts, cb)
-  backend().request('chat_view', { buffers = M.buffers() }, function(err, view)
+  local args = { buffers = M.buffers(), create = opts and opts.create or false }
+  backend().request('chat_view', args, function(err, view)
     if err then
       if cb then return cb(err) end
       return backend().report(err)
@@ -151,11 +152,23 @@ local function watch_windows()
   end
 end
 
---- Opens the view (in the layout of the `layout` option) on the active chat. The windows
---- open at once, while the host may still be starting; the chat is drawn when it answers.
+--- Opens the view (in the layout of the `layout` option) on the active chat. A host that is
+--- not running yet is started first, so Python boots while Neovim builds the windows; the
+--- chat is drawn when the host answers.
 function M.open()
   if M.is_open() then return M.focus('input') end
   subscribe()
+  local function load()
+    -- `create`: the project's first chat starts here when it has none.
+    M.refresh({ draft = 'fill', create = true }, function(err)
+      if err then
+        M.close()
+        backend().report(err)
+      end
+    end)
+  end
+  local ready = backend().is_ready()
+  if not ready then load() end
   local bufs = {}
   for _, pane in ipairs(ORDER) do
     bufs[pane] = M.buf(pane)
@@ -165,14 +178,7 @@ function M.open()
   watch_windows()
   require('bb7.chat.conversation').refold()
   M.focus('input')
-  -- The project's first chat starts here when it has none.
-  backend().request('active_chat', vim.empty_dict(), function(err)
-    if err then
-      M.close()
-      return backend().report(err)
-    end
-    M.refresh({ draft = 'fill' })
-  end)
+  if ready then load() end
 end
 
 --- Closes the view; the draft is saved first. Buffers stay for the next open.
