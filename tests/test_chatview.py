@@ -113,6 +113,10 @@ def status(path: str, code: str = "", tokens: int = 10, **kw: object) -> FileSta
     return FileStatus(path=path, status=code, readonly=False, tokens=tokens, kind="writable", **kw)  # type: ignore[arg-type]
 
 
+def locate(path: str) -> str:
+    return path if path.startswith("/") else "/p/" + path
+
+
 def test_the_files_panel_is_a_tree_with_statuses_and_tokens() -> None:
     shown = panel(
         [
@@ -120,7 +124,7 @@ def test_the_files_panel_is_a_tree_with_statuses_and_tokens() -> None:
             status("src/bb7/y.py", "", 20),
             status("README.md", "R", 5),
         ],
-        "/p",
+        locate,
     )
     assert [r.text for r in shown.rows] == ["   src/bb7/", "M    x.py", "     y.py", "R  README.md"]
     assert [r.tokens for r in shown.rows] == ["1.5k", "1.5k", "20", "5"]
@@ -137,7 +141,7 @@ def test_sections_and_outside_files_get_their_own_rows() -> None:
             status("/home/u/notes/n.md", "R", 4),
             status("/opt/lib/z.py", "R", 4),
         ],
-        "/p",
+        locate,
         home="/home/u",
     )
     assert [r.text for r in shown.rows] == [

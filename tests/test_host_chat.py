@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bb7.chat import DEFAULT_MODEL
 from bb7.host_events import EventSink
 from bb7.host_handlers import build_registry
 from bb7.host_registry import Context, handle_request
@@ -104,6 +105,7 @@ def test_the_view_of_the_active_chat_has_conversation_files_and_draft(
     chats.save_draft(store, chat_id, "next question")
     view = host.call("chat_view", buffers=[])
     assert view["chat"]["id"] == chat_id and view["chat"]["name"] == "First"
+    assert view["chat"]["model"] == DEFAULT_MODEL  # what its next send uses
     assert view["draft"] == "next question"
     assert view["retry"] is False
     assert view["root"] == str(root)

@@ -15,6 +15,8 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
+import msgspec
+
 from bb7.chatview import conversation, files
 from bb7.host_registry import Context, Registry
 from bb7.host_session import Session
@@ -62,6 +64,11 @@ def summary(ws: Workspace, chat: Chat) -> ChatSummary:
     )
 
 
+def view_summary(session: Session, ws: Workspace, chat: Chat) -> ChatSummary:
+    """A chat for the view's title: its `model` is the one its next send uses."""
+    return msgspec.structs.replace(summary(ws, chat), model=session.model(chat))
+
+
 def _by_id(session: Session, chat_id: str) -> tuple[Workspace, Store, Chat] | Problem:
     ws = session.project()
     if isinstance(ws, Problem):
@@ -70,9 +77,9 @@ def _by_id(session: Session, chat_id: str) -> tuple[Workspace, Store, Chat] | Pr
     return found if isinstance(found, Problem) else (ws, *found)
 
 
-def _panel(session: Session, store: Store, chat_id: str, buffers: Buffers) -> files.Panel:
+def _panel(store: Store, chat_id: str, buffers: Buffers) -> files.Panel:
     rows = file_statuses(store, chat_id, buffers)
-    return files.panel(rows, str(session.root or ""), os.path.expanduser("~"))
+    return files.panel(rows, functools.partial(Session.editor_path, store), os.path.expanduser("~"))
 
 
 def _active(session: Session, create: bool) -> tuple[Workspace, Store, Chat] | Problem:
@@ -91,11 +98,11 @@ def chat_view(session: Session, ctx: Context, args: ChatViewArgs) -> ChatView | 
     ws, store, chat = found
     retry = bool(chat.retry_context)
     return ChatView(
-        chat=summary(ws, chat),
+        chat=view_summary(session, ws, chat),
         draft=chat.draft,
         retry=retry,
         conversation=conversation.render(store.messages(chat.id), retry=retry),
-        files=_panel(session, store, chat.id, session.buffers(store, args.buffers)),
+        files=_panel(store, chat.id, session.buffers(store, args.buffers)),
         root=str(session.root or ""),
     )
 
@@ -105,7 +112,7 @@ def file_list(session: Session, ctx: Context, args: FileListArgs) -> files.Panel
     if isinstance(found, Problem):
         return found
     store, chat = found
-    return _panel(session, store, chat.id, session.buffers(store, args.buffers))
+    return _panel(store, chat.id, session.buffers(store, args.buffers))
 
 
 def chat_list(session: Session, ctx: Context, args: NoArgs) -> list[ChatSummary] | Problem:

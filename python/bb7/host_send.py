@@ -20,7 +20,7 @@ from typing import cast, get_args
 import msgspec
 
 from bb7.chat import events as ev
-from bb7.chat.config import DEFAULT_MODEL, SendConfig
+from bb7.chat.config import SendConfig
 from bb7.chat.send import start_send
 from bb7.formats import DEFAULT_MODE, DiffMode
 from bb7.formats.apply import describe_error
@@ -65,12 +65,6 @@ def provider(session: Session) -> ProviderConfig:
     return ProviderConfig() if base_url is None else ProviderConfig(base_url=base_url)
 
 
-def model_of(session: Session, chat: Chat | None, override: str | None = None) -> str:
-    """The model a request uses: this send's, else the chat's, else the option, else bb7's."""
-    chat_model = chat.model if chat is not None else ""
-    return override or chat_model or session.settings.provider.model or DEFAULT_MODEL
-
-
 def send(session: Session, ctx: Context, args: SendArgs) -> Problem | None:
     """Start a send in the active chat (a new one if none); the answer comes as events."""
     found = session.chat(create=True)
@@ -101,7 +95,7 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
     settings = session.settings
     effort = cast("ReasoningEffort | None", chat.reasoning_effort or None)
     return SendConfig(
-        model=model_of(session, chat, model),
+        model=session.model(chat, model),
         provider=provider(session),
         api_key=settings.provider.api_key,
         diff_mode=diff_mode(session),
@@ -189,7 +183,7 @@ def paste(session: Session, ctx: Context, args: PasteArgs) -> Said | Problem:
 def models(session: Session, ctx: Context, args: NoArgs) -> bool:
     """Start fetching the models list (cached for a day); the `models` event brings it."""
     found = session.active()
-    current = model_of(session, None if found is None else found[1])
+    current = session.model(None if found is None else found[1])
     config = provider(session)
     key_spec = session.settings.provider.api_key
     root = session.root

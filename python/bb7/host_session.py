@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bb7.chat import DEFAULT_MODEL
 from bb7.editor_text import from_lines
 from bb7.protocol import BufferText, Settings
 from bb7.state import lock
@@ -189,6 +190,12 @@ class Session:
         if os.path.isabs(path) or store.root is None:
             return str(local_file(store, path))
         return os.path.join(store.root, path)
+
+    def model(self, chat: Chat | None, override: str | None = None) -> str:
+        """The model a request uses: this send's, else the chat's, else the option, else
+        bb7's."""
+        chat_model = chat.model if chat is not None else ""
+        return override or chat_model or self.settings.provider.model or DEFAULT_MODEL
 
     def buffers(self, store: Store, buffers: Iterable[BufferText]) -> Buffers:
         """The unsaved text of the editor's buffers, by project path (others read the disk)."""

@@ -11,61 +11,19 @@ from typing import Any
 
 import pytest
 from chat_state import Seeded
+from chat_view_helpers import (
+    COLS,
+    OPEN,
+    conversation,
+    files_panel,
+    focus,
+    open_chat_list,
+    open_view,
+    wait_for_conversation,
+    wait_for_screen,
+    with_ui,
+)
 from editor import screen, type_command, wait_for, wait_for_message
-
-ROWS, COLS = 24, 80
-OPEN = "require('bb7.chat').is_open()"
-
-
-def conversation(nvim: Any) -> list[str]:
-    lines: list[str] = nvim.exec_lua(
-        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'), 0, -1, false)"
-    )
-    return lines
-
-
-def open_view(nvim: Any, expect: str) -> list[str]:
-    """`:BB7Chat` as a user types it; waits until `expect` is in the conversation."""
-    type_command(nvim, "BB7Chat")
-    wait_for(nvim, OPEN)
-    wait_for_conversation(nvim, expect)
-    return screen(nvim)
-
-
-def wait_for_conversation(nvim: Any, needle: str) -> None:
-    buf = "require('bb7.chat').buf('conversation')"
-    wait_for(
-        nvim,
-        f"table.concat(vim.api.nvim_buf_get_lines({buf}, 0, -1, false), '\\n')"
-        f":find({needle!r}, 1, true) ~= nil",
-    )
-
-
-def wait_for_screen(nvim: Any, needle: str) -> list[str]:
-    for _ in range(100):
-        rows = screen(nvim)
-        if any(needle in row for row in rows):
-            return rows
-        nvim.exec_lua("vim.wait(20)")
-    raise AssertionError(f"{needle!r} never showed:\n" + "\n".join(screen(nvim)))
-
-
-def open_chat_list(nvim: Any) -> list[str]:
-    nvim.input("gl")
-    return wait_for_screen(nvim, "bb7 chats")
-
-
-def files_panel(nvim: Any) -> list[str]:
-    lines: list[str] = nvim.exec_lua(
-        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('files'), 0, -1, false)"
-    )
-    return lines
-
-
-def focus(nvim: Any, pane: str, line: int | None = None) -> None:
-    nvim.exec_lua("require('bb7.chat').focus(...)", pane)
-    if line is not None:
-        nvim.current.window.cursor = (line, 0)
 
 
 @pytest.fixture
@@ -76,11 +34,7 @@ def seeded(project: Path, launch: Callable[..., Any]) -> Seeded:
 
 @pytest.fixture
 def editor(launch: Callable[..., Any], seeded: Seeded) -> Any:
-    nvim = launch()
-    # A UI, as a user has: confirm() and input() prompts wait for keys only with one attached.
-    nvim.ui_attach(COLS, ROWS, rgb=True)
-    nvim.exec_lua("require('bb7').setup()")
-    return nvim
+    return with_ui(launch())
 
 
 def test_bb7chat_opens_a_tab_with_the_conversation_files_and_input(
@@ -91,7 +45,7 @@ def test_bb7chat_opens_a_tab_with_the_conversation_files_and_input(
     seeded.ask(chat, "Rename one to uno")
     seeded.answer(chat, "Here it is:\n\n```python\nuno = 1\n```", model="test/model")
     rows = open_view(editor, "uno = 1")
-    assert any(row.startswith(" Parser work · default model") for row in rows)
+    assert any(row.startswith(" Parser work · anthropic/claude-sonnet-4.5") for row in rows)
     assert any(row.startswith("## Assistant · test/model") for row in rows)
     assert any(row.startswith("```python") for row in rows)
     assert any("Files · ~" in row for row in rows)
@@ -290,7 +244,7 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     if layout == "split":
         # The code stays on the left; the view is a column on the right.
         assert rows[0].lstrip().startswith("one = 1"), text
-        assert "│ A chat with a rather l… · default model" in rows[0], text
+        assert "│ A chat w… · anthropic/claude-sonnet-4.5" in rows[0], text
     editor.input("q")
     wait_for(editor, f"not {OPEN}")
     assert editor.exec_lua("return vim.api.nvim_buf_get_name(0)").endswith("a.py")

@@ -72,6 +72,8 @@ function M.render(rendered)
     end
     if follow then
       vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
+      -- The last line at the bottom: no empty rows left by the shorter stored rendering.
+      vim.api.nvim_win_call(w, function() vim.cmd('normal! zb') end)
     elseif view then
       vim.api.nvim_win_call(w, function() vim.fn.winrestview(view) end)
     end

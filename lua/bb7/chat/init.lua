@@ -27,7 +27,7 @@ function M.buf(pane)
   local buf = S.bufs[pane]
   if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
   buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_name(buf, 'bb7://' .. pane)
+  vim.api.nvim_buf_set_name(buf, '[bb7] ' .. pane)
   vim.b[buf].bb7_pane = pane
   if FILETYPES[pane] == 'markdown' then
     -- Treesitter highlights markdown and the code blocks in it, whatever the user's setup.

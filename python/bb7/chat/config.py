@@ -11,12 +11,10 @@ from typing import Any
 
 import msgspec
 
+from bb7.chat import DEFAULT_MODEL as DEFAULT_MODEL
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.llm.openai_compat import ProviderConfig
 from bb7.llm.wire import ReasoningEffort
-
-# The model of a chat that names none (OpenRouter's id).
-DEFAULT_MODEL = "anthropic/claude-sonnet-4.5"
 
 
 class SendConfig(msgspec.Struct, frozen=True, kw_only=True):

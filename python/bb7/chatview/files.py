@@ -9,7 +9,7 @@ holds the status column, the indentation and the name; Lua right-aligns the toke
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
@@ -87,7 +87,7 @@ def _name(status: FileStatus) -> str:
     return f"{name}:{status.start_line}-{status.end_line}" if status.start_line else name
 
 
-def _rows(node: _Dir, depth: int, root: str, out: list[Row]) -> None:
+def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) -> None:
     for name in sorted(node.dirs):
         child = node.dirs[name]
         label = name
@@ -96,7 +96,7 @@ def _rows(node: _Dir, depth: int, root: str, out: list[Row]) -> None:
             label, child = label + inner, only
         text = " " * STATUS_WIDTH + INDENT * depth + label
         out.append(Row(text=text, tokens=format_tokens(child.tokens())))
-        _rows(child, depth + 1, root, out)
+        _rows(child, depth + 1, locate, out)
     for status in sorted(node.files, key=lambda s: (_name(s), s.start_line)):
         text = status.status.ljust(STATUS_WIDTH) + INDENT * depth + _name(status)
         out.append(
@@ -104,7 +104,7 @@ def _rows(node: _Dir, depth: int, root: str, out: list[Row]) -> None:
                 text=text,
                 tokens=format_tokens(status.tokens),
                 path=status.path,
-                abs=status.path if os.path.isabs(status.path) else os.path.join(root, status.path),
+                abs=locate(status.path),
                 status=status.status,
                 kind=status.kind,
                 has_output=status.has_output,
@@ -114,8 +114,8 @@ def _rows(node: _Dir, depth: int, root: str, out: list[Row]) -> None:
         )
 
 
-def panel(files: list[FileStatus], root: str, home: str = "") -> Panel:
-    """The panel for `file_statuses(...)`; `root` makes relative paths absolute."""
+def panel(files: list[FileStatus], locate: Callable[[str], str], home: str = "") -> Panel:
+    """The panel for `file_statuses(...)`; `locate` gives a stored path's absolute path."""
     rows: list[Row] = []
-    _rows(_tree(files, home.rstrip(os.sep)), 0, root, rows)
+    _rows(_tree(files, home.rstrip(os.sep)), 0, locate, rows)
     return Panel(rows, sum(f.tokens for f in files))

@@ -1,0 +1,85 @@
+"""Driving the chat view in tests: open it as a user does, read its panes and the screen."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from editor import screen, type_command, wait_for
+
+ROWS, COLS = 24, 80
+OPEN = "require('bb7.chat').is_open()"
+
+
+def conversation(nvim: Any) -> list[str]:
+    lines: list[str] = nvim.exec_lua(
+        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'), 0, -1, false)"
+    )
+    return lines
+
+
+def open_view(nvim: Any, expect: str) -> list[str]:
+    """`:BB7Chat` as a user types it; waits until `expect` is in the conversation."""
+    type_command(nvim, "BB7Chat")
+    wait_for(nvim, OPEN)
+    wait_for_conversation(nvim, expect)
+    return screen(nvim)
+
+
+def wait_for_conversation(nvim: Any, needle: str, timeout_ms: int = 5000) -> None:
+    buf = "require('bb7.chat').buf('conversation')"
+    wait_for(
+        nvim,
+        f"table.concat(vim.api.nvim_buf_get_lines({buf}, 0, -1, false), '\\n')"
+        f":find({needle!r}, 1, true) ~= nil",
+        timeout_ms,
+    )
+
+
+def wait_for_screen(nvim: Any, needle: str, timeout_ms: int = 3000) -> list[str]:
+    """The screen once a row shows `needle`."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        rows = screen(nvim)
+        if any(needle in row for row in rows):
+            return rows
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{needle!r} never showed:\n" + "\n".join(rows))
+        nvim.exec_lua("vim.wait(20)")
+
+
+# With a UI, a message longer than the command line waits for Enter (and holds every request
+# of the test); notifications go to the history only, as with a notification plugin.
+QUIET_NOTIFY = """
+vim.notify = function(msg, level)
+  table.insert(_G.notifications, { msg = msg, level = level })
+  vim.cmd('silent echomsg ' .. vim.fn.string(msg))
+end
+"""
+
+
+def with_ui(nvim: Any, setup: str = "{}", *args: Any) -> Any:
+    """Attaches a UI of ROWS x COLS (confirm() and input() prompts wait for keys only with one,
+    as for a user) and calls `setup(<setup>)`."""
+    nvim.exec_lua(QUIET_NOTIFY)
+    nvim.ui_attach(COLS, ROWS, rgb=True)
+    nvim.exec_lua(f"require('bb7').setup({setup})", *args)
+    return nvim
+
+
+def open_chat_list(nvim: Any) -> list[str]:
+    nvim.input("gl")
+    return wait_for_screen(nvim, "bb7 chats")
+
+
+def files_panel(nvim: Any) -> list[str]:
+    lines: list[str] = nvim.exec_lua(
+        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('files'), 0, -1, false)"
+    )
+    return lines
+
+
+def focus(nvim: Any, pane: str, line: int | None = None) -> None:
+    nvim.exec_lua("require('bb7.chat').focus(...)", pane)
+    if line is not None:
+        nvim.current.window.cursor = (line, 0)

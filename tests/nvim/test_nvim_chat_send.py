@@ -1,0 +1,215 @@
+"""The chat view talking to a real OpenAI-compatible server on 127.0.0.1, read from the
+screen: the answer streams in, reasoning folds, an edit shows `M` and `p` applies it, `x`
+discards, a failed edit leaves a retry banner that the next send repairs, a cancelled answer
+shows as aborted, provider errors read as messages, and the model picker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chat_state import Seeded
+from chat_view_helpers import (
+    conversation,
+    files_panel,
+    focus,
+    open_view,
+    wait_for_conversation,
+    wait_for_screen,
+    with_ui,
+)
+from editor import wait_for
+
+from bb7.state.store import entry_file_id
+from llm_server import (
+    LLMServer,
+    edits,
+    error_response,
+    finish,
+    reasoning_chunk,
+    stream,
+    text_chunk,
+    tool_call,
+)
+
+A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
+A_ID = entry_file_id("a.py", A_TEXT)
+STREAMING = "require('bb7.chat.conversation').streaming()"
+
+
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    with LLMServer() as running:
+        yield running
+
+
+@pytest.fixture
+def view(launch: Callable[..., Any], project: Path, server: LLMServer) -> Any:
+    """The chat view open on a chat with a.py, talking to the local server."""
+    seeded = Seeded(project)
+    seeded.add(seeded.chat("Work"), "a.py")
+    seeded.store.close()
+    nvim = with_ui(
+        launch(),
+        "{ provider = { base_url = ..., model = 'test/tools-model' } }",
+        server.base_url,
+    )
+    open_view(nvim, "Context added: a.py")
+    return nvim
+
+
+def send(nvim: Any, text: str) -> None:
+    """Types `text` in the input and sends it with <CR>, as a user does."""
+    focus(nvim, "input")
+    nvim.input(f"ggdGi{text}<Esc><CR>")
+
+
+def answered(nvim: Any, text: str) -> None:
+    """Waits until the answer is stored and drawn again (the stream is over)."""
+    wait_for(nvim, f"not {STREAMING}", 10000)
+    wait_for_conversation(nvim, text)
+
+
+def edit_a(old: str, new: str) -> dict[str, Any]:
+    return edits(("a.py", A_ID, old, new))
+
+
+def test_the_answer_streams_in_and_its_reasoning_ends_folded(view: Any, server: LLMServer) -> None:
+    server.push(
+        stream(
+            reasoning_chunk("weigh the options"),
+            text_chunk("First half, "),
+            {"sleep": 1.0},
+            text_chunk("second half."),
+            finish(),
+        )
+    )
+    send(view, "Tell me")
+    rows = wait_for_screen(view, "First half,")
+    assert any("● streaming" in row for row in rows)
+    assert not any("second half." in row for row in rows)
+    assert any(row.startswith("## You") for row in rows)
+    assert any(row.startswith("## Assistant · test/tools-model") for row in rows)
+    answered(view, "second half.")
+    rows = wait_for_screen(view, "First half, second half.")
+    assert any(row.startswith("▸ Reasoning (1 line)") for row in rows)
+    assert not any("weigh the options" in row for row in rows)
+    assert not any("● streaming" in row for row in rows)
+    assert view.current.buffer[:] == [""]  # the input is empty for the next message
+
+
+def test_an_edit_shows_M_in_the_files_panel_and_p_applies_it(
+    view: Any, server: LLMServer, project: Path
+) -> None:
+    server.push(stream(text_chunk("Done."), *tool_call("edit_file", edit_a("two = 2", "two = 22"))))
+    send(view, "Make two 22")
+    answered(view, "Assistant modified: a.py")
+    assert files_panel(view) == ["M  a.py"]
+    focus(view, "files", 1)
+    view.input("p")
+    wait_for_conversation(view, "Applied: a.py")
+    assert files_panel(view) == ["   a.py"]
+    assert (project / "a.py").read_text() == A_TEXT.replace("two = 2", "two = 22")
+    rows = wait_for_screen(view, "Applied: a.py")
+    assert any(row.startswith("   a.py") for row in (r.split("│")[-1] for r in rows))
+
+
+def test_x_discards_the_pending_change_after_a_confirm(
+    view: Any, server: LLMServer, project: Path
+) -> None:
+    server.push(stream(*tool_call("edit_file", edit_a("one = 1", "one = 11"))))
+    send(view, "Make one 11")
+    answered(view, "Assistant modified: a.py")
+    focus(view, "files", 1)
+    view.input("x")
+    view.input("n")  # not yet
+    assert files_panel(view) == ["M  a.py"]
+    view.input("x")
+    view.input("y")
+    wait_for_conversation(view, "Discarded: a.py")
+    assert files_panel(view) == ["   a.py"]
+    assert (project / "a.py").read_text() == A_TEXT
+
+
+def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
+    view: Any, server: LLMServer
+) -> None:
+    server.push(stream(text_chunk("Here."), *tool_call("edit_file", edit_a("two = 3", "x"))))
+    send(view, "Make two 22")
+    answered(view, "failed to apply")
+    rows = wait_for_screen(view, "⚠ The last answer's file changes failed to apply.")
+    assert any("Your next message asks the model to repair them." in row for row in rows)
+    assert any("⚠ next send repairs the failed edits" in row for row in rows)
+    assert files_panel(view) == ["   a.py"]
+    server.push(
+        stream(text_chunk("Fixed."), *tool_call("edit_file", edit_a("two = 2", "two = 22")))
+    )
+    view.input("iPlease fix it<C-s>")  # the insert-mode send key
+    answered(view, "Fixed.")
+    assert "two = 3" in server.chat_requests()[-1]["body"]  # the errors went along
+    rows = wait_for_screen(view, "Assistant modified: a.py")
+    assert not any("failed to apply" in row for row in rows)
+    assert not any("next send repairs" in row for row in rows)
+    assert files_panel(view) == ["M  a.py"]
+
+
+def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> None:
+    server.push(stream(text_chunk("Let me think about"), {"stall": 30}))
+    send(view, "Take your time")
+    wait_for_screen(view, "Let me think about")
+    view.input("<C-c>")
+    answered(view, "cancelled")
+    rows = wait_for_screen(view, "⚠ Response cancelled by the user")
+    assert any(row.startswith("Let me think about") for row in rows)  # the partial answer kept
+    assert server.wait_for_disconnect(5) is not None
+
+
+@pytest.mark.parametrize(
+    ("responses", "shown"),
+    [
+        (
+            [error_response(401, "invalid key")],
+            "The provider refused the request (HTTP 401: invalid key).",
+        ),
+        (
+            [error_response(429, "slow down", headers={"Retry-After": "0"})] * 4,
+            "The provider is rate limiting (HTTP 429: slow down).",
+        ),
+    ],
+    ids=["401", "429-after-retries"],
+)
+def test_provider_errors_read_as_messages_in_the_conversation(
+    view: Any, server: LLMServer, responses: list[dict[str, Any]], shown: str
+) -> None:
+    server.push(*responses)
+    send(view, "Hello?")
+    answered(view, "The request failed")
+    (line,) = [line for line in conversation(view) if line.startswith("⚠ The request failed")]
+    assert shown in line
+    if len(responses) > 1:
+        assert "gave up after 4 attempts" in line
+        assert len(server.chat_requests()) == 4
+    wait_for_screen(view, "⚠ The request failed: " + shown[:30])
+
+
+def test_the_model_picker_puts_favourites_first(view: Any, server: LLMServer) -> None:
+    view.exec_lua(
+        "require('bb7').setup({ favorite_models = { 'test/plain-model' },"
+        " provider = { base_url = ..., model = 'test/tools-model' } })",
+        server.base_url,
+    )
+    view.exec_lua(
+        "vim.ui.select = function(items, opts, on_choice)"
+        "  _G.picked = vim.tbl_map(opts.format_item, items)"
+        "  on_choice(items[1])"
+        " end"
+    )
+    focus(view, "conversation")
+    view.input("gm")
+    wait_for(view, "_G.picked ~= nil")
+    picked = view.exec_lua("return _G.picked")
+    assert picked[0].startswith("★ test/plain-model  (no tools: text edit blocks")
+    assert picked[1].startswith("test/tools-model  (128k context")
+    wait_for_screen(view, "· test/plain-model")  # the conversation's bar shows the new model
