@@ -13,10 +13,13 @@ local function user_event(pattern, data)
 end
 
 -- A response ended: statuses again with the buffers as they are now, and a word when it
--- failed (the chat view shows the details).
+-- failed, unless the chat view is open: it shows the failure in the conversation (and a
+-- long message would stop the user at a hit-enter prompt while typing there).
 local function done(p)
   require('bb7.status').refresh(vim.api.nvim_list_bufs(), true)
-  if not p.ok and p.message and p.message ~= '' then
+  local view = package.loaded['bb7.chat']
+  local shown = view ~= nil and view.is_open()
+  if not p.ok and p.message and p.message ~= '' and not shown then
     local lines = { p.message }
     vim.list_extend(lines, p.errors or {})
     local level = p.kind == 'cancelled' and 'info' or 'error'

@@ -20,7 +20,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import wait_for
+from editor import notifications, wait_for
 
 from bb7.state.store import entry_file_id
 from llm_server import (
@@ -143,6 +143,8 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     assert any("Your next message asks the model to repair them." in row for row in rows)
     assert any("⚠ next send repairs the failed edits" in row for row in rows)
     assert files_panel(view) == ["   a.py"]
+    # Shown in the view, so no message besides (it would wait for Enter at 80 columns).
+    assert not any("could not be applied" in n for n in notifications(view))
     server.push(
         stream(text_chunk("Fixed."), *tool_call("edit_file", edit_a("two = 2", "two = 22")))
     )
@@ -159,6 +161,9 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
     server.push(stream(text_chunk("Let me think about"), {"stall": 30}))
     send(view, "Take your time")
     wait_for_screen(view, "Let me think about")
+    view.input("iand another thing<Esc><CR>")  # one answer at a time: the text stays
+    wait_for(view, "_G.notifications[#_G.notifications].msg:find('an answer is streaming')")
+    assert view.current.buffer[:] == ["and another thing"]
     view.input("<C-c>")
     answered(view, "cancelled")
     rows = wait_for_screen(view, "⚠ Response cancelled by the user")

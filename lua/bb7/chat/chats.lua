@@ -101,18 +101,10 @@ local function current()
   return H.items[vim.api.nvim_win_get_cursor(H.win)[1]]
 end
 
-local function streaming()
-  if require('bb7.chat.conversation').streaming() then
-    notify('an answer is streaming; wait for it or cancel it first', 'warn')
-    return true
-  end
-  return false
-end
-
 --- Switches the view to the chat under the cursor.
 function M.select()
   local item = current()
-  if not item or streaming() then return end
+  if not item or require('bb7.chat.conversation').busy() then return end
   require('bb7.chat.input').flush()
   backend().request('switch_chat', { chat_id = item.chat.id }, function(err)
     if err then return backend().report(err) end
@@ -136,7 +128,7 @@ end
 
 function M.delete()
   local item = current()
-  if not item or (item.chat.active and streaming()) then return end
+  if not item or (item.chat.active and require('bb7.chat.conversation').busy()) then return end
   local question = ('Delete the chat "%s" and its history?'):format(item.chat.name)
   if vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
   backend().request('delete_chat', { chat_id = item.chat.id }, function(err, active)

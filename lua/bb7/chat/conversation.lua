@@ -25,6 +25,14 @@ local function notify(message, level) require('bb7.log').notify(message, level) 
 
 function M.streaming() return H.live ~= nil end
 
+--- True, with a message, while an answer streams: actions that change the chat wait for it.
+function M.busy()
+  if not M.streaming() then return false end
+  local cancel = require('bb7.config').get().keys.cancel or ':BB7Cancel'
+  notify(('an answer is streaming; wait for it or cancel it (%s)'):format(cancel), 'warn')
+  return true
+end
+
 --- Shown for a closed reasoning fold.
 function M.foldtext()
   local count = vim.v.foldend - vim.v.foldstart
@@ -286,10 +294,7 @@ function M.message_at_cursor()
 end
 
 local function user_message()
-  if M.streaming() then
-    notify('an answer is streaming; wait for it or cancel it first', 'warn')
-    return nil
-  end
+  if M.busy() then return nil end
   local anchor = M.message_at_cursor()
   if not anchor or anchor[3] ~= 'user' then
     notify('put the cursor on one of your messages (under "' .. USER_HEADING .. '")', 'warn')

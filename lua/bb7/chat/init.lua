@@ -227,6 +227,7 @@ end
 
 --- Starts a new chat and shows it.
 function M.new_chat()
+  if require('bb7.chat.conversation').busy() then return end
   require('bb7.chat.input').flush()
   backend().request('new_chat', vim.empty_dict(), function(err)
     if err then return backend().report(err) end

@@ -61,12 +61,7 @@ function M.send()
   if vim.trim(message) == '' then
     return require('bb7.log').notify('write a message first', 'warn')
   end
-  if conversation.streaming() then
-    return require('bb7.log').notify(
-      'an answer is still streaming; wait for it or cancel it first',
-      'warn'
-    )
-  end
+  if conversation.busy() then return end
   require('bb7').send(message)
   conversation.begin_exchange(message)
   M.set('')
