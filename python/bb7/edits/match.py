@@ -11,6 +11,7 @@ whole-file table of normalised lines.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
@@ -85,7 +86,7 @@ def rarest_word(
     for k, line in enumerate(lines):
         if k in skip:
             continue
-        for word in _WORD.findall(line):
+        for word in _words(line):
             words.setdefault(word, k)
     if not words:
         return None
@@ -290,6 +291,12 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
         if best is None or score > best[2]:
             best = (s, last, score)
     return best
+
+
+@lru_cache(maxsize=4096)
+def _words(line: str) -> tuple[str, ...]:
+    """Words of a line (cached: every tier asks again for the same lines of `old`)."""
+    return tuple(_WORD.findall(line))
 
 
 def _only(lines: list[str], k: int) -> list[str]:

@@ -176,6 +176,8 @@ _MAYBE_ELISION = re.compile(
     r"\.\.\.|…|rest|remain|exist|unchang|omit|previous|original|same|snip|elid|other|more",
     re.IGNORECASE,
 )
+# First characters of a comment or bracket that may wrap an elision phrase.
+_WRAPPERS = frozenset("/#-;*<{([%")
 _OPENERS = re.compile(r"^(?://+|#+|--+|;+|/\*+|\*|<!--|\{/\*|%+|REM\s)\s*")
 _CLOSERS = re.compile(r"\s*(?:\*+/\}?|-->)$")
 _DOTS = re.compile(r"\.{3,}|…")
@@ -222,7 +224,12 @@ def is_elision(line: str) -> bool:
     comment or brackets and only when they say that code was left out.
     """
     text = line.strip()
-    if not text or not _MAYBE_ELISION.search(text):
+    if not text:
+        return False
+    dotted_somewhere = "..." in text or "…" in text
+    if not dotted_somewhere and text[0] not in _WRAPPERS and not text.startswith("REM "):
+        return False  # words alone count only inside a comment or brackets
+    if not _MAYBE_ELISION.search(text):
         return False
     core = _CLOSERS.sub("", _OPENERS.sub("", text))
     wrapped = core != text

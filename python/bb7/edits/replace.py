@@ -424,12 +424,10 @@ def _new_elides_code(
     index: LineIndex, old_lines: list[str], new_lines: list[str]
 ) -> EditError | None:
     """Refuse a `new` with more `...` elisions than `old`: applying it would delete code."""
-    extra = len([ln for ln in new_lines if normalize.is_elision(ln)]) - len(
-        [ln for ln in old_lines if normalize.is_elision(ln)]
-    )
-    if extra <= 0:
+    marked = [ln for ln in new_lines if normalize.is_elision(ln)]
+    if not marked or len(marked) <= sum(map(normalize.is_elision, old_lines)):
         return None
-    if all(index.has_line(ln) for ln in new_lines if normalize.is_elision(ln)):
+    if all(index.has_line(ln) for ln in marked):
         return None  # the file itself has such lines: they are code, not elisions
     return _invalid(
         "new_string contains an elision such as `...` or `// ... existing code ...` that "

@@ -34,7 +34,7 @@ def build_lines(
         for i, m in enumerate(mapping)
         if m is not None and old_lines[i].strip() and window[m].strip()
     }
-    opcodes = SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    opcodes = line_opcodes(old_lines, new_lines)
     if all(leading(old_lines[i]) == leading(window[m]) for i, m in pairs.items()):
         return _assemble(opcodes, old_lines, new_lines, window, mapping, None)
     tab = pick_tab_width([(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()])
@@ -121,13 +121,53 @@ def _assemble(
     return out
 
 
+def line_opcodes(old_lines: list[str], new_lines: list[str]) -> Opcodes:
+    """difflib opcodes turning `old_lines` into `new_lines`, with the common head and tail of
+    the two taken out first (most edits change a few lines; difflib is slow on the rest)."""
+    head = 0
+    limit = min(len(old_lines), len(new_lines))
+    while head < limit and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < limit - head
+        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
+    ):
+        tail += 1
+    old_mid = old_lines[head : len(old_lines) - tail]
+    new_mid = new_lines[head : len(new_lines) - tail]
+    ops: list[tuple[str, int, int, int, int]] = []
+    if head:
+        ops.append(("equal", 0, head, 0, head))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(
+        None, old_mid, new_mid, autojunk=False
+    ).get_opcodes():
+        ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(
+            ("equal", len(old_lines) - tail, len(old_lines), len(new_lines) - tail, len(new_lines))
+        )
+    return _merge_equal(ops)
+
+
+def _merge_equal(ops: list[tuple[str, int, int, int, int]]) -> Opcodes:
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in ops:
+        if merged and op[0] == "equal" and merged[-1][0] == "equal":
+            last = merged[-1]
+            merged[-1] = ("equal", last[1], op[2], last[3], op[4])
+        else:
+            merged.append(op)
+    return merged
+
+
 def _restore_skipped_blanks(
     old_lines: list[str], new_lines: list[str], window: list[str], mapping: list[int | None]
 ) -> list[str]:
     """`new` with the file's blank lines wherever `old` had others and `new` kept that gap as
     `old` had it: the model copied its slip, it did not mean to add or remove blank lines."""
     kept: dict[int, tuple[int, int]] = {}  # old line -> (equal block, new line)
-    opcodes = SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    opcodes = line_opcodes(old_lines, new_lines)
     for block, (tag, i1, i2, j1, _) in enumerate(opcodes):
         if tag == "equal":
             for t in range(i2 - i1):
