@@ -108,7 +108,6 @@ def test_the_view_of_the_active_chat_has_conversation_files_and_draft(
     assert view["chat"]["model"] == DEFAULT_MODEL  # what its next send uses
     assert view["draft"] == "next question"
     assert view["retry"] is False
-    assert view["root"] == str(root)
     assert view["conversation"]["lines"] == [
         "Context added: a.py",
         "",

@@ -103,7 +103,6 @@ def chat_view(session: Session, ctx: Context, args: ChatViewArgs) -> ChatView | 
         retry=retry,
         conversation=conversation.render(store.messages(chat.id), retry=retry),
         files=_panel(store, chat.id, session.buffers(store, args.buffers)),
-        root=str(session.root or ""),
     )
 
 

@@ -302,14 +302,13 @@ class ChatSummary(msgspec.Struct, frozen=True):
 class ChatView(msgspec.Struct, frozen=True):
     """Everything the chat view draws for a chat: title, draft, retry banner, conversation,
     files panel. `retry`: the last answer's edits failed and the next send carries the retry
-    context. `root`: the project root the files panel's paths are under."""
+    context."""
 
     chat: ChatSummary
     draft: str
     retry: bool
     conversation: Rendered
     files: Panel
-    root: str
 
 
 class ChatViewArgs(msgspec.Struct, frozen=True):

@@ -6,6 +6,9 @@
 local M = {}
 
 M.ns = vim.api.nvim_create_namespace('bb7_chat')
+-- The progress line's highlight: cleared with the line (a mark on a deleted last line would
+-- move onto the line above it).
+local STATUS_NS = vim.api.nvim_create_namespace('bb7_chat_status')
 
 -- Shapes shared with python/bb7/chatview/conversation.py.
 local USER_HEADING = '## You'
@@ -62,6 +65,7 @@ function M.render(rendered)
   local view = w and not follow and vim.api.nvim_win_call(w, vim.fn.winsaveview)
   edit(b, function() vim.api.nvim_buf_set_lines(b, 0, -1, false, rendered.lines) end)
   vim.api.nvim_buf_clear_namespace(b, M.ns, 0, -1)
+  vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
   for _, hl in ipairs(rendered.highlights) do
     vim.api.nvim_buf_set_extmark(b, M.ns, hl[1], 0, { line_hl_group = hl[2] })
   end
@@ -74,10 +78,7 @@ function M.render(rendered)
   H.folds = rendered.folds
   H.live = nil
   if w then
-    vim.api.nvim_win_call(w, function() vim.cmd('normal! zE') end)
-    for _, range in ipairs(rendered.folds) do
-      fold(w, range[1], range[2])
-    end
+    M.refold()
     if follow then
       vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
       -- The last line at the bottom: no empty rows left by the shorter stored rendering.
@@ -111,7 +112,7 @@ local function scroll(w, follow, b)
 end
 
 --- Appends `lines` as a block (after one blank line); returns the 1-based first line.
-local function add_block(lines, group)
+local function add_block(lines, group, ns)
   local b, w = buf(), win()
   local count = line_count(b)
   local follow = w == nil or at_end(w, count)
@@ -128,12 +129,12 @@ local function add_block(lines, group)
   end)
   if group then
     for line = first, first + #lines - 1 do
-      vim.api.nvim_buf_set_extmark(b, M.ns, line - 1, 0, { line_hl_group = group })
+      vim.api.nvim_buf_set_extmark(b, ns or M.ns, line - 1, 0, { line_hl_group = group })
     end
   end
   if H.live then H.live.tail = #lines[#lines] end
   scroll(w, follow, b)
-  return first, first == 1 and #lines or first - 1
+  return first
 end
 
 --- Appends `text` at the very end of the buffer: one `nvim_buf_set_text`.
@@ -153,6 +154,7 @@ local function clear_status()
   if not live or live.status_lines == 0 then return end
   local b = buf()
   local count = line_count(b)
+  vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
   edit(b, function() vim.api.nvim_buf_set_lines(b, count - live.status_lines, count, false, {}) end)
   live.status_lines = 0
   local last = vim.api.nvim_buf_get_lines(b, -2, -1, false)[1] or ''
@@ -164,7 +166,7 @@ local function set_status(text)
   if not H.live then return end
   clear_status()
   local empty = is_empty(buf())
-  add_block({ text }, 'BB7ChatStatus')
+  add_block({ text }, 'BB7ChatStatus', STATUS_NS)
   H.live.status_lines = empty and 1 or 2
 end
 

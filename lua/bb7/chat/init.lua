@@ -12,7 +12,6 @@ local S = {
   bufs = {}, -- pane -> buffer (kept across open/close)
   wins = {}, -- pane -> window while the view is open
   chat = nil, -- the ChatSummary shown
-  root = '',
   retry = false,
   subscribed = false,
 }
@@ -67,7 +66,7 @@ function M.winbars(total_tokens)
   local keys = require('bb7.config').get().keys
   local conversation = M.win('conversation')
   if conversation and S.chat then
-    local model = S.chat.model ~= '' and S.chat.model or 'default model'
+    local model = S.chat.model
     local streaming = require('bb7.chat.conversation').streaming() and ' ● streaming' or ''
     -- The name gives way first (cut at its end), so the model stays visible.
     local room = vim.api.nvim_win_get_width(conversation)
@@ -97,12 +96,12 @@ function M.winbars(total_tokens)
   end
 end
 
---- Draws a `ChatView` from the host. The input gets the chat's draft when the chat changed,
---- with `opts.draft = 'replace'` (fork, edit), or with `'fill'` when the input is empty (on
---- open: text typed while the host started is kept).
+--- Draws a `ChatView` from the host. The input gets the chat's draft when another chat was
+--- shown, with `opts.draft = 'replace'` (fork, edit), or with `'fill'` when the input is
+--- empty (on open: text typed while the host started is kept).
 function M.draw(view, opts)
-  local changed = not S.chat or S.chat.id ~= view.chat.id
-  S.chat, S.root, S.retry = view.chat, view.root, view.retry
+  local changed = S.chat ~= nil and S.chat.id ~= view.chat.id
+  S.chat, S.retry = view.chat, view.retry
   require('bb7.chat.conversation').render(view.conversation)
   require('bb7.chat.files').render(view.files)
   local input = require('bb7.chat.input')
