@@ -99,10 +99,17 @@ def test_the_files_panel_shows_statuses_and_its_keys_act_on_them(
     editor.input("u")  # update the snapshot from the file
     wait_for_conversation(editor, "Context updated: b.py")
     assert files_panel(editor)[1] == "   b.py"
+    editor.input("X")  # remove, after a confirm
+    editor.input("y")
+    wait_for_conversation(editor, "Context removed: b.py")
+    assert files_panel(editor) == ["M  a.py"]
     focus(editor, "files", 1)
     editor.input("d")  # the pending change as a diff
     rows = wait_for_screen(editor, "+uno = 1")
     assert any("-one = 1" in row for row in rows)
+    editor.input("q")
+    editor.input("D")  # merge in vimdiff (:BB7Diff): a diff tab of its own
+    wait_for(editor, "vim.wo.diff and vim.fn.tabpagenr('$') == 3")
 
 
 def test_the_chat_list_switches_renames_pins_and_deletes(editor: Any, seeded: Seeded) -> None:
