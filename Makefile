@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/llm_stream.py
 	$(BIN)/python benchmarks/state_reliability.py
 	$(BIN)/python benchmarks/nvim_plugin.py
+	$(BIN)/python benchmarks/chat_view.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
