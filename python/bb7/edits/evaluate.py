@@ -9,6 +9,7 @@ import msgspec
 
 from bb7.edits.replace import replace
 from bb7.edits.types import Applied
+from bb7.jsonl import decode_lines
 
 
 class Case(msgspec.Struct):
@@ -44,15 +45,11 @@ _decode_case = msgspec.json.Decoder(Case)
 
 def run_lines(lines: Iterable[str]) -> Iterator[tuple[Case | None, Result]]:
     """One result per non-blank input line, in order; a malformed line gets an error result."""
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            case = _decode_case.decode(raw)
-        except msgspec.DecodeError as exc:
-            yield None, Result(f"line-{number}", False, None, "malformed", str(exc), None, 0.0)
-            continue
-        yield case, run_case(case)
+    for number, case in decode_lines(lines, _decode_case):
+        if isinstance(case, msgspec.DecodeError):
+            yield None, Result(f"line-{number}", False, None, "malformed", str(case), None, 0.0)
+        else:
+            yield case, run_case(case)
 
 
 def run_case(case: Case) -> Result:

@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 
 from bb7.cli import main
+from bb7.jsonl import decode_lines
 
 
 class Case(msgspec.Struct):
@@ -46,15 +47,11 @@ _decode_case = msgspec.json.Decoder(Case)
 
 def run_lines(lines: Iterable[str]) -> Iterator[CaseResult]:
     """One result per non-blank line; a line that is not a case counts as missed."""
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            case = _decode_case.decode(raw)
-        except msgspec.DecodeError as exc:
-            yield CaseResult(f"line-{number}", "malformed", "missed", False, [], None, str(exc), 0)
-            continue
-        yield run_case(case)
+    for number, case in decode_lines(lines, _decode_case):
+        if isinstance(case, msgspec.DecodeError):
+            yield CaseResult(f"line-{number}", "malformed", "missed", False, [], None, str(case), 0)
+        else:
+            yield run_case(case)
 
 
 def run_case(case: Case) -> CaseResult:
