@@ -54,31 +54,26 @@ def test_two_processes_racing_for_a_chat_one_wins(project: Project, tmp_path: Pa
     assert isinstance(lock.acquire(project.store, project.chat_id), Lease)
 
 
-def test_a_lease_with_an_old_heartbeat_from_another_host_is_taken_over(project: Project) -> None:
+def _lease_from_another_host(project: Project, heartbeat: float) -> None:
     with project.store.transaction():
         project.store.put_lease(
             Lease(
                 chat_id=project.chat_id,
                 pid=1,
                 host="another-machine",
-                heartbeat=time.time() - lock.STALE_AFTER - 5,
+                heartbeat=heartbeat,
                 token="t",
             )
         )
+
+
+def test_a_lease_with_an_old_heartbeat_from_another_host_is_taken_over(project: Project) -> None:
+    _lease_from_another_host(project, heartbeat=time.time() - lock.STALE_AFTER - 5)
     assert isinstance(lock.acquire(project.store, project.chat_id), Lease)
 
 
 def test_a_fresh_lease_from_another_host_is_respected_until_forced(project: Project) -> None:
-    with project.store.transaction():
-        project.store.put_lease(
-            Lease(
-                chat_id=project.chat_id,
-                pid=1,
-                host="another-machine",
-                heartbeat=time.time(),
-                token="t",
-            )
-        )
+    _lease_from_another_host(project, heartbeat=time.time())
     refused = lock.acquire(project.store, project.chat_id)
     assert isinstance(refused, Problem) and "another-machine" in refused.message
     lock.force_unlock(project.store, project.chat_id)

@@ -518,19 +518,11 @@ class Store:
     # -- pending outputs ------------------------------------------------------------------------
 
     def outputs(self, chat_id: str) -> list[PendingOutput]:
-        rows = self.conn.execute(
-            "SELECT path, blob, file_id, base_file_id, added, created FROM outputs "
-            "WHERE chat_id = ? ORDER BY path",
-            (chat_id,),
-        )
+        rows = self.conn.execute(_SELECT_OUTPUTS + " ORDER BY path", (chat_id,))
         return [_output(r) for r in rows.fetchall()]
 
     def output(self, chat_id: str, path: str) -> PendingOutput | None:
-        row = self.conn.execute(
-            "SELECT path, blob, file_id, base_file_id, added, created FROM outputs "
-            "WHERE chat_id = ? AND path = ?",
-            (chat_id, path),
-        ).fetchone()
+        row = self.conn.execute(_SELECT_OUTPUTS + " AND path = ?", (chat_id, path)).fetchone()
         return None if row is None else _output(row)
 
     def put_output(self, chat_id: str, output: PendingOutput) -> None:
@@ -697,6 +689,12 @@ def _entry(row: tuple[Any, ...]) -> ContextEntry:
         end_line=row[5],
         added=bool(row[6]),
     )
+
+
+# Columns in the order `_output` reads them.
+_SELECT_OUTPUTS = (
+    "SELECT path, blob, file_id, base_file_id, added, created FROM outputs WHERE chat_id = ?"
+)
 
 
 def _output(row: tuple[Any, ...]) -> PendingOutput:
