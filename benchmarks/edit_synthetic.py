@@ -80,6 +80,19 @@ def modify(block: list[str], rng: random.Random) -> list[str] | None:
     return out
 
 
+def repeated_line_edit(
+    lines: list[str], rng: random.Random, keep: Callable[[str, int], bool]
+) -> tuple[str, str] | None:
+    """A line occurring several times (`keep(line, count)` decides) and that line renamed."""
+    counts = Counter(lines)
+    repeated = [line for line, count in counts.items() if keep(line, count)]
+    if not repeated:
+        return None
+    line = rng.choice(repeated)
+    changed = modify([line], rng)
+    return None if changed is None else (line, changed[0])
+
+
 def lead(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
@@ -242,44 +255,34 @@ def make(category: str, path: Path, text: str, rng: random.Random) -> dict[str, 
         case.update(old="\n".join(block) + "\n", new="")
         expect = "\n".join(lines[:start] + lines[start + size :])
     elif category == "replace_all":
-        counts = Counter(x for x in lines if x.strip() and len(x.strip()) > 6)
-        repeated = [x for x, c in counts.items() if 2 <= c <= 6 and text.count(x) == c]
-        if not repeated:
+        picked = repeated_line_edit(
+            lines, rng, lambda x, c: len(x.strip()) > 6 and 2 <= c <= 6 and text.count(x) == c
+        )
+        if picked is None:
             return None
-        line = rng.choice(repeated)
-        mod = modify([line], rng)
-        if mod is None:
-            return None
-        case.update(old=line, new=mod[0], replace_all=True)
-        expect = text.replace(line, mod[0])
+        line, changed_line = picked
+        case.update(old=line, new=changed_line, replace_all=True)
+        expect = text.replace(line, changed_line)
     elif category == "ambiguous":
-        counts = Counter(x for x in lines if len(x.strip()) > 10)
-        repeated = [x for x, c in counts.items() if c >= 2]
-        if not repeated:
+        picked = repeated_line_edit(lines, rng, lambda x, c: len(x.strip()) > 10 and c >= 2)
+        if picked is None:
             return None
-        line = rng.choice(repeated)
-        mod = modify([line], rng)
-        if mod is None:
-            return None
-        case.update(old=line, new=mod[0], expect=None, expect_error="ambiguous")
+        case.update(old=picked[0], new=picked[1], expect=None, expect_error="ambiguous")
     elif category == "ambiguous_hinted":
-        counts = Counter(x for x in lines if len(x.strip()) > 10)
-        repeated = [x for x, c in counts.items() if c == 2 and text.count(x) == 2]
-        if not repeated:
+        picked = repeated_line_edit(
+            lines, rng, lambda x, c: len(x.strip()) > 10 and c == 2 and text.count(x) == 2
+        )
+        if picked is None:
             return None
-        line = rng.choice(repeated)
+        line, changed_line = picked
         at = [i for i, x in enumerate(lines) if x == line]
         if at[1] - at[0] < 8:
             return None
         target = rng.choice(at)
-        mod = modify([line], rng)
-        if mod is None:
-            return None
         exp = list(lines)
-        exp[target] = mod[0]
-        case.update(
-            old=line, new=mod[0], start_line=target + 1 + rng.randint(-2, 2), expect="\n".join(exp)
-        )
+        exp[target] = changed_line
+        hint = target + 1 + rng.randint(-2, 2)
+        case.update(old=line, new=changed_line, start_line=hint, expect="\n".join(exp))
     else:
         raise ValueError(category)
 
