@@ -53,15 +53,18 @@ local function entries(items, render)
 end
 
 local function options()
-  return entries(require('bb7.config').schema, function(option)
-    return 'bb7-option-' .. option.name,
-      ('`%s`  (default: %s)'):format(option.name, show(option.default)),
-      'Should be ' .. option.type.expect .. '.\n\n' .. option.doc
-  end)
+  return entries(
+    require('bb7.config').schema,
+    function(option)
+      return 'bb7-option-' .. option.name,
+        ('`%s`  (default: %s)'):format(option.name, show(option.default)),
+        'Should be ' .. option.type.expect .. '.\n\n' .. option.doc
+    end
+  )
 end
 
 local function defaults()
-  local text = 'require(\'bb7\').setup(' .. vim.inspect(require('bb7.config').defaults()) .. ')'
+  local text = "require('bb7').setup(" .. vim.inspect(require('bb7.config').defaults()) .. ')'
   return indent(text, '    ')
 end
 
@@ -80,9 +83,12 @@ local function mappings()
 end
 
 local function highlights()
-  return entries(require('bb7.highlight').groups, function(group)
-    return group[1], ('%s  (default: links to %s)'):format(group[1], group[2].link), group[3]
-  end)
+  return entries(
+    require('bb7.highlight').groups,
+    function(group)
+      return group[1], ('%s  (default: links to %s)'):format(group[1], group[2].link), group[3]
+    end
+  )
 end
 
 -- The chat view's keys per pane, from lua/bb7/chat/keys.lua and their options.
@@ -90,7 +96,10 @@ local function chat_keys()
   local keys = require('bb7.chat.keys')
   local out = {}
   for _, pane in ipairs({ 'conversation', 'input', 'files', 'chats' }) do
-    table.insert(out, ('%s ~'):format(pane == 'chats' and 'Chat list' or pane:gsub('^%l', string.upper)))
+    table.insert(
+      out,
+      ('%s ~'):format(pane == 'chats' and 'Chat list' or pane:gsub('^%l', string.upper))
+    )
     for _, key in ipairs(keys.list(pane)) do
       local mode = key[2] == 'i' and ' (Insert mode)' or ''
       table.insert(out, ('  %-10s %s%s'):format(key[1], key[3], mode))
@@ -118,9 +127,10 @@ local sections = {
   HIGHLIGHTS = highlights,
   CHATKEYS = chat_keys,
 }
-local rendered = read(root .. '/scripts/doc_template.txt'):gsub('{{(%u+)}}', function(name)
-  return (assert(sections[name], name)():gsub('%s+$', ''))
-end)
+local rendered = read(root .. '/scripts/doc_template.txt'):gsub(
+  '{{(%u+)}}',
+  function(name) return (assert(sections[name], name)():gsub('%s+$', '')) end
+)
 
 local target = root .. '/doc/bb7.txt'
 if vim.tbl_contains(arg, '--check') then

@@ -84,7 +84,9 @@ local function start_job()
   local pythonpath = vim.env.PYTHONPATH
   local env = {
     -- bb7's Python code always comes from this checkout, whatever venv runs it.
-    PYTHONPATH = root .. '/python' .. (pythonpath and pythonpath ~= '' and (':' .. pythonpath) or ''),
+    PYTHONPATH = root
+      .. '/python'
+      .. (pythonpath and pythonpath ~= '' and (':' .. pythonpath) or ''),
     BB7_LOG_FILE = logfile,
     BB7_LOG_LEVEL = log.level(),
   }
@@ -128,7 +130,7 @@ local function start_rplugin()
     return false,
       ('`transport = "rplugin"`: the remote plugin did not answer (%s); run '):format(
         first_line(reply)
-      ) .. ':UpdateRemotePlugins with a `g:python3_host_prog` that has bb7\'s dependencies'
+      ) .. ":UpdateRemotePlugins with a `g:python3_host_prog` that has bb7's dependencies"
   end
   H.state, H.info = 'ready', reply.value
   M.open()
@@ -276,7 +278,9 @@ function M.request_sync(method, args, timeout_ms)
     kind = 'request',
     method = method,
     args = args,
-    cb = function(e, v) err, value = e, v end,
+    cb = function(e, v)
+      err, value = e, v
+    end,
   })
   return err, value
 end

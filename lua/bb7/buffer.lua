@@ -29,9 +29,7 @@ function M.for_request(path)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if is_file(buf) then
       local name = vim.api.nvim_buf_get_name(buf)
-      if vim.bo[buf].modified or name == path or files[name] then
-        table.insert(out, M.text(buf))
-      end
+      if vim.bo[buf].modified or name == path or files[name] then table.insert(out, M.text(buf)) end
     end
   end
   return out
@@ -70,12 +68,9 @@ function M.replace(buf, changedtick, lines, eol)
     vim.bo[buf].endofline = eol
     if not eol then vim.bo[buf].fixendofline = false end
     -- The host already knows the new status: no refresh from our own BufWritePost.
-    ok, err = pcall(
-      require('bb7.status').quietly,
-      function()
-        vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepalt write! ++p') end)
-      end
-    )
+    ok, err = pcall(require('bb7.status').quietly, function()
+      vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepalt write! ++p') end)
+    end)
   end
   if ok then return nil end
   vim.bo[buf].endofline, vim.bo[buf].fixendofline = old_eol, old_fixeol

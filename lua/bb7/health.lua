@@ -52,7 +52,7 @@ local function check_host(h)
     h.error('no answer from the host: ' .. err.message)
   else
     local start = vim.uv.hrtime()
-    err = backend.request_sync('ping', vim.empty_dict(), 5000)
+    backend.request_sync('ping', vim.empty_dict(), 5000)
     local round_trip = (vim.uv.hrtime() - start) / 1e6
     local info = status.info
     h.ok(('bb7 %s, protocol %d, pid %d'):format(info.version, info.protocol, info.pid))

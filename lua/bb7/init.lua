@@ -51,7 +51,10 @@ end
 function H.status_autocmds(group)
   local function status() return require('bb7.status') end
   local function autocmd(events, desc, callback)
-    vim.api.nvim_create_autocmd(events, { group = group, desc = 'bb7: ' .. desc, callback = callback })
+    vim.api.nvim_create_autocmd(
+      events,
+      { group = group, desc = 'bb7: ' .. desc, callback = callback }
+    )
   end
   autocmd({ 'BufReadPost', 'BufFilePost' }, 'show the cached status, then refresh it', function(ev)
     status().render(ev.buf)

@@ -27,9 +27,8 @@ function M.resolve()
   local configured = require('bb7.config').get().python
   if configured then
     if vim.fn.executable(configured) == 1 then return configured, 'the `python` option' end
-    return nil, ('`python` = %q is not an executable; fix the option or remove it'):format(
-      configured
-    )
+    return nil,
+      ('`python` = %q is not an executable; fix the option or remove it'):format(configured)
   end
   local plugin_venv = venv_python(M.root .. '/.venv')
   if vim.fn.executable(plugin_venv) == 1 then return plugin_venv, 'the plugin venv' end
@@ -37,8 +36,9 @@ function M.resolve()
   if vim.fn.executable(venv_python(dir)) == 1 then
     local stamp = read(stamp_path(dir))
     if stamp == nil or vim.trim(stamp) ~= M.expected_stamp() then
-      return nil, ('the Python environment in %s is out of date (bb7 changed its '):format(dir)
-        .. 'dependencies); run :BB7Install'
+      return nil,
+        ('the Python environment in %s is out of date (bb7 changed its '):format(dir)
+          .. 'dependencies); run :BB7Install'
     end
     return venv_python(dir), 'the bb7 venv (:BB7Install)'
   end

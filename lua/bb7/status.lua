@@ -75,9 +75,7 @@ function M.jump(direction)
   local lines = vim.deepcopy(entry and entry.lines or {})
   table.sort(lines, function(a, b) return direction > 0 and a < b or a > b end)
   for _, line in ipairs(lines) do
-    if (line - current) * direction > 0 then
-      return vim.api.nvim_win_set_cursor(0, { line, 0 })
-    end
+    if (line - current) * direction > 0 then return vim.api.nvim_win_set_cursor(0, { line, 0 }) end
   end
 end
 

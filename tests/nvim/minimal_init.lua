@@ -16,6 +16,8 @@ vim.o.signcolumn = 'yes:2'
 _G.notifications = {}
 vim.notify = function(msg, level)
   table.insert(_G.notifications, { msg = msg, level = level })
-  local hl = level == vim.log.levels.ERROR and 'ErrorMsg' or level == vim.log.levels.WARN and 'WarningMsg' or 'Normal'
+  local hl = level == vim.log.levels.ERROR and 'ErrorMsg'
+    or level == vim.log.levels.WARN and 'WarningMsg'
+    or 'Normal'
   vim.api.nvim_echo({ { msg, hl } }, true, {})
 end

@@ -9,7 +9,6 @@ local H = { win = nil, buf = nil, items = {}, query = nil }
 
 local function chat() return require('bb7.chat') end
 local function backend() return require('bb7.backend') end
-local function notify(message, level) require('bb7.log').notify(message, level) end
 
 function M.is_open() return H.win ~= nil and vim.api.nvim_win_is_valid(H.win) end
 

@@ -70,9 +70,13 @@ end
 function M.schedule_refresh()
   H.timer = H.timer or assert(vim.uv.new_timer())
   H.timer:stop()
-  H.timer:start(REFRESH_DELAY_MS, 0, vim.schedule_wrap(function()
-    if chat().is_open() then M.refresh() end
-  end))
+  H.timer:start(
+    REFRESH_DELAY_MS,
+    0,
+    vim.schedule_wrap(function()
+      if chat().is_open() then M.refresh() end
+    end)
+  )
 end
 
 --- The file row under the cursor, or nil (with a message) on a directory or empty panel.
@@ -109,7 +113,7 @@ function M.apply()
   -- Statuses the host refuses to apply over without `force`: ask instead.
   local question = ({
     ['~M'] = '%s changed locally since it was added. Apply over your changes?',
-    ['!A'] = '%s now exists locally. Overwrite it with the model\'s new file?',
+    ['!A'] = "%s now exists locally. Overwrite it with the model's new file?",
   })[row.status]
   if question and not confirm(question:format(row.path)) then return end
   on_file('apply', row, { force = question ~= nil })
@@ -189,7 +193,7 @@ end
 function M.remove()
   local row = current()
   if not row then return end
-  if not confirm(('Remove %s from the chat\'s context?'):format(row.path)) then return end
+  if not confirm(("Remove %s from the chat's context?"):format(row.path)) then return end
   on_file('remove', row)
 end
 

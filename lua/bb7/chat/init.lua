@@ -86,8 +86,7 @@ function M.winbars(total_tokens)
   end
   local input = M.win('input')
   if input then
-    local hint = S.retry and '%#BB7RetryBanner#⚠ next send repairs the failed edits%* · '
-      or ''
+    local hint = S.retry and '%#BB7RetryBanner#⚠ next send repairs the failed edits%* · ' or ''
     vim.wo[input].winbar = (' %sMessage · %s send · %s help'):format(
       hint,
       escape(keys.send or ''),
@@ -132,7 +131,7 @@ local function subscribe()
   vim.api.nvim_create_autocmd('User', {
     group = vim.api.nvim_create_augroup('bb7_chat', { clear = true }),
     pattern = 'BB7StatusChanged',
-    desc = 'bb7: refresh the chat view\'s files panel',
+    desc = "bb7: refresh the chat view's files panel",
     callback = function()
       if M.is_open() then require('bb7.chat.files').schedule_refresh() end
     end,
@@ -238,9 +237,7 @@ end
 
 --- Cancels the streaming answer (it stays in the chat, marked aborted).
 function M.cancel()
-  if not require('bb7.chat.conversation').streaming() then
-    return notify('nothing is streaming')
-  end
+  if not require('bb7.chat.conversation').streaming() then return notify('nothing is streaming') end
   backend().notify('cancel', vim.empty_dict())
 end
 

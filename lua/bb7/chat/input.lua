@@ -10,9 +10,7 @@ local H = { timer = nil, saved = nil }
 local function chat() return require('bb7.chat') end
 local function backend() return require('bb7.backend') end
 
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-end
+local function text(buf) return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') end
 
 --- Saves the draft now if it changed since the last save.
 function M.flush()

@@ -38,9 +38,7 @@ local OPTIONS = {
 --- Width of the files panel beside the conversation in a `columns`-wide tab.
 function M.files_width(columns) return math.max(24, math.min(40, math.floor(columns * 0.3))) end
 
-local function open_win(buf, config)
-  return vim.api.nvim_open_win(buf, false, config)
-end
+local function open_win(buf, config) return vim.api.nvim_open_win(buf, false, config) end
 
 --- Opens the view's windows for `bufs` (pane -> buffer); returns pane -> window and the tab.
 function M.open(layout, bufs)

@@ -151,7 +151,7 @@ def test_an_unreachable_provider_falls_back_to_a_stale_cache_with_a_warning(tmp_
 def test_the_server_runs_as_its_own_process_with_a_script_file(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [stream(text_chunk("from a file"), finish())]}))
-    server_py = Path(__file__).with_name("llm_server.py")
+    server_py = Path(__file__).parents[1] / "llm_server.py"
     command = [sys.executable, str(server_py), "--port", "0", "--script", str(script)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:

@@ -18,7 +18,7 @@ from bb7.host_handlers import build_registry, ping
 from bb7.host_registry import Context, Registry, handle_notification, handle_request
 from bb7.protocol import PROTOCOL, ApplyArgs, PathArgs, PingArgs, Problem, SendArgs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class ManualClock:

@@ -24,7 +24,7 @@ from llm_server import (
     usage_chunk,
 )
 
-SERVER = Path(__file__).with_name("llm_server.py")
+SERVER = Path(__file__).parents[1] / "llm_server.py"
 APP = "def main():\n    return 1\n"
 SECRET = "sk-test-cli-secret-1234567890"
 

@@ -1,0 +1,3 @@
+std = "luajit"
+globals = { "vim" }
+max_line_length = false
