@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -170,7 +171,9 @@ def test_file_ids_are_checked_against_the_files_on_disk(
     assert code == 1 and json.loads(out)["errors"][0]["kind"] == "file_id_mismatch"
 
 
-def test_the_response_can_come_from_stdin_in_openai_shape(tmp_path: Path) -> None:
+def test_the_response_can_come_from_stdin_in_openai_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _project(tmp_path)
     arguments = json.dumps(_edit("src/app.py", "hello", "hi"))
     call = {
@@ -178,14 +181,10 @@ def test_the_response_can_come_from_stdin_in_openai_shape(tmp_path: Path) -> Non
         "type": "function",
         "function": {"name": "edit_file", "arguments": arguments},
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "bb7.cli", "apply", "--root", str(root), "--mode", "search_replace"],
-        input=json.dumps({"tool_calls": [call]}),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    stdin = json.dumps({"tool_calls": [call]}).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code, _, err = _run(capsys, "--root", str(root), "--mode", "search_replace")
+    assert code == 0, err
     assert "print('hi')" in (root / "src/app.py").read_text()
 
 
