@@ -1,8 +1,10 @@
-"""Unified diffs between two versions of a text file, plain or coloured for a terminal."""
+"""Unified diffs between two versions of a text file, plain or coloured for a terminal.
+
+`difflib` is imported on first use: `bb7.state.status` imports this module, and `bb7 status`,
+which never diffs, should not pay for it at every start.
+"""
 
 from __future__ import annotations
-
-import difflib
 
 from bb7.text.lines import split_lines
 
@@ -17,6 +19,8 @@ def unified_diff(path: str, before: str | None, after: str | None, context: int 
     Lines end at LF only (`bb7.text.lines`) and keep their endings, so a CRLF/LF change shows
     up as a change and a form feed or lone CR is just a character.
     """
+    import difflib
+
     old = split_lines(before or "", keepends=True)
     new = split_lines(after or "", keepends=True)
     lines = difflib.unified_diff(
@@ -37,6 +41,8 @@ def unified_diff(path: str, before: str | None, after: str | None, context: int 
 
 def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
     """Lines added and removed going from `before` to `after`."""
+    import difflib
+
     old = split_lines(before or "", keepends=True)
     new = split_lines(after or "", keepends=True)
     added = removed = 0
@@ -51,6 +57,8 @@ def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
 def touched_lines(before: str | None, after: str | None) -> list[int]:
     """1-based lines of `before` that going to `after` changes or deletes; an insertion marks
     the line it follows (line 1 when it comes first). Line endings alone are no change."""
+    import difflib
+
     old = [line.rstrip("\r") for line in split_lines(before or "")]
     new = [line.rstrip("\r") for line in split_lines(after or "")]
     touched: set[int] = set()
