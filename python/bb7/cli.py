@@ -19,9 +19,10 @@ DESCRIPTION = (
     "applying a model response to files."
 )
 
-# name -> (module, help), in `--help` order. The module's `register(commands)` adds the parser of
-# every command it serves (with `commands.add_parser(name, description=...)`, the help coming
-# from here) and sets `func`: a callable taking the parsed namespace, returning the exit code.
+# name -> (module, help), in `--help` order. The module's `register(subparsers)` adds the parser
+# of every command it serves (`subparsers.add_parser(name, description=...)`: a `Commands`, the
+# help comes from here) and sets `func`: a callable taking the parsed namespace, returning the
+# exit code.
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": (
         "bb7.commands.apply",
@@ -78,6 +79,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run `bb7 ARGV...` (default: the process's arguments); returns the exit code."""
     args_in = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in args_in if not arg.startswith("-")), None)
     parser = build_parser(command)

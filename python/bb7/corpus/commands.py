@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import msgspec
@@ -43,7 +43,9 @@ def _add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @contextlib.contextmanager
-def _corpus_and_results(args: argparse.Namespace) -> Iterator[tuple[IO[str], Any]]:
+def _corpus_and_results(
+    args: argparse.Namespace,
+) -> Iterator[tuple[IO[str], Callable[[object], None]]]:
     """The corpus to read and a writer of one JSON result per line (to --results, or nowhere)."""
     encoder = msgspec.json.Encoder()
     with contextlib.ExitStack() as stack:
