@@ -1,32 +1,30 @@
 """What the host keeps between requests: the project it serves, the active chat (held with a
-lease while this host has it open), the options from `setup()`, and what the editor last saw.
+lease while this host has it open), the options from `setup()`, what the editor last saw, and
+the running sends.
 
 Only bookkeeping around the state layer (`bb7.state`): opening the workspace of Neovim's working
-directory, taking and renewing the active chat's lease, and turning the editor's absolute paths
-and buffers into the project paths and `Buffers` the core works with. Decisions stay in the core.
+directory, taking and renewing the active chat's lease. Decisions stay in the core; turning the
+editor's paths and buffers into the core's is `bb7.host.editor`'s job.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bb7.chat import DEFAULT_MODEL
-from bb7.editor_text import from_lines
-from bb7.protocol import BufferText, Settings
+from bb7.host.protocol import Settings
 from bb7.state import lock
 from bb7.state.chats import new_chat
-from bb7.state.context import resolve
-from bb7.state.local import Buffers, LocalText, LocalView, local_file
+from bb7.state.local import LocalView
 from bb7.state.records import Chat, Problem
 from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
 from bb7.state.workspace import Workspace, open_workspace
 
-if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host_handlers)
+if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host.handlers)
     from bb7.chat.send import SendHandle
 
 logger = logging.getLogger(__name__)
@@ -169,41 +167,8 @@ class Session:
             self.workspace.close()
         self.workspace = None
 
-    # -- paths and buffers ---------------------------------------------------------------------
-
-    @staticmethod
-    def path(store: Store, raw: str) -> str | Problem:
-        """The project path (or external absolute path) the editor's path `raw` names."""
-        found = resolve(store, raw)
-        return found if isinstance(found, Problem) else found.path
-
-    def shown(self, raw: str) -> str:
-        """An editor path as messages name it: relative to the project root when inside it."""
-        if self.root is not None and Path(raw).is_relative_to(self.root):
-            return Path(raw).relative_to(self.root).as_posix()
-        return raw
-
-    @staticmethod
-    def editor_path(store: Store, path: str) -> str:
-        """The absolute path the editor knows a stored path by (`local_file` as a string;
-        without pathlib, which a 500-file status refresh notices)."""
-        if os.path.isabs(path) or store.root is None:
-            return str(local_file(store, path))
-        return os.path.join(store.root, path)
-
     def model(self, chat: Chat | None, override: str | None = None) -> str:
         """The model a request uses: this send's, else the chat's, else the option, else
         bb7's."""
         chat_model = chat.model if chat is not None else ""
         return override or chat_model or self.settings.provider.model or DEFAULT_MODEL
-
-    def buffers(self, store: Store, buffers: Iterable[BufferText]) -> Buffers:
-        """The unsaved text of the editor's buffers, by project path (others read the disk)."""
-        out: dict[str, LocalText] = {}
-        for buffer in buffers:
-            if buffer.lines is None:
-                continue
-            path = self.path(store, buffer.path)
-            if isinstance(path, str):
-                out[path] = LocalText(from_lines(buffer.lines, buffer.eol), buffer.changedtick)
-        return out
