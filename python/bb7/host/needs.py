@@ -22,12 +22,15 @@ from bb7.host import editor
 from bb7.host.editor import EditorBuffers
 from bb7.host.protocol import BufferText
 from bb7.host.registry import Context, Refused, accept
-from bb7.host.session import NO_CHAT, Session
+from bb7.host.session import Session
+from bb7.state import chats
 from bb7.state.local import LocalView
 from bb7.state.outputs import Writer
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
+
+NO_CHAT = "no active chat: :BB7NewChat starts one (so does :BB7Add)"
 
 # Lua that writes one file through its loaded buffer; returns nil, or why it could not.
 REPLACE = "return require('bb7.buffer').replace(...)"
@@ -75,12 +78,25 @@ class Project(Call):
 
     def held(self, *, create: bool = False) -> Held:
         """The active chat, held by this host; with `create`, a new one when there is none."""
-        store, chat = accept(self.session.chat(create=create))
-        return Held(self.ctx, self.session, self.ws, store, chat)
+        found = self.ws.active()
+        if found is None:
+            if not create:
+                raise Refused(Problem("no_chat", NO_CHAT))
+            return self.new_chat(None)
+        return self.hold(*found)
 
     def new_chat(self, name: str | None) -> Held:
         """A new chat in the project, made the active one and held by this host."""
-        store, chat = accept(self.session.new_chat(name))
+        store = self.ws.home()
+        chat = chats.new_chat(store, name=name or "")
+        self.ws.set_active(store, chat.id)
+        return self.hold(store, chat)
+
+    def hold(self, store: Store, chat: Chat) -> Held:
+        """`chat` held by this host (refused when another bb7 holds it)."""
+        problem = self.session.hold(store, chat)
+        if problem is not None:
+            raise Refused(problem)
         return Held(self.ctx, self.session, self.ws, store, chat)
 
 
