@@ -26,6 +26,16 @@ import time
 from pathlib import Path
 
 TARGETS = {"bb7 --version": 3.0, "bb7 status": 4.0}
+# What a command that needs none of them must not import: the HTTP stack, the edit engine and
+# the corpus tools (each a sign that the command table stopped being lazy).
+HEAVY = ("httpx", "bb7.llm.openai_compat", "bb7.edits.replace", "bb7.corpus.commands")
+SHOW_HEAVY = (
+    "import contextlib, io, sys\n"
+    "from bb7.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+    "    main(sys.argv[1:])\n"
+    f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules) or 'none')"
+)
 
 
 def bb7_command() -> list[str]:
@@ -67,6 +77,8 @@ def main() -> int:
             subprocess.run([*bb7, *setup], cwd=root, env=env, capture_output=True, check=True)
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
+            # The floor of any command that reads the state (its records are msgspec Structs).
+            "import msgspec": [sys.executable, "-c", "import msgspec"],
             "bb7 --version": [*bb7, "--version"],
             "bb7 --help": [*bb7, "--help"],
             "bb7 status": [*bb7, "status"],
@@ -74,6 +86,17 @@ def main() -> int:
         for argv in cases.values():  # warm the file cache and write the .pyc files
             medians_ms(argv, root, env, 2)
         times = {name: medians_ms(argv, root, env, args.runs) for name, argv in cases.items()}
+        heavy = {
+            name: subprocess.run(
+                [sys.executable, "-c", SHOW_HEAVY, name.split()[1]],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            for name in TARGETS
+        }
     bare_cpu = times["python -c pass"][1]
     print(f"{'command':16} {'wall ms':>8} {'cpu ms':>7} {'x bare':>7}  target")
     met = True
@@ -83,6 +106,9 @@ def main() -> int:
         mark = "" if target is None else f"<= {target:g}x {'ok' if ratio <= target else 'MISSED'}"
         met = met and (target is None or ratio <= target)
         print(f"{name:16} {wall:8.1f} {cpu:7.1f} {ratio:7.2f}  {mark}")
+    for name, loaded in heavy.items():
+        met = met and loaded == "none"
+        print(f"{name}: heavy modules imported: {loaded}")
     print(f"interpreter: {sys.executable} ({sys.version.split()[0]}), {args.runs} runs each")
     print("targets met" if met else "targets NOT met")
     return 0
