@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from chat_state import Seeded
 from chat_view_helpers import open_view, with_ui
 
@@ -57,6 +58,18 @@ def test_lua_setup_and_python_accept_the_same_key_specs(launch: Any) -> None:
     in_python = [not isinstance(parse_key_spec(spec), KeyProblem) for spec in KEY_SPECS]
     assert dict(zip(KEY_SPECS, in_lua, strict=True)) == dict(zip(KEY_SPECS, in_python, strict=True))
     assert in_python[KEY_SPECS.index("env:my_key")] and not in_python[KEY_SPECS.index("my_key")]
+
+
+def test_checkhealth_reads_an_env_spec_as_setup_does(
+    launch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("my_llm_key", "sk-very-secret-value")
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ provider = { api_key = ' env: my_llm_key ' } })")
+    nvim.command("checkhealth bb7")
+    report = "\n".join(nvim.current.buffer[:])
+    assert "OK from $my_llm_key (set)" in report
+    assert "sk-very-secret-value" not in report
 
 
 def test_the_files_panel_draws_the_hosts_token_text_rounded_once(
