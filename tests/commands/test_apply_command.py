@@ -264,9 +264,13 @@ def test_a_failed_write_restores_the_files_already_written(tmp_path: Path) -> No
 
 
 def test_the_installed_command_runs_as_a_subprocess(tmp_path: Path) -> None:
+    # The one smoke test of a real `bb7` process (the other CLI tests run bb7.cli.main): the
+    # console script pip installed next to this interpreter.
     root = _project(tmp_path)
+    script = Path(sys.executable).parent / "bb7"
+    assert script.exists(), "bb7 is not installed in this interpreter's environment"
     done = subprocess.run(
-        [sys.executable, "-m", "bb7.cli", "apply", "--root", str(root), "--dry-run", "-"],
+        [str(script), "apply", "--root", str(root), "--dry-run", "-"],
         input=GOOD_TEXT,
         capture_output=True,
         text=True,

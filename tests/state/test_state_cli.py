@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bb7.state.records import Problem
 from bb7.state.responses import record_outputs
 from bb7.state.workspace import open_workspace
 from cli_runner import run_cli
@@ -31,11 +32,12 @@ class Cli:
 
     def model_writes(self, files: dict[str, str]) -> None:
         ws = open_workspace(self.root)
-        assert not hasattr(ws, "kind")
-        found = ws.active()  # type: ignore[union-attr]
+        assert not isinstance(ws, Problem), ws
+        found = ws.active()
         assert found is not None
-        assert not hasattr(record_outputs(found[0], found[1].id, files), "kind")
-        ws.close()  # type: ignore[union-attr]
+        recorded = record_outputs(found[0], found[1].id, files)
+        assert not isinstance(recorded, Problem), recorded
+        ws.close()
 
     def statuses(self) -> dict[str, str]:
         rows = json.loads(self("status", "--json").stdout)["files"]
