@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import cast
 
 from bb7.host.editor import project_path
 from bb7.host.needs import Call, Reading
@@ -16,6 +17,7 @@ from bb7.host.protocol import (
     Opened,
     Problem,
     Said,
+    Status,
     StatusChanged,
     StatusesArgs,
     StatusItem,
@@ -38,7 +40,8 @@ def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) 
             continue  # a section of a file that is also whole: the whole file's status counts
         shown.add(row.path)
         lines = pending_lines(store, chat_id, row.path, buffers) if row.has_output else []
-        files[r.editor_path(row.path)] = StatusItem(row.status, lines)
+        status = cast("Status", row.status)  # one of the statuses bb7.state.status computes
+        files[r.editor_path(row.path)] = StatusItem(status, lines)
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]
     r.emit("status_changed", StatusChanged(files=files, removed=removed, full=paths is None))
