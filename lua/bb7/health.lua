@@ -66,8 +66,9 @@ end
 local function check_api_key(h)
   h.start('bb7: API key')
   local provider = require('bb7.config').get().provider
-  local source = provider.api_key
-  if source == nil then
+  -- Read with the grammar `setup()` checks (config.lua `key_source`): blank is no spec.
+  local source = provider.api_key and vim.trim(provider.api_key)
+  if source == nil or source == '' then
     local host = provider.base_url:match('^%a+://([^/:]+)') or ''
     if host == 'localhost' or host:match('^127%.') then
       return h.ok('none needed: the provider is a server on this machine')
@@ -81,7 +82,8 @@ local function check_api_key(h)
     source = 'OPENROUTER_API_KEY' -- the default provider's
   end
   local command = source:match('^cmd:(.*)')
-  local path = source:match('^file:(.*)')
+  local path = source:match('^file:%s*(.*)')
+  source = vim.trim(source:match('^env:(.*)') or source)
   if command then
     -- Only the program: an inline argument could be the key itself.
     h.info(('from the output of a command (%s ...); not run here'):format(command:match('%S+')))

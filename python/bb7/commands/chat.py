@@ -20,8 +20,8 @@ from bb7.chat.send import start_send
 from bb7.commands.session import active_chat, add_root_option, check, reported
 from bb7.commands.status import print_statuses
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
+from bb7.llm.config import DEFAULT_BASE_URL, ProviderConfig
 from bb7.llm.models import default_cache_dir
-from bb7.llm.openai_compat import DEFAULT_BASE_URL, ProviderConfig
 from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
 
@@ -32,7 +32,6 @@ def register(subparsers: Any) -> None:
     modes = "; ".join(f"{mode}: {doc}" for mode, doc in DIFF_MODE_DOCS.items())
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "chat",
-        help="send a message in the active chat and print the streamed answer",
         description="Send MESSAGE in the active chat (a new one if none is active) with its "
         "context files (`bb7 add`), print the answer as it streams and then the file "
         "statuses. File changes become pending outputs (`bb7 output apply`). Exit 1 when they "

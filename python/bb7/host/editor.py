@@ -25,6 +25,7 @@ from bb7.state.context import resolve
 from bb7.state.local import LocalText, local_file
 from bb7.state.records import Problem
 from bb7.state.store import Store
+from bb7.text.lines import split_lines
 
 BOM = "\ufeff"
 
@@ -39,12 +40,8 @@ class EditorLines(msgspec.Struct, frozen=True):
 def to_lines(text: str) -> EditorLines:
     """The lines (and 'endofline') a buffer needs to hold `text`."""
     text = text.removeprefix(BOM)
-    eol = text.endswith("\n")
-    parts = text.split("\n")
-    if eol:
-        parts.pop()
-    lines = [part.removesuffix("\r") for part in parts]
-    return EditorLines(lines=lines or [""], eol=eol)
+    lines = [line.removesuffix("\r") for line in split_lines(text)]
+    return EditorLines(lines=lines or [""], eol=text.endswith("\n"))
 
 
 def from_lines(lines: list[str], eol: bool = True) -> str:

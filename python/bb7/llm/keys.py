@@ -23,6 +23,8 @@ import msgspec
 DEFAULT_KEY_ENV = "OPENROUTER_API_KEY"
 REDACTED = "[redacted]"
 
+KeySource = Literal["default", "env", "cmd", "file"]
+
 # The conventional variable of each well-known OpenAI-compatible provider, by host.
 PROVIDER_KEY_ENV = {
     "openrouter.ai": "OPENROUTER_API_KEY",
@@ -97,16 +99,41 @@ def resolve_api_key(
     Runs `cmd:` specs (up to 15 s) and reads `file:` specs, so call it off the UI thread.
     """
     env = os.environ if environ is None else environ
-    spec = spec.strip() if spec else None
+    parsed = parse_key_spec(spec)
+    if isinstance(parsed, KeyProblem):
+        return parsed
+    source, value = parsed
+    if source == "cmd":
+        return _from_command(value, env, cwd)
+    if source == "file":
+        return _from_file(value, cwd)
+    if source == "env":
+        return _from_env(value, env, base_url)
+    name = default_key_env(base_url)
+    if name is None:
+        return None  # a local or unknown server: send no Authorization header
+    return _from_env(name, env, base_url)
+
+
+def parse_key_spec(spec: str | None) -> tuple[KeySource, str] | KeyProblem:
+    """Where `spec` says the key is (the command, path or variable name), without looking.
+
+    The one grammar of a key spec: Lua's `setup()` checks the same one (`key_source` in
+    `lua/bb7/config.lua`), and a test runs one list of specs through both.
+    """
+    spec = spec.strip() if spec else ""
     if not spec:
-        name = default_key_env(base_url)
-        if name is None:
-            return None  # a local or unknown server: send no Authorization header
-        return _from_env(name, env, base_url)
+        return "default", ""
     if spec.startswith("cmd:"):
-        return _from_command(spec[4:].strip(), env, cwd)
+        command = spec[4:].strip()
+        if not command:
+            return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
+        return "cmd", command
     if spec.startswith("file:"):
-        return _from_file(spec[5:].strip(), cwd)
+        path = spec[5:].strip()
+        if not path:
+            return KeyProblem("invalid_spec", "api_key `file:` needs a path after the colon.")
+        return "file", path
     name = spec[4:].strip() if spec.startswith("env:") else spec
     pattern = _ENV_NAME if spec.startswith("env:") else _BARE_ENV_NAME
     if not pattern.fullmatch(name):
@@ -116,7 +143,7 @@ def resolve_api_key(
             "`file:<path>` (a raw key is not accepted there: export it as "
             f"{DEFAULT_KEY_ENV} and name that variable instead).",
         )
-    return _from_env(name, env, base_url)
+    return "env", name
 
 
 def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyProblem:
@@ -132,8 +159,6 @@ def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyP
 
 def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> ApiKey | KeyProblem:
     source = f"command `{command}`"
-    if not command:
-        return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command],
@@ -160,8 +185,6 @@ def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> Api
 
 
 def _from_file(path_text: str, cwd: Path | None) -> ApiKey | KeyProblem:
-    if not path_text:
-        return KeyProblem("invalid_spec", "api_key `file:` needs a path after the colon.")
     path = Path(path_text).expanduser()
     if not path.is_absolute() and cwd is not None:
         path = cwd / path
