@@ -433,6 +433,7 @@ class _Send:
             message=redact(message, self.key),
             message_id=message_id,
             status=status,
+            usage=self.usage,
         )
 
     # -- helpers -----------------------------------------------------------------------------
@@ -525,6 +526,8 @@ class _Forward:
             )
         elif isinstance(event, llm.Retrying):
             self.emit(event)
+        elif isinstance(event, llm.StreamWarning):
+            self.emit(ev.Notice("stream", event.message))
 
     def close(self) -> None:
         if self.parser is not None:

@@ -110,8 +110,17 @@ class ReasoningDetail(msgspec.Struct):
     summary: str | None = None
 
 
+class ContentPiece(msgspec.Struct):
+    """One part of a `content` list (Mistral): `{"type": "text", "text": ...}` is answer text,
+    `{"type": "thinking", "thinking": [parts]}` is reasoning."""
+
+    type: str | None = None
+    text: str | None = None
+    thinking: str | list[ContentPiece] | None = None
+
+
 class Delta(msgspec.Struct):
-    content: str | None = None
+    content: str | list[ContentPiece] | None = None
     reasoning: str | None = None
     reasoning_content: str | None = None
     reasoning_details: list[ReasoningDetail] | None = None
@@ -141,11 +150,18 @@ class WireUsage(msgspec.Struct):
     completion_tokens_details: TokenDetails | None = None
 
 
+class GroqExtra(msgspec.Struct):
+    """Groq's `x_groq` object: it carries the usage when the request did not ask for it."""
+
+    usage: WireUsage | None = None
+
+
 class Chunk(msgspec.Struct):
     id: str | None = None
     model: str | None = None
     choices: list[Choice] | None = None
     usage: WireUsage | None = None
+    x_groq: GroqExtra | None = None
     # Kept raw so a provider's error object can be shown verbatim; empty when absent.
     error: msgspec.Raw = msgspec.Raw()
 
@@ -162,6 +178,7 @@ class ErrorBody(msgspec.Struct):
     message: str | None = None
 
 
+# The fast path: a chunk that matches the types above; `bb7.llm.lenient` handles the rest.
 CHUNK_DECODER = msgspec.json.Decoder(Chunk)
 ERROR_OBJECT_DECODER = msgspec.json.Decoder(ErrorObject | str)
 ERROR_BODY_DECODER = msgspec.json.Decoder(ErrorBody)
