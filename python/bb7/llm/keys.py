@@ -5,7 +5,9 @@ A key spec is one of: an environment variable name (`OPENROUTER_API_KEY`, or `en
 `file:<path>` whose first line is the key. No spec means the provider's usual variable
 (`OPENROUTER_API_KEY` for OpenRouter); local servers (localhost) need no key at all.
 Raw keys are deliberately not accepted as a spec: a config value gets copied into logs and bug
-reports, a variable name does not.
+reports, a variable name does not. For the same reason nothing a key command prints is ever
+shown, logged or stored, not even when it fails (its error output may well hold the key), and
+only the command's program is named: its arguments may hold the key too (`cmd:echo sk-...`).
 """
 
 from __future__ import annotations
@@ -137,9 +139,9 @@ def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyP
 
 
 def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> ApiKey | KeyProblem:
-    source = f"command `{command}`"
     if not command:
         return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
+    source = f"command `{command.split()[0]} ...`" if " " in command else f"command `{command}`"
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command],
@@ -157,10 +159,10 @@ def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> Api
     except OSError as exc:
         return KeyProblem("command_failed", f"The API key {source} could not run: {exc.strerror}")
     if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        detail = lines[-1][:200] if lines else "no error output"
         return KeyProblem(
-            "command_failed", f"The API key {source} exited with {done.returncode}: {detail}"
+            "command_failed",
+            f"The API key {source} failed with exit code {done.returncode} (its output is not "
+            "shown: it may hold the key). Run it in a terminal to see why.",
         )
     return _checked(_first_line(done.stdout), source)
 
