@@ -2,8 +2,8 @@
 
 A key spec is one of: an environment variable name (`OPENROUTER_API_KEY`, or `env:NAME`),
 `cmd:<shell command>` whose first output line is the key (`cmd:pass show openrouter`), or
-`file:<path>` whose first line is the key. No spec means the provider's usual variable
-(`OPENROUTER_API_KEY` for OpenRouter); local servers (localhost) need no key at all.
+`file:<path>` whose first line is the key. No spec means the provider preset's variable
+(`OPENROUTER_API_KEY` for OpenRouter, see `bb7.llm.presets`); local servers need no key.
 Raw keys are deliberately not accepted as a spec: a config value gets copied into logs and bug
 reports, a variable name does not. For the same reason nothing a key command prints is ever
 shown, logged or stored, not even when it fails (its error output may well hold the key), and
@@ -18,25 +18,13 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 import msgspec
 
+from bb7.llm.presets import preset_for
+
 DEFAULT_KEY_ENV = "OPENROUTER_API_KEY"
 REDACTED = "[redacted]"
-
-# The conventional variable of each well-known OpenAI-compatible provider, by host.
-PROVIDER_KEY_ENV = {
-    "openrouter.ai": "OPENROUTER_API_KEY",
-    "api.openai.com": "OPENAI_API_KEY",
-    "api.groq.com": "GROQ_API_KEY",
-    "api.deepseek.com": "DEEPSEEK_API_KEY",
-    "api.mistral.ai": "MISTRAL_API_KEY",
-    "api.together.xyz": "TOGETHER_API_KEY",
-    "api.fireworks.ai": "FIREWORKS_API_KEY",
-    "api.x.ai": "XAI_API_KEY",
-    "generativelanguage.googleapis.com": "GEMINI_API_KEY",
-}
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A bare spec is taken as a variable name only in the conventional upper-case form, so a raw
@@ -78,37 +66,26 @@ def redact(text: str, key: ApiKey | None) -> str:
     return key.redact(text) if key is not None else text
 
 
-def is_local(base_url: str) -> bool:
-    """True for servers on this machine (Ollama, llama.cpp, LM Studio, vLLM on localhost)."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
-
-
-def default_key_env(base_url: str) -> str | None:
-    """The variable a provider's key usually lives in; None when no key is expected."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    for known, name in PROVIDER_KEY_ENV.items():
-        if host == known or host.endswith("." + known):
-            return name
-    return None
-
-
 def resolve_api_key(
     spec: str | None,
     base_url: str,
     *,
     environ: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    preset: str | None = None,
 ) -> ApiKey | KeyProblem | None:
     """The key for `base_url` according to `spec`; None when the server needs none.
 
-    Runs `cmd:` specs (up to 15 s) and reads `file:` specs, so call it off the UI thread.
+    Without a spec, the preset (`preset`, else the one `base_url` is on) says which variable
+    holds the key, or that none is needed. Runs `cmd:` specs (up to 15 s) and reads `file:`
+    specs, so call it off the UI thread.
     """
     env = os.environ if environ is None else environ
     spec = spec.strip() if spec else None
     if not spec:
-        name = default_key_env(base_url)
-        if name is None:
+        found = preset_for(preset, base_url)
+        name = found.key_env
+        if name is None or (not found.key_required and not env.get(name)):
             return None  # a local or unknown server: send no Authorization header
         return _from_env(name, env, base_url)
     if spec.startswith("cmd:"):

@@ -51,6 +51,7 @@ from bb7.llm.events import (
 )
 from bb7.llm.keys import ApiKey, redact
 from bb7.llm.lenient import decode_chunk
+from bb7.llm.presets import preset_for
 from bb7.llm.sse import SSEDecoder, SSEOverflow
 from bb7.llm.wire import (
     ERROR_BODY_DECODER,
@@ -102,6 +103,9 @@ class RetryPolicy(msgspec.Struct, frozen=True):
 
 class ProviderConfig(msgspec.Struct, frozen=True):
     base_url: str = DEFAULT_BASE_URL
+    # A name of `bb7.llm.presets.PRESETS` (its dialect and key handling); None: the preset the
+    # base URL is on, else a plain OpenAI-compatible server.
+    preset: str | None = None
     timeouts: Timeouts = Timeouts()
     retry: RetryPolicy = RetryPolicy()
     # Extra request headers, e.g. OpenRouter's optional HTTP-Referer / X-Title attribution.
@@ -238,8 +242,7 @@ class OpenAICompatClient:
             limits=httpx.Limits(max_keepalive_connections=0),
             follow_redirects=True,
         )
-        host = (urlsplit(self.config.base_url).hostname or "").lower()
-        self._openrouter = host == "openrouter.ai" or host.endswith(".openrouter.ai")
+        self.preset = preset_for(self.config.preset, self.config.base_url)
 
     def close(self) -> None:
         self._http.close()
@@ -253,7 +256,7 @@ class OpenAICompatClient:
         body = request_body(
             request,
             stream=True,
-            openrouter=self._openrouter,
+            preset=self.preset,
             include_usage=self.config.include_usage,
         )
         worker = _Worker(self, body, on_event, handle)
