@@ -157,11 +157,18 @@ class Models(msgspec.Struct, frozen=True):
 
 
 class ProviderSettings(msgspec.Struct, frozen=True):
-    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key."""
+    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key.
+    `bb7.llm.provider.provider_config` turns them into the client's configuration."""
 
-    base_url: str | None = None  # None: the LLM client's default (OpenRouter)
+    base_url: str | None = None  # None: the preset's (OpenRouter's without a preset)
     model: str | None = None
     api_key: str | None = None
+    preset: str | None = None
+    timeout: float | None = None
+    idle_timeout: float | None = None
+    retries: int | None = None
+    # The default for chats without their own; `set_reasoning_effort` changes it at runtime.
+    reasoning_effort: str | None = None
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -257,6 +264,13 @@ class ApplyArgs(msgspec.Struct, frozen=True):
 
 class SetModelArgs(msgspec.Struct, frozen=True):
     model: str
+
+
+class SetReasoningEffortArgs(msgspec.Struct, frozen=True):
+    """`set_reasoning_effort`: 'none', 'minimal', 'low', 'medium' or 'high' for the active chat
+    (and the session's default from then on); '' goes back to the model's default."""
+
+    effort: str = ""
 
 
 class PasteArgs(msgspec.Struct, frozen=True):

@@ -54,6 +54,7 @@ from bb7.host.protocol import (
     SendArgs,
     SetModelArgs,
     SetReadonlyArgs,
+    SetReasoningEffortArgs,
     StatusesArgs,
 )
 from bb7.host.registry import Context, Registry
@@ -147,6 +148,12 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", NoArgs, lazy(SEND, "models"), needs.call),
+    route(
+        "set_reasoning_effort",
+        SetReasoningEffortArgs,
+        lazy(SEND, "set_reasoning_effort"),
+        needs.held_or_new,
+    ),
     route("send", SendArgs, lazy(SEND, "send"), needs.call, notification=True),
     route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
 )
