@@ -15,7 +15,7 @@ end
 -- A response ended: statuses again with the buffers as they are now, and a word when it
 -- failed, unless the chat view is open: it shows the failure in the conversation (and a
 -- long message would stop the user at a hit-enter prompt while typing there).
----@param p bb7.Done
+---@param p bb7.SendDone
 local function done(p)
   require('bb7.status').refresh(vim.api.nvim_list_bufs(), true)
   local view = package.loaded['bb7.chat']

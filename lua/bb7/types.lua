@@ -1,8 +1,8 @@
 ---@meta
--- LuaCATS types of everything the Python host sends: request replies and event payloads. They
--- mirror the msgspec Structs of python/bb7/protocol.py (and the structs it embeds), field for
--- field; a change there changes these. Nothing requires this file: it is read by
--- lua-language-server only.
+-- LuaCATS types of everything the Python host sends: request replies and event payloads.
+-- They mirror the msgspec Structs of python/bb7/host/protocol.py (and the structs they embed)
+-- field for field; tests/nvim/test_nvim_types.py holds them to it. Nothing requires this
+-- file: lua-language-server reads it.
 
 -- Replies ------------------------------------------------------------------------------------
 
@@ -111,13 +111,13 @@
 ---@field files bb7.Panel
 
 --- `search_chats`: a chat found by its name or a message.
----@class bb7.SearchHit
+---@class bb7.ChatSearchHit
 ---@field chat bb7.ChatSummary
 ---@field match string 'name' or 'message'
 ---@field excerpt string
 
 --- `fork_chat`, `edit_message`: the chat now active and the draft to edit.
----@class bb7.Restored
+---@class bb7.ChatRestored
 ---@field chat_id string
 ---@field draft string
 ---@field warnings string[]
@@ -134,7 +134,7 @@
 ---| 'notify' # bb7.Notify
 ---| 'status_changed' # bb7.StatusChanged
 ---| 'request_started' # bb7.RequestStarted
----| 'done' # bb7.Done
+---| 'done' # bb7.SendDone
 ---| 'diff_error' # bb7.DiffError
 ---| 'models' # bb7.Models
 ---| 'chunk' # bb7.Streamed with bb7.event.Chunk
@@ -160,13 +160,13 @@
 ---@field level 'error'|'warn'|'info'
 ---@field message string
 
----@class bb7.FileStatus
+---@class bb7.StatusItem
 ---@field status string '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'
 ---@field lines integer[] lines a pending change touches (1-based)
 
 --- Statuses by absolute path; `full`: every file of the chat (others left it).
 ---@class bb7.StatusChanged
----@field files table<string, bb7.FileStatus>
+---@field files table<string, bb7.StatusItem>
 ---@field removed string[]
 ---@field full boolean
 
@@ -178,7 +178,7 @@
 ---@field repair boolean an automatic repair of failed edits
 
 --- A send's end. `outcome` is the send loop's own `bb7.event.Done` or `bb7.event.Failed`.
----@class bb7.Done
+---@class bb7.SendDone
 ---@field request_id string
 ---@field ok boolean
 ---@field files string[] paths the answer changed (as the editor names them)
@@ -213,7 +213,7 @@
 ---@field request_id string
 ---@field event bb7.event.Chunk|bb7.event.Reasoning|bb7.event.ToolProgress|bb7.event.BlockStatus|bb7.event.Notice|bb7.event.Retrying|bb7.event.Repairing|bb7.event.TitleChanged
 
--- The send loop's events (python/bb7/chat/events.py), inside `bb7.Streamed` and `bb7.Done` --
+-- The send loop's events (python/bb7/chat/events.py), inside `bb7.Streamed` and `bb7.SendDone` --
 
 ---@class bb7.event.Chunk
 ---@field type 'chunk'
