@@ -157,10 +157,10 @@ function M.check()
   local h = vim.health
   h.start('bb7: Neovim')
   local version = tostring(vim.version())
-  if vim.fn.has('nvim-0.10') == 1 then
+  if vim.fn.has('nvim-0.11.4') == 1 then
     h.ok('Neovim ' .. version)
   else
-    h.error('Neovim ' .. version .. ': bb7 needs 0.10 or newer')
+    h.error('Neovim ' .. version .. ': bb7 needs 0.11.4 or newer')
   end
   check_config(h)
   check_python(h)
