@@ -20,7 +20,6 @@ from bb7.chat.send import start_send
 from bb7.commands.session import active_chat, add_root_option, check, reported
 from bb7.commands.status import print_statuses
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
-from bb7.llm.config import DEFAULT_BASE_URL, ProviderConfig
 from bb7.llm.models import default_cache_dir
 from bb7.llm.presets import PRESETS
 from bb7.llm.provider import provider_config

@@ -73,6 +73,9 @@ _LATER = "Send again in a moment, or pick another model."
 _KEPT = " The partial answer is kept; send again to get a complete one."
 _MAX_WARNINGS = 5
 
+# Which time limit ended an attempt: no progress for `Timeouts.idle`, or `Timeouts.total`.
+Expiry = Literal["idle", "deadline"]
+
 
 class HttpProblem(msgspec.Struct, frozen=True):
     """A failed non-streaming request (the models list)."""
