@@ -101,6 +101,7 @@
 ---@class bb7.Panel
 ---@field rows bb7.Row[]
 ---@field total_tokens integer
+---@field total_tokens_text string the total as the panel shows it (formatted by the host)
 
 --- `chat_view`: everything the chat view shows of one chat.
 ---@class bb7.ChatView
@@ -305,3 +306,4 @@
 ---@field message string
 ---@field message_id integer
 ---@field status? integer the HTTP status
+---@field usage? bb7.event.Usage what the requests cost, when any was made

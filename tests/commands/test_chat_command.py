@@ -176,10 +176,10 @@ def test_the_openrouter_default_needs_openrouter_api_key(cli: Cli) -> None:
 
 
 def test_a_provider_preset_brings_its_key_variable_and_reasoning_dialect(
-    cli: Cli, server: Server
+    cli: Cli, server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.push(stream(text_chunk("Thought it over."), finish()))
-    cli.env["ANTHROPIC_API_KEY"] = SECRET
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     done = cli(
         "chat",
         "--provider",
@@ -200,8 +200,10 @@ def test_a_provider_preset_brings_its_key_variable_and_reasoning_dialect(
     assert "reasoning_effort" not in sent["json"] and "reasoning" not in sent["json"]
 
 
-def test_a_preset_without_its_key_fails_before_sending(cli: Cli) -> None:
-    cli.env.pop("GROQ_API_KEY", None)
+def test_a_preset_without_its_key_fails_before_sending(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
     done = cli("chat", "--provider", "groq", "Hi")
     assert done.returncode == 1
     assert "GROQ_API_KEY is not set (needed for https://api.groq.com/openai/v1)" in done.stderr
