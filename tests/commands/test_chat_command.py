@@ -173,3 +173,57 @@ def test_the_openrouter_default_needs_openrouter_api_key(cli: Cli) -> None:
     done = cli("chat", "Hi")  # the default base URL; nothing is sent without a key
     assert done.returncode == 1
     assert "OPENROUTER_API_KEY is not set" in done.stderr
+
+
+def test_a_provider_preset_brings_its_key_variable_and_reasoning_dialect(
+    cli: Cli, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.push(stream(text_chunk("Thought it over."), finish()))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    done = cli(
+        "chat",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "claude-sonnet-4-5",
+        "--reasoning-effort",
+        "high",
+        "Hi",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Thought it over.\n")
+    sent = server.chat_requests()[0]
+    assert sent["headers"]["authorization"] == f"Bearer {SECRET}"
+    assert sent["json"]["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+    assert "reasoning_effort" not in sent["json"] and "reasoning" not in sent["json"]
+
+
+def test_a_preset_without_its_key_fails_before_sending(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    done = cli("chat", "--provider", "groq", "Hi")
+    assert done.returncode == 1
+    assert "GROQ_API_KEY is not set (needed for https://api.groq.com/openai/v1)" in done.stderr
+
+
+def test_keep_alives_forever_end_at_the_idle_timeout_flag(cli: Cli, server: Server) -> None:
+    keep_alives = {"repeat": {"comment": "OPENROUTER PROCESSING"}, "every": 0.05}
+    server.push(stream(text_chunk("Half"), keep_alives, done=False))
+    done = cli(
+        "chat", "--base-url", server.base_url, "--idle-timeout", "0.5", "--retries", "0", "Hi"
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("Half\n")
+    assert done.stderr.splitlines()[-1] == (
+        "bb7: The provider sent only keep-alive comments, no answer, for 0.5 s (the idle limit). "
+        "The partial answer is kept; send again to get a complete one."
+    )
+
+
+def test_an_unknown_preset_is_refused_by_the_command_line(cli: Cli) -> None:
+    done = cli("chat", "--provider", "olama", "Hi")
+    assert done.returncode == 2
+    assert "invalid choice: 'olama'" in done.stderr

@@ -79,17 +79,19 @@ class EditorBuffers:
     text: dict[str, LocalText] = field(default_factory=dict)
     # Every loaded buffer: a write to its file goes through it.
     loaded: dict[str, BufferText] = field(default_factory=dict)
+    # The project path of every buffer, in the order Lua sent them.
+    paths: list[str] = field(default_factory=list)
 
 
 def editor_buffers(store: Store, buffers: Iterable[BufferText]) -> EditorBuffers:
-    """The buffers Lua sent, keyed by the project path each names (unknown paths left out)."""
+    """The buffers Lua sent, keyed by the project path each names (paths that cannot be in the
+    chat's store are left out)."""
     out = EditorBuffers()
     for buffer in buffers:
-        if buffer.lines is None and not buffer.buf:
-            continue
         path = project_path(store, buffer.path)
         if isinstance(path, Problem):
             continue
+        out.paths.append(path)
         if buffer.lines is not None:
             out.text[path] = LocalText(from_lines(buffer.lines, buffer.eol), buffer.changedtick)
         if buffer.buf:

@@ -12,27 +12,39 @@ DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 
 
 class Timeouts(msgspec.Struct, frozen=True):
-    """Seconds. `read` is the longest silence tolerated between two pieces of the stream
-    (OpenRouter sends keep-alive comments while a model thinks, so silence means trouble)."""
+    """Seconds. `read`: the longest silence tolerated on the socket (not a byte). `idle`: the
+    longest time without progress (answer text, reasoning, tool-call arguments); keep-alive
+    comments, which OpenRouter sends while a model thinks, do not count, so a provider that
+    sends only those ends here. `total`: the overall deadline of one answer, retries and their
+    waits included."""
 
     connect: float = 10.0
     read: float = 120.0
     write: float = 30.0
+    idle: float = 180.0
+    total: float = 900.0
 
 
 class RetryPolicy(msgspec.Struct, frozen=True):
     """Retries before the first delta: attempt n waits about base * 2**(n-1), at most max_delay,
     half of it random; a Retry-After header replaces that wait unless it exceeds
-    max_retry_after, in which case the request fails at once and says when to try again."""
+    max_retry_after, in which case the request fails at once and says when to try again.
+    No retry starts once `max_elapsed` seconds have passed since the first attempt began (a
+    provider that timed out once is not waited for again and again), nor when its wait would
+    pass the overall deadline."""
 
     max_attempts: int = 4
     base_delay: float = 0.5
     max_delay: float = 8.0
     max_retry_after: float = 60.0
+    max_elapsed: float = 60.0
 
 
 class ProviderConfig(msgspec.Struct, frozen=True):
     base_url: str = DEFAULT_BASE_URL
+    # A name of `bb7.llm.presets.PRESETS` (its dialect and key handling); None: the preset the
+    # base URL is on, else a plain OpenAI-compatible server.
+    preset: str | None = None
     timeouts: Timeouts = Timeouts()
     retry: RetryPolicy = RetryPolicy()
     # Extra request headers, e.g. OpenRouter's optional HTTP-Referer / X-Title attribution.
