@@ -471,8 +471,10 @@ class _Send:
     def _title(self, client: OpenAICompatClient) -> None:
         """Name the chat after its first exchange; any failure only goes to the log."""
         model = self.config.title_model
+        if not model or self.handle.cancelled:
+            return
         chat = self.store.chat(self.chat_id)
-        if not model or chat is None or not has_default_name(chat) or self.handle.cancelled:
+        if chat is None or not has_default_name(chat):
             return
         users = [m for m in self.store.messages(self.chat_id) if m.role == "user"]
         if len(users) != 1:
