@@ -96,48 +96,44 @@ def test_install_with_uv_on_the_path_makes_the_venv_the_host_runs_from(
     assert not (venv / "bin" / "uv").exists()
 
 
-# The next two run on one Neovim each: the steps are the same processes on every version.
+# Without uv on $PATH: pip bootstraps uv into the venv, or, when uv cannot be had (a constraint
+# no release meets), the venv gets pip and pip installs. On one Neovim each: the steps are the
+# same processes on every version.
+WITHOUT_UV = {
+    "uv-bootstrapped": (
+        "0.11.4",
+        False,
+        ["1/3: {venv} (venv)", "2/3: {uv} (pip)", "3/3: {bb7} (uv)"],
+    ),
+    "pip-fallback": (
+        "0.12",
+        True,
+        ["1/3: {venv} (venv)", "2/3: {uv} (pip)", "3/4: {pip} (ensurepip)", "4/4: {bb7} (pip)"],
+    ),
+}
 
 
-def test_install_without_uv_bootstraps_it_with_pip(
-    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("case", WITHOUT_UV)
+def test_install_without_uv_on_the_path(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
+    version, uv_unavailable, steps = WITHOUT_UV[case]
     isolate(monkeypatch, tmp_path / "home")
     path_with(monkeypatch, tmp_path, uv=False)
+    if uv_unavailable:
+        (tmp_path / "constraints.txt").write_text("uv==0.0.0.1\n")
+        monkeypatch.setenv("PIP_CONSTRAINT", str(tmp_path / "constraints.txt"))
     plugin = copy_plugin(tmp_path / "plugin")
     venv = venv_of(tmp_path)
-    steps = [
-        f"1/3: creating {venv} (venv)",
-        "2/3: getting uv, the fast installer (pip)",
-        "3/3: installing bb7 and its dependencies (uv)",
-    ]
-    nvim = spawn(project, root=plugin, nvim=NVIMS["0.11.4"])
+    names = {
+        "venv": f"creating {venv}",
+        "uv": "getting uv, the fast installer",
+        "pip": "uv is not available: adding pip to the venv",
+        "bb7": "installing bb7 and its dependencies",
+    }
+    nvim = spawn(project, root=plugin, nvim=NVIMS[version])
     try:
-        install_and_check(nvim, plugin, venv, steps)
+        install_and_check(nvim, plugin, venv, [step.format(**names) for step in steps])
     finally:
         nvim.close()
-    assert (venv / "bin" / "uv").exists()
-
-
-def test_install_falls_back_to_pip_when_uv_cannot_be_had(
-    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    isolate(monkeypatch, tmp_path / "home")
-    path_with(monkeypatch, tmp_path, uv=False)
-    no_uv = tmp_path / "constraints.txt"
-    no_uv.write_text("uv==0.0.0.1\n")  # no such release: `pip install uv` fails
-    monkeypatch.setenv("PIP_CONSTRAINT", str(no_uv))
-    plugin = copy_plugin(tmp_path / "plugin")
-    venv = venv_of(tmp_path)
-    steps = [
-        f"1/3: creating {venv} (venv)",
-        "2/3: getting uv, the fast installer (pip)",
-        "3/4: uv is not available: adding pip to the venv (ensurepip)",
-        "4/4: installing bb7 and its dependencies (pip)",
-    ]
-    nvim = spawn(project, root=plugin, nvim=NVIMS["0.12"])
-    try:
-        install_and_check(nvim, plugin, venv, steps)
-    finally:
-        nvim.close()
-    assert not (venv / "bin" / "uv").exists()
+    assert (venv / "bin" / "uv").exists() is not uv_unavailable
