@@ -263,3 +263,59 @@ def test_deleting_an_indented_line_takes_its_indentation_too() -> None:
 
 def test_an_indented_old_is_not_matched_inside_a_deeper_indented_line() -> None:
     assert applied("    }\n  }\n", "  }\n", "  };\n").content == "    }\n  };\n"
+
+
+# --- classes seen in real models' answers (issue 13) ------------------------------------------
+
+BOM = "\ufeff"
+FUNC = "function f() {\n    const a = 1;\n    const b = 2;\n}\n"
+
+
+# --- an unindented one-line SEARCH matching inside an indented line ----------------------------
+
+
+def test_lines_added_after_a_dedented_whole_line_get_its_indentation() -> None:
+    result = applied(FUNC, "const a = 1;\n", "const a = 1;\nconst c = 3;\n")
+    assert (
+        result.content
+        == "function f() {\n    const a = 1;\n    const c = 3;\n    const b = 2;\n}\n"
+    )
+
+
+def test_the_same_without_final_newlines() -> None:
+    result = applied(FUNC, "const a = 1;", "const a = 1;\nconst c = 3;")
+    assert (
+        result.content
+        == "function f() {\n    const a = 1;\n    const c = 3;\n    const b = 2;\n}\n"
+    )
+
+
+def test_indented_added_lines_after_a_dedented_line_are_refused() -> None:
+    # Relative to old's line (8 columns) or already at the file's depth (4)? Not guessed.
+    error = refused(FUNC, "const a = 1;\n", "const a = 1;\n    const c = 3;\n", "ambiguous")
+    assert "indentation" in error.message and "line 2" in error.message
+
+
+def test_a_substring_inside_a_line_is_still_a_substring_edit() -> None:
+    assert applied(FUNC, "a = 1", "a = 10").content == FUNC.replace("a = 1", "a = 10")
+
+
+# --- a byte-order mark carried by REPLACE ---------------------------------------------------------
+
+
+def test_a_new_file_keeps_the_bom_its_content_starts_with() -> None:
+    assert applied("", "", BOM + "namespace A\n{\n}\n").content == BOM + "namespace A\n{\n}\n"
+
+
+def test_a_bom_file_gets_one_bom_whatever_new_carries() -> None:
+    result = applied(BOM + "x = 1\n", "x = 1\n", BOM + "x = 2\n")
+    assert result.content == BOM + "x = 2\n"
+
+
+# --- an empty SEARCH on an existing file ----------------------------------------------------------
+
+
+def test_an_empty_old_on_a_non_empty_file_says_how_to_append_or_rewrite() -> None:
+    error = refused("a\nb\n", "", "c\n", "invalid")
+    assert "append" in error.message and "last lines" in error.message
+    assert "write_file" in error.message

@@ -16,6 +16,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
+from bb7.edits.indent import leading
 from bb7.edits.match import (
     LINE_TIERS,
     Window,
@@ -36,6 +37,13 @@ BOM = "\ufeff"
 RESTATED_MIN = 80.0
 # Placements of an elided `old` considered before giving up as ambiguous.
 MAX_ELISION_CHAINS = 16
+EMPTY_OLD = (
+    "old_string (or the SEARCH section) is empty but the file is not. An empty old_string only "
+    "creates a new or empty file; it neither appends nor replaces the whole file, since either "
+    "could be meant. To add text, put the line(s) next to the insertion point (the file's last "
+    "lines, to append) in old_string and repeat them in new_string with the addition; to "
+    "rewrite the file, use write_file, or put its whole current content in old_string."
+)
 _TRIED = (
     "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
     "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
@@ -66,16 +74,13 @@ def replace(
     bom = BOM if content.startswith(BOM) else ""
     body = content[len(bom) :]
     old = old.removeprefix(BOM).replace("\r\n", "\n")
-    new = new.removeprefix(BOM)
     if not old:
         if body:
-            return _invalid(
-                "old_string is empty but the file is not: an empty old_string only creates a new "
-                "or empty file. To insert text, put the line(s) next to the insertion point in "
-                "old_string and repeat them in new_string with the addition."
-            )
+            return _invalid(EMPTY_OLD)
+        # A new file: a BOM the model wrote is part of its content.
         lines = new.count("\n") + (0 if new.endswith("\n") else 1)
-        return Applied(bom + new, "create", 1, max(lines, 1), 1.0)
+        return Applied(bom + new.removeprefix(bom), "create", 1, max(lines, 1), 1.0)
+    new = new.removeprefix(BOM)
     new = new.replace("\r\n", "\n")
     if index is None or index.content != body:
         index = LineIndex(body)
@@ -151,6 +156,15 @@ class _Search:
                 # `old` spelled out its indentation: a hit that is really the tail of a deeper
                 # indented line is not what it meant.
                 hits = [h for h in hits if h == 0 or body[h - 1] == "\n"] or hits
+            dedented = self._whole_line_dedented(old, new, probe, hits)
+            if dedented is not None:
+                # One whole line sent without its indentation, and `new` adds lines. Added lines
+                # at column 0 were written at the same dedented depth: the line tiers re-indent
+                # them (a substring splice would leave them unindented). Indented ones fit two
+                # readings (relative to `old`'s line, or already at the file's depth): refused.
+                if any(leading(line) for line in new.split("\n")[1:] if line.strip()):
+                    return _dedented_line_unclear(dedented)
+                return None
             lines = [self.index.line_of(h) + 1 for h in hits]
             chosen = self._choose(lines)
             if chosen is None:
@@ -164,6 +178,24 @@ class _Search:
             last = first + body.count("\n", at, max(end - 1, at))
             return Applied(content, strategy, first + 1, last + 1, 1.0)
         return None
+
+    def _whole_line_dedented(self, old: str, new: str, probe: str, hits: list[int]) -> int | None:
+        """The 1-based line of an exact hit that is one whole indented file line `old` spelled
+        without its indentation, when `new` adds lines; None otherwise.
+
+        Only a one-line `old` qualifies: with more lines, the exact match of its later lines
+        proves they carry the file's indentation, so the first line was copied from mid-line.
+        """
+        if "\n" in old.rstrip("\n") or "\n" not in new.rstrip("\n") or old[:1] in (" ", "\t"):
+            return None
+        body = self.index.content
+        for hit in hits:
+            start, end, _ = self.index.line_bounds(hit)
+            if hit == start or body[start:hit].strip(" \t"):
+                return None
+            if body[hit + len(probe.rstrip("\r\n")) : end].strip():
+                return None
+        return self.index.line_of(hits[0]) + 1
 
     def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int]:
         """The span an exact match should replace so that it covers whole lines where the model
@@ -447,6 +479,17 @@ def _with_bom(outcome: EditOutcome, bom: str) -> EditOutcome:
             outcome.count,
         )
     return outcome
+
+
+def _dedented_line_unclear(line: int) -> EditError:
+    return EditError(
+        "ambiguous",
+        f"old_string matches line {line} only without that line's indentation, and the lines "
+        "new_string adds are indented: they may be relative to old_string's line or already at "
+        "the file's depth. Nothing was changed. Send old_string and new_string with the "
+        "indentation the lines have in the file.",
+        Candidate(line, line, 1.0, ""),
+    )
 
 
 def _invalid(message: str) -> EditError:

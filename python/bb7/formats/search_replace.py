@@ -11,10 +11,12 @@
     >>>>>>> REPLACE
     ```
 
-Markers count only as whole lines. A content line starting with a backslash followed by
-`<<<<<<<`, `=======`, `>>>>>>>`, `-------` or `:start_line:` loses the backslash (Roo's rule:
-how files holding git conflict markers are edited). The first marker out of sequence is
-reported with its line number. Finding block starts and path lines is `bb7.formats.stream`'s job.
+Markers count only as whole lines. One empty line right before `=======` or `>>>>>>> REPLACE`
+is layout, not content (as in Aider, whose format models learned). A content line starting
+with a backslash followed by `<<<<<<<`, `=======`, `>>>>>>>`, `-------` or `:start_line:` loses
+the backslash (Roo's rule: how files holding git conflict markers are edited). The first marker
+out of sequence is reported with its line number. Finding block starts and path lines is
+`bb7.formats.stream`'s job.
 """
 
 from __future__ import annotations
@@ -136,7 +138,20 @@ class SearchReplaceParser(BlockParser):
             path=self.path,
             line=self.line,
             end_line=number,
-            search=join_lines(self.search),
-            replace=join_lines(self.replace),
+            search=join_lines(_without_closing_blank(self.search)),
+            replace=join_lines(_without_closing_blank(self.replace)),
             start_line=self.start_line,
         )
+
+
+def _without_closing_blank(lines: list[str]) -> list[str]:
+    """A section without the one empty line right before its closing marker.
+
+    Models trained on Aider's format leave a blank line before ======= or >>>>>>> REPLACE as
+    layout, and Aider drops it: a SEARCH ending with one therefore does not mean that blank
+    line of the file goes (nor does a REPLACE ending with one add a line). A section that is
+    nothing but that line keeps it.
+    """
+    if len(lines) > 1 and lines[-1] == "":
+        return lines[:-1]
+    return lines
