@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bb7.edits import Applied, EditError, LineIndex, replace
+from bb7.edits import Applied, EditError, LineIndex, locate, replace
 
 
 def applied(content: str, old: str, new: str, **kw: object) -> Applied:
@@ -275,7 +275,7 @@ FUNC = "function f() {\n    const a = 1;\n    const b = 2;\n}\n"
 
 
 def test_lines_added_after_a_dedented_whole_line_get_its_indentation() -> None:
-    result = applied(FUNC, "const a = 1;\n", "const a = 1;\nconst c = 3;\n")
+    result = applied(FUNC, "const a = 1;\n", "const a = 1;\nconst c = 3;\n", whole_lines=True)
     assert (
         result.content
         == "function f() {\n    const a = 1;\n    const c = 3;\n    const b = 2;\n}\n"
@@ -283,7 +283,7 @@ def test_lines_added_after_a_dedented_whole_line_get_its_indentation() -> None:
 
 
 def test_the_same_without_final_newlines() -> None:
-    result = applied(FUNC, "const a = 1;", "const a = 1;\nconst c = 3;")
+    result = applied(FUNC, "const a = 1;", "const a = 1;\nconst c = 3;", whole_lines=True)
     assert (
         result.content
         == "function f() {\n    const a = 1;\n    const c = 3;\n    const b = 2;\n}\n"
@@ -292,12 +292,17 @@ def test_the_same_without_final_newlines() -> None:
 
 def test_indented_added_lines_after_a_dedented_line_are_refused() -> None:
     # Relative to old's line (8 columns) or already at the file's depth (4)? Not guessed.
-    error = refused(FUNC, "const a = 1;\n", "const a = 1;\n    const c = 3;\n", "ambiguous")
+    error = refused(
+        FUNC, "const a = 1;\n", "const a = 1;\n    const c = 3;\n", "ambiguous", whole_lines=True
+    )
     assert "indentation" in error.message and "line 2" in error.message
 
 
 def test_a_substring_inside_a_line_is_still_a_substring_edit() -> None:
     assert applied(FUNC, "a = 1", "a = 10").content == FUNC.replace("a = 1", "a = 10")
+    # Without whole_lines (tool calls), old_string is text: a plain replacement.
+    result = applied(FUNC, "const a = 1;\n", "const a = 1;\nconst c = 3;\n")
+    assert result.content == FUNC.replace("const a = 1;\n", "const a = 1;\nconst c = 3;\n")
 
 
 # --- a byte-order mark carried by REPLACE ---------------------------------------------------------
@@ -319,3 +324,32 @@ def test_an_empty_old_on_a_non_empty_file_says_how_to_append_or_rewrite() -> Non
     error = refused("a\nb\n", "", "c\n", "invalid")
     assert "append" in error.message and "last lines" in error.message
     assert "write_file" in error.message
+
+
+def test_a_first_or_last_context_line_the_file_lacks_is_dropped_from_both_sides() -> None:
+    file = "a = 1\nb = 2\n\n# note\n\nc = 3\n"
+    old = "b = 2\n\n# note\n\n# invented\n"
+    result = applied(file, old, "b = 2\n\n# note\nd = 4\n\n# invented\n")
+    assert result.strategy == "stray_context"
+    assert result.content == "a = 1\nb = 2\n\n# note\nd = 4\n\nc = 3\n"
+    # Changed by new, or present elsewhere in the file, it is not stray context: refused.
+    refused(file, old, "b = 2\n\n# note\nd = 4\n\n# other\n", "not_found")
+    refused(file, "b = 2\n\n# note\n\na = 1\n", "b = 2\n\n# note\nd = 4\n\na = 1\n", "not_found")
+
+
+def test_a_no_op_edit_is_located_without_changing_anything() -> None:
+    found = locate("a\n  b\nc\n", "b\n")
+    assert isinstance(found, Applied) and found.content == "a\n  b\nc\n"
+    assert (found.strategy, found.start_line, found.end_line) == ("unchanged", 2, 2)
+    assert isinstance(locate("a\nb\na\n", "a\n"), EditError)
+
+
+def test_markdown_prose_and_examples_hold_no_elisions() -> None:
+    file = "# Doc\n\nIntro.\n"
+    new = "Intro...\n\n...\n\n```py\n# ... rest of code ...\n```\n"
+    assert applied(file, "Intro.\n", new, path="README.md").content == "# Doc\n\n" + new
+    refused(file, "Intro.\n", new, "invalid")  # the same text in a code file is an elision
+    # A marker in a comment is still one in Markdown.
+    refused(
+        file, "Intro.\n", "Intro.\n<!-- ... rest of the section ... -->\n", "invalid", path="a.md"
+    )

@@ -244,3 +244,40 @@ def is_elision(line: str) -> bool:
     if dotted:
         return bool(_ELIDED_WORDS.search(words))
     return wrapped and bool(_ELIDED_PHRASE.fullmatch(words))
+
+
+# Files whose lines are prose: `...` there is punctuation, and code in them is an example.
+PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org")
+_FENCE = re.compile(r"\s*(`{3,}|~{3,})")
+
+
+def is_prose(path: str | None) -> bool:
+    return path is not None and path.lower().endswith(PROSE_SUFFIXES)
+
+
+def elision_flags(lines: list[str], prose: bool = False) -> list[bool]:
+    """For each line, whether it stands for omitted text (`is_elision`).
+
+    In prose (Markdown and kin) only a marker wrapped in a comment or brackets counts
+    (`<!-- ... -->`, `[... rest of the section ...]`): a bare `...` or `and so on...` there is
+    punctuation, and lines inside fenced code blocks are example code, not the file's.
+    """
+    if not prose:
+        return [is_elision(line) for line in lines]
+    flags: list[bool] = []
+    fence = ""
+    for line in lines:
+        opened = _FENCE.match(line)
+        if fence:
+            if opened is not None and opened.group(1).startswith(fence) and not line.strip(" \t`~"):
+                fence = ""
+            flags.append(False)
+            continue
+        if opened is not None:
+            fence = opened.group(1)
+            flags.append(False)
+            continue
+        text = line.strip()
+        wrapped = text[:1] in "<[({" and is_elision(line)
+        flags.append(wrapped)
+    return flags

@@ -35,6 +35,8 @@ BOM = "\ufeff"
 # How similar (0-100) the last line of `new` must be to a file line that `old` cut short for
 # `new` to count as restating it.
 RESTATED_MIN = 80.0
+# Lines of `old` besides a stray first/last context line that must match for it to be dropped.
+STRAY_REST_MIN = 2
 # Placements of an elided `old` considered before giving up as ambiguous.
 MAX_ELISION_CHAINS = 16
 EMPTY_OLD = (
@@ -47,7 +49,8 @@ EMPTY_OLD = (
 _TRIED = (
     "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
     "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
-    "a fuzzy block match anchored on the first and last lines, and `...` elisions"
+    "a fuzzy block match anchored on the first and last lines, a first or last line the file "
+    "lacks, and `...` elisions"
 )
 
 
@@ -59,18 +62,53 @@ def replace(
     replace_all: bool = False,
     start_line: int | None = None,
     index: LineIndex | None = None,
+    path: str | None = None,
+    whole_lines: bool = False,
 ) -> EditOutcome:
     """Replace `old` with `new` in `content`.
 
     `start_line` (1-based) only chooses between otherwise equal candidates. `index` may be passed
     to reuse the line index of `content` across several edits (it must describe `content` without
-    its BOM).
+    its BOM). `path` (the file's name) tells prose such as Markdown, where a literal `...` is
+    punctuation rather than an elision. `whole_lines`: `old` and `new` are whole lines (text
+    blocks), so an `old` line found only after a line's indentation is that line, dedented.
     """
     if old == new:
         return _invalid(
             "old_string and new_string are identical, so the edit would change nothing. "
             "Send the changed text in new_string."
         )
+    return _replace(content, old, new, replace_all, start_line, index, path, whole_lines)
+
+
+def locate(
+    content: str,
+    old: str,
+    *,
+    start_line: int | None = None,
+    index: LineIndex | None = None,
+    path: str | None = None,
+) -> EditOutcome:
+    """Where `replace` would find `old`, as an `Applied` that changes nothing (strategy
+    `unchanged`), or why it would not: for edits whose new text equals `old`."""
+    if not old:
+        return _invalid(EMPTY_OLD)
+    outcome = _replace(content, old, old, False, start_line, index, path, False)
+    if not isinstance(outcome, Applied):
+        return outcome
+    return Applied(content, "unchanged", outcome.start_line, outcome.end_line, outcome.similarity)
+
+
+def _replace(
+    content: str,
+    old: str,
+    new: str,
+    replace_all: bool,
+    start_line: int | None,
+    index: LineIndex | None,
+    path: str | None,
+    whole_lines: bool,
+) -> EditOutcome:
     bom = BOM if content.startswith(BOM) else ""
     body = content[len(bom) :]
     old = old.removeprefix(BOM).replace("\r\n", "\n")
@@ -84,11 +122,11 @@ def replace(
     new = new.replace("\r\n", "\n")
     if index is None or index.content != body:
         index = LineIndex(body)
-    search = _Search(index, replace_all, start_line)
+    search = _Search(index, replace_all, start_line, normalize.is_prose(path), whole_lines)
     old_lines = split_lines(old)
     new_lines = split_lines(new) if new else []
 
-    bad = _new_elides_code(index, old_lines, new_lines)
+    bad = _new_elides_code(index, old_lines, new_lines, search.prose)
     if bad is not None:
         return bad
     for attempt in search.attempts(old, new, old_lines, new_lines):
@@ -103,6 +141,8 @@ class _Search:
     index: LineIndex
     replace_all: bool
     hint: int | None
+    prose: bool = False
+    whole_lines: bool = False
 
     def attempts(
         self, old: str, new: str, old_lines: list[str], new_lines: list[str]
@@ -139,7 +179,8 @@ class _Search:
             "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
         )
         yield partial(self.drifted, old_lines, new_lines)
-        if any(normalize.is_elision(line) for line in old_lines):
+        yield partial(self.stray_context, old_lines, new_lines)
+        if any(normalize.elision_flags(old_lines, self.prose)):
             yield partial(self.elided, old_lines, new_lines)
 
     # --- tiers ---------------------------------------------------------------------------------
@@ -180,13 +221,15 @@ class _Search:
         return None
 
     def _whole_line_dedented(self, old: str, new: str, probe: str, hits: list[int]) -> int | None:
-        """The 1-based line of an exact hit that is one whole indented file line `old` spelled
-        without its indentation, when `new` adds lines; None otherwise.
+        """For whole-line edits: the 1-based line of an exact hit that is one whole indented file
+        line `old` spelled without its indentation, when `new` adds lines; None otherwise.
 
         Only a one-line `old` qualifies: with more lines, the exact match of its later lines
         proves they carry the file's indentation, so the first line was copied from mid-line.
         """
-        if "\n" in old.rstrip("\n") or "\n" not in new.rstrip("\n") or old[:1] in (" ", "\t"):
+        if not self.whole_lines or old[:1] in (" ", "\t"):
+            return None
+        if "\n" in old.rstrip("\n") or "\n" not in new.rstrip("\n"):
             return None
         body = self.index.content
         for hit in hits:
@@ -242,9 +285,30 @@ class _Search:
             "block_anchor", [w for w, _ in scored], old_lines, new_lines, [s for _, s in scored]
         )
 
+    def stray_context(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
+        """`old` whose first or last line is context the file does not have anywhere (a line
+        the model misremembered, or its code fence leaking into the block) and that `new`
+        repeats unchanged at the same edge: the rest, at least STRAY_REST_MIN non-blank lines,
+        must match by the line tiers. The stray line is dropped from both sides, so only lines
+        the file really has are replaced."""
+        if len(old_lines) < 3 or len(new_lines) < 2:
+            return None
+        for edge in (-1, 0):
+            line = old_lines[edge]
+            if new_lines[edge] != line or not line.strip() or line.strip() in self.index.content:
+                continue
+            rest_old = old_lines[:-1] if edge == -1 else old_lines[1:]
+            rest_new = new_lines[:-1] if edge == -1 else new_lines[1:]
+            if sum(1 for x in rest_old if x.strip()) < STRAY_REST_MIN:
+                continue
+            found = self._first_tier(rest_old)
+            if found is not None:
+                return self.windows("stray_context", found[1], rest_old, rest_new)
+        return None
+
     def elided(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
-        old_parts = _split_at_elisions(old_lines)
-        new_parts = _split_at_elisions(new_lines)
+        old_parts = _split_at_elisions(old_lines, self.prose)
+        new_parts = _split_at_elisions(new_lines, self.prose)
         if len(new_parts) != len(old_parts):
             return _invalid(
                 f"old_string has {len(old_parts) - 1} `...` elision(s) but new_string has "
@@ -422,10 +486,10 @@ def _restates(cut: str, line: str, rest: str) -> bool:
     return to_full > fuzz.ratio(line, cut)
 
 
-def _split_at_elisions(lines: list[str]) -> list[list[str]]:
+def _split_at_elisions(lines: list[str], prose: bool) -> list[list[str]]:
     parts: list[list[str]] = [[]]
-    for line in lines:
-        if normalize.is_elision(line):
+    for line, elided in zip(lines, normalize.elision_flags(lines, prose), strict=True):
+        if elided:
             parts.append([])
         else:
             parts[-1].append(line)
@@ -453,11 +517,12 @@ def _chains(candidates: list[list[Window]], limit: int) -> list[list[Window]]:
 
 
 def _new_elides_code(
-    index: LineIndex, old_lines: list[str], new_lines: list[str]
+    index: LineIndex, old_lines: list[str], new_lines: list[str], prose: bool
 ) -> EditError | None:
     """Refuse a `new` with more `...` elisions than `old`: applying it would delete code."""
-    marked = [ln for ln in new_lines if normalize.is_elision(ln)]
-    if not marked or len(marked) <= sum(map(normalize.is_elision, old_lines)):
+    flags = normalize.elision_flags(new_lines, prose)
+    marked = [ln for ln, elided in zip(new_lines, flags, strict=True) if elided]
+    if not marked or len(marked) <= sum(normalize.elision_flags(old_lines, prose)):
         return None
     if all(index.has_line(ln) for ln in marked):
         return None  # the file itself has such lines: they are code, not elisions

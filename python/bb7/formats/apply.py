@@ -16,6 +16,8 @@ failure (an engine refusal, a file_id mismatch, write_file and edit_file on one 
 write_files on one path, a path outside the root or into `.git/`/`.bb7/`, a read-only path,
 editing a missing file, an unreadable call or block) makes `ok` False and `files` empty;
 `errors` lists every failure, and `partial` holds what the successful edits alone produce.
+An edit whose new text equals its old text is skipped with a line in `notes` once `old` is
+found (it still fails when `old` matches nothing or several places).
 
 Pure: nothing is written; only `root` is looked at, for symlinks (`resolve_path`).
 Writing files is the caller's job (`bb7.commands.apply`, the state layer).
@@ -31,7 +33,7 @@ from typing import Literal
 
 import msgspec
 
-from bb7.edits import Applied, Candidate, LineIndex, replace
+from bb7.edits import Applied, Candidate, LineIndex, locate, replace
 from bb7.fileid import file_id
 from bb7.formats.anchored import apply_anchored
 from bb7.formats.arguments import ArgumentError
@@ -135,6 +137,7 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     calls: list[CallSummary]
     partial: list[FileChange]
     base_ids: dict[str, str] = {}
+    notes: list[str] = []
 
 
 def resolve_path(root: Path, raw: str) -> str | PathProblem:
@@ -193,6 +196,7 @@ def apply_response(
         calls=summaries,
         partial=changes,
         base_ids=run.base_ids(),
+        notes=run.notes,
     )
 
 
@@ -243,6 +247,7 @@ class _Run:
         self.numbered = mode == "search_replace_multi"
         self.tracks: dict[str, _Track] = {}
         self.errors: list[ApplyError] = []
+        self.notes: list[str] = []
 
     def call(self, call: Call) -> CallSummary:
         before = len(self.errors)
@@ -393,7 +398,27 @@ class _Run:
     def _replace(self, call: Call, edit: int | None, track: _Track, op: ReplaceOp) -> None:
         content = track.content or ""
         hint = _shifted(op.start_line, track.shifts)
-        outcome = replace(content, op.old, op.new, replace_all=op.replace_all, start_line=hint)
+        if op.old and op.old == op.new:
+            # A block that changes nothing is skipped once it is found; one that matches
+            # nothing still fails (the model's picture of the file is wrong).
+            outcome = locate(content, op.old, start_line=hint, path=track.path)
+            if isinstance(outcome, Applied):
+                track.record(call, edit, outcome)
+                self.notes.append(
+                    f"{_where(call, edit)}{track.path}: skipped an edit whose new text equals its "
+                    f"old text (lines {outcome.start_line}-{outcome.end_line}); it changes nothing"
+                )
+                return
+        else:
+            outcome = replace(
+                content,
+                op.old,
+                op.new,
+                replace_all=op.replace_all,
+                start_line=hint,
+                path=track.path,
+                whole_lines=op.whole_lines,
+            )
         if not isinstance(outcome, Applied):
             message = outcome.message
             if outcome.kind == "not_found" and op.new.strip() and op.new in content:
@@ -445,6 +470,14 @@ _ALREADY = (
     " (new_string is already in the file: this edit may have been applied before; if so, "
     "leave it out.)"
 )
+
+
+def _where(call: Call, edit: int | None) -> str:
+    """`block 2, edit 1: ` (whatever of the two is known), to start a note."""
+    parts = [f"block {call.block}"] if call.block is not None else []
+    if edit is not None:
+        parts.append(f"edit {edit}")
+    return ", ".join(parts) + ": " if parts else ""
 
 
 def _path_msg(problem: PathProblem) -> str:

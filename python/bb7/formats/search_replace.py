@@ -25,7 +25,7 @@ import re
 
 import msgspec
 
-from bb7.formats.blocks import CONTINUE, BlockParser, Step, join_lines, marker
+from bb7.formats.blocks import CONTINUE, BlockParser, Step, closes_fence, join_lines, marker
 
 # For the system prompt when diff_mode asks for SEARCH/REPLACE blocks.
 INSTRUCTIONS = """\
@@ -133,13 +133,24 @@ class SearchReplaceParser(BlockParser):
         return CONTINUE
 
     def _block(self, number: int) -> msgspec.Struct:
+        search, replace = self.search, self.replace
+        if (
+            search
+            and replace
+            and closes_fence(search[-1], self.fence)
+            and closes_fence(replace[-1], self.fence)
+        ):
+            # Both sections end by closing the code fence the block sits in: the model's fence
+            # leaked into the block (dropping an unchanged last line from both changes nothing
+            # when it is real content).
+            search, replace = search[:-1], replace[:-1]
         return SearchReplaceBlock(
             index=self.index,
             path=self.path,
             line=self.line,
             end_line=number,
-            search=join_lines(_without_closing_blank(self.search)),
-            replace=join_lines(_without_closing_blank(self.replace)),
+            search=join_lines(_without_closing_blank(search)),
+            replace=join_lines(_without_closing_blank(replace)),
             start_line=self.start_line,
         )
 
