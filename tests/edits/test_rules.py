@@ -353,3 +353,41 @@ def test_markdown_prose_and_examples_hold_no_elisions() -> None:
     refused(
         file, "Intro.\n", "Intro.\n<!-- ... rest of the section ... -->\n", "invalid", path="a.md"
     )
+
+
+# --- tab-aligned continuation lines ---------------------------------------------------------------
+
+ALIGNED = "static int f(void)\n{\n\tresult = compute_the_thing(alpha,\n\t\t\t\t   beta);\n}\n"
+
+
+def test_a_changed_line_keeps_the_files_exact_tabs_and_alignment_spaces() -> None:
+    # Sent with spaces (tab width 8: 35 columns); the file line is 4 tabs and 3 spaces.
+    old = "        result = compute_the_thing(alpha,\n                                   beta);\n"
+    new = "        result = compute_the_thing(alpha,\n                                   gamma);\n"
+    assert applied(ALIGNED, old, new).content == ALIGNED.replace("beta", "gamma")
+
+
+def test_the_tab_width_comes_from_the_files_alignment_or_modeline() -> None:
+    assert LineIndex(ALIGNED).tab_width == 8
+    assert LineIndex("x = 1\n# vim: set ts=4 sw=4:\n").tab_width == 4
+    assert LineIndex("/* -*- mode: c; tab-width: 3 -*- */\n").tab_width == 3
+    assert LineIndex("\tx = 1\n").tab_width is None
+
+
+def test_a_lone_changed_line_in_a_space_indented_file_keeps_its_tabs() -> None:
+    file = "int f(void)\n{\n    result = compute_the_thing(alpha,\n\t\t\t\t   beta);\n}\n"
+    old = "                                   beta);\n"
+    result = applied(file, old, old.replace("beta", "gamma"))
+    assert result.content == file.replace("beta", "gamma")
+    # An added line has no file line of its own: its 35 columns in the region's style.
+    new = old + "                                   delta);\n"
+    result = applied(file, old, new)
+    assert result.content == file.replace("beta);\n", "beta);\n\t\t\t\t   delta);\n")
+
+
+def test_a_one_line_over_escaped_change_is_unescaped_like_old() -> None:
+    file = 'void f(void)\n{\n    printf("\\032");\n}\n'
+    old = '    printf("\\\\032");'  # the file's \032 sent as \\032
+    new = '    printf("\\\\032\\\\n");'  # the same over-escaping
+    result = applied(file, old, new)
+    assert result.content == 'void f(void)\n{\n    printf("\\032\\n");\n}\n'

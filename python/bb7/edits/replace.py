@@ -151,7 +151,7 @@ class _Search:
         yield partial(self.exact, old, new, "exact")
         yield partial(self.lines, old_lines, new_lines, "")
         for variant, decoded in normalize.unescape_variants(old):
-            fixed = normalize.unescape_like(new, decoded, variant)
+            fixed = normalize.unescape_like(new, decoded, variant, old)
             yield partial(self.exact, decoded, fixed, "escape")
             yield partial(
                 self.lines, split_lines(decoded), split_lines(fixed) if fixed else [], "escape+"
@@ -437,7 +437,10 @@ class _Search:
     def _build(self, window: Window, old_lines: list[str], new_lines: list[str]) -> list[str]:
         texts = self.index.texts[window.first : window.last + 1]
         style = self.index.indent_style(window.first, window.last)
-        return build_lines(old_lines, new_lines, texts, window.mapping, style)
+        # Tabs in play: the file's own tab width, if it has one, beats inferring it.
+        tabbed = any("\t" in leading(line) for line in (*texts, *old_lines))
+        tab = self.index.tab_width if tabbed else None
+        return build_lines(old_lines, new_lines, texts, window.mapping, style, tab)
 
     def _splice(self, first: int, last: int, out: list[str], content: str | None = None) -> str:
         body = self.index.content if content is None else content

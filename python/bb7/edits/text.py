@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
+from bb7.edits.indent import width
+
 Normalizer = Callable[[str], str]
 
 
@@ -28,6 +30,7 @@ class LineIndex:
         self._positions: dict[str, dict[str, list[int]]] = {}
         self._word_lines: dict[str, list[int]] = {}
         self._word_counts: dict[str, int] = {}
+        self._tab_width: int | None = 0  # 0: not computed yet
 
     @property
     def texts(self) -> list[str]:
@@ -158,6 +161,15 @@ class LineIndex:
             self._positions[name] = table
         return table
 
+    @property
+    def tab_width(self) -> int | None:
+        """The tab width the file declares (a vim/emacs modeline) or shows (tab-indented
+        continuation lines aligned under an open bracket of the line above); None when neither
+        says. Computed once per content."""
+        if self._tab_width == 0:
+            self._tab_width = _declared_tab_width(self.content) or _aligned_tab_width(self)
+        return self._tab_width
+
     def indent_style(self, first: int, last: int) -> str:
         """Tab or space: what indented lines in the range mostly start with; the whole file's
         habit when the range has no indented line."""
@@ -172,6 +184,66 @@ class LineIndex:
         if tabs == spaces == 0:
             return ""
         return "\t" if tabs > spaces else " "
+
+
+_MODELINE = re.compile(
+    r"(?:\bvim?:|\bex:).*?\b(?:ts|tabstop)=(\d+)|-\*-.*?\btab-width:\s*(\d+)", re.IGNORECASE
+)
+_MIXED = re.compile(r"^\t+ +(?=\S)", re.MULTILINE)
+# Continuation lines looked at for alignment evidence.
+_ALIGNED_SAMPLE = 64
+
+
+def _declared_tab_width(content: str) -> int | None:
+    """A modeline's tab width (vim `ts=`/`tabstop=`, emacs `tab-width:`) in the first or last
+    few lines, where editors look for it."""
+    head = content[:2000]
+    tail = content[-2000:] if len(content) > 2000 else ""
+    for part in (head, tail):
+        found = _MODELINE.search(part)
+        if found is not None:
+            width = int(found.group(1) or found.group(2))
+            if 1 <= width <= 16:
+                return width
+    return None
+
+
+def _aligned_tab_width(index: LineIndex) -> int | None:
+    """The tab width under which lines indented by tabs then spaces line up one column after
+    an open bracket of the line above (how such alignment is made); None without evidence."""
+    content = index.content
+    if "\t " not in content:
+        return None
+    votes: dict[int, int] = {}
+    for seen, found in enumerate(_MIXED.finditer(content)):
+        if seen >= _ALIGNED_SAMPLE:
+            break
+        line = content.count("\n", 0, found.start())
+        if line == 0:
+            continue
+        above = index.texts[line - 1]
+        body = above.lstrip(" \t")
+        bracket = _open_bracket(body)
+        if bracket is None:
+            continue
+        lead = above[: len(above) - len(body)]
+        for tab in (8, 4, 2, 3):
+            if width(found.group(), tab) == width(lead, tab) + bracket + 1:
+                votes[tab] = votes.get(tab, 0) + 1
+    if not votes:
+        return None
+    return max(votes, key=lambda t: (votes[t], t))
+
+
+def _open_bracket(text: str) -> int | None:
+    """Index of the last bracket of `text` still open at its end."""
+    stack: list[int] = []
+    for at, ch in enumerate(text):
+        if ch in "([{":
+            stack.append(at)
+        elif ch in ")]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
 
 
 def split_lines(text: str) -> list[str]:
