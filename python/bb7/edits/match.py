@@ -11,6 +11,7 @@ whole-file table of normalised lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -181,7 +182,7 @@ def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Wi
 
 
 def _place_skipping_blanks(
-    texts: list[str], keys: list[str], k: int, line: int, fn: Normalizer
+    texts: Sequence[str], keys: list[str], k: int, line: int, fn: Normalizer
 ) -> list[int] | None:
     """File lines for each key when key k sits at `line` and blank lines are skipped between."""
     if fn(texts[line]) != keys[k]:

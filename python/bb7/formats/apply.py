@@ -212,6 +212,15 @@ class _Track:
     failed: bool = False  # an earlier operation on it failed
     edits: list[EditRecord] = field(default_factory=list)
     shifts: list[tuple[int, int]] = field(default_factory=list)  # (line, lines added) per edit
+    index: LineIndex | None = None  # of `content` without its BOM, reused while it is current
+
+    def line_index(self) -> LineIndex:
+        """The line index of the current content, built once per content: edits that fail or
+        change nothing leave it in place for the next edit."""
+        body = (self.content or "").removeprefix(BOM)
+        if self.index is None or self.index.content != body:
+            self.index = LineIndex(body)
+        return self.index
 
     def current_id(self) -> str | None:
         return None if self.content is None else file_id(self.path, self.content)
@@ -401,7 +410,9 @@ class _Run:
         if op.old and op.old == op.new:
             # A block that changes nothing is skipped once it is found; one that matches
             # nothing still fails (the model's picture of the file is wrong).
-            outcome = locate(content, op.old, start_line=hint, path=track.path)
+            outcome = locate(
+                content, op.old, start_line=hint, index=track.line_index(), path=track.path
+            )
             if isinstance(outcome, Applied):
                 track.record(call, edit, outcome)
                 self.notes.append(
@@ -416,6 +427,7 @@ class _Run:
                 op.new,
                 replace_all=op.replace_all,
                 start_line=hint,
+                index=track.line_index(),
                 path=track.path,
                 whole_lines=op.whole_lines,
             )
