@@ -368,10 +368,11 @@ def test_a_changed_line_keeps_the_files_exact_tabs_and_alignment_spaces() -> Non
 
 
 def test_the_tab_width_comes_from_the_files_alignment_or_modeline() -> None:
-    assert LineIndex(ALIGNED).tab_width == 8
-    assert LineIndex("x = 1\n# vim: set ts=4 sw=4:\n").tab_width == 4
-    assert LineIndex("/* -*- mode: c; tab-width: 3 -*- */\n").tab_width == 3
-    assert LineIndex("\tx = 1\n").tab_width is None
+    assert LineIndex(ALIGNED).tab_width() == 8
+    assert LineIndex(ALIGNED).tab_width(configured=4) == 4  # the project's .editorconfig
+    assert LineIndex("x = 1\n# vim: set ts=4 sw=4:\n").tab_width(configured=8) == 4
+    assert LineIndex("/* -*- mode: c; tab-width: 3 -*- */\n").tab_width() == 3
+    assert LineIndex("\tx = 1\n").tab_width() is None
 
 
 def test_a_lone_changed_line_in_a_space_indented_file_keeps_its_tabs() -> None:
@@ -391,3 +392,10 @@ def test_a_one_line_over_escaped_change_is_unescaped_like_old() -> None:
     new = '    printf("\\\\032\\\\n");'  # the same over-escaping
     result = applied(file, old, new)
     assert result.content == 'void f(void)\n{\n    printf("\\032\\n");\n}\n'
+
+
+def test_without_other_evidence_the_tab_width_that_shifts_nothing_wins() -> None:
+    file = "int f(void)\n{\n\tif (x) {\n\t\ty();\n\t}\n}\n"
+    old = "                y();\n"  # two tabs written as 8 columns each
+    result = applied(file, old, old + "                        z();\n")
+    assert result.content == file.replace("\t\ty();\n", "\t\ty();\n\t\t\tz();\n")

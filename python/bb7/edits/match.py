@@ -280,7 +280,7 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
         probe = next(((k, fn(line)) for k, line in enumerate(old_lines) if line.strip()), None)
         if probe is None:
             return None
-        hit = process.extractOne(probe[1], index.texts, scorer=fuzz.ratio, processor=fn)
+        hit = process.extractOne(probe[1], index.all_texts(), scorer=fuzz.ratio, processor=fn)
         starts = [hit[2] - probe[0]] if hit is not None else [0]
     target = "\n".join(fn(line) for line in old_lines)
     best: tuple[int, int, float] | None = None

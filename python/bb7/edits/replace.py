@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
@@ -64,6 +65,7 @@ def replace(
     index: LineIndex | None = None,
     path: str | None = None,
     whole_lines: bool = False,
+    tab_width: int | None = None,
 ) -> EditOutcome:
     """Replace `old` with `new` in `content`.
 
@@ -72,13 +74,15 @@ def replace(
     its BOM). `path` (the file's name) tells prose such as Markdown, where a literal `...` is
     punctuation rather than an elision. `whole_lines`: `old` and `new` are whole lines (text
     blocks), so an `old` line found only after a line's indentation is that line, dedented.
+    `tab_width`: the project's setting for the file (.editorconfig); a modeline beats it.
     """
     if old == new:
         return _invalid(
             "old_string and new_string are identical, so the edit would change nothing. "
             "Send the changed text in new_string."
         )
-    return _replace(content, old, new, replace_all, start_line, index, path, whole_lines)
+    options = _Options(replace_all, start_line, normalize.is_prose(path), whole_lines, tab_width)
+    return _replace(content, old, new, options, index)
 
 
 def locate(
@@ -93,22 +97,25 @@ def locate(
     `unchanged`), or why it would not: for edits whose new text equals `old`."""
     if not old:
         return _invalid(EMPTY_OLD)
-    outcome = _replace(content, old, old, False, start_line, index, path, False)
+    options = _Options(False, start_line, normalize.is_prose(path))
+    outcome = _replace(content, old, old, options, index)
     if not isinstance(outcome, Applied):
         return outcome
     return Applied(content, "unchanged", outcome.start_line, outcome.end_line, outcome.similarity)
 
 
+class _Options(NamedTuple):
+    replace_all: bool
+    hint: int | None
+    prose: bool = False
+    whole_lines: bool = False
+    tab_width: int | None = None  # configured for the file (.editorconfig)
+
+
 def _replace(
-    content: str,
-    old: str,
-    new: str,
-    replace_all: bool,
-    start_line: int | None,
-    index: LineIndex | None,
-    path: str | None,
-    whole_lines: bool,
+    content: str, old: str, new: str, options: _Options, index: LineIndex | None
 ) -> EditOutcome:
+    """`replace` after its argument checks."""
     bom = BOM if content.startswith(BOM) else ""
     body = content[len(bom) :]
     old = old.removeprefix(BOM).replace("\r\n", "\n")
@@ -122,7 +129,7 @@ def _replace(
     new = new.replace("\r\n", "\n")
     if index is None or index.content != body:
         index = LineIndex(body)
-    search = _Search(index, replace_all, start_line, normalize.is_prose(path), whole_lines)
+    search = _Search(index, *options)
     old_lines = split_lines(old)
     new_lines = split_lines(new) if new else []
 
@@ -143,6 +150,7 @@ class _Search:
     hint: int | None
     prose: bool = False
     whole_lines: bool = False
+    tab_width: int | None = None  # configured for the file (.editorconfig)
 
     def attempts(
         self, old: str, new: str, old_lines: list[str], new_lines: list[str]
@@ -439,7 +447,7 @@ class _Search:
         style = self.index.indent_style(window.first, window.last)
         # Tabs in play: the file's own tab width, if it has one, beats inferring it.
         tabbed = any("\t" in leading(line) for line in (*texts, *old_lines))
-        tab = self.index.tab_width if tabbed else None
+        tab = self.index.tab_width(self.tab_width) if tabbed else None
         return build_lines(old_lines, new_lines, texts, window.mapping, style, tab)
 
     def _splice(self, first: int, last: int, out: list[str], content: str | None = None) -> str:

@@ -43,7 +43,8 @@ class LineIndex:
         self._positions: dict[str, dict[str, list[int]]] = {}
         self._word_lines: dict[str, list[int]] = {}
         self._word_hits: dict[str, list[int]] = {}
-        self._tab_width: int | None = 0  # 0: not computed yet
+        self._declared: int | None = 0  # tab widths; 0: not computed yet
+        self._aligned: int | None = 0
         self.texts = _Lines(self)
 
     def all_texts(self) -> list[str]:
@@ -230,14 +231,17 @@ class LineIndex:
             self._positions[name] = table
         return table
 
-    @property
-    def tab_width(self) -> int | None:
-        """The tab width the file declares (a vim/emacs modeline) or shows (tab-indented
-        continuation lines aligned under an open bracket of the line above); None when neither
-        says. Computed once per content."""
-        if self._tab_width == 0:
-            self._tab_width = _declared_tab_width(self.content) or _aligned_tab_width(self)
-        return self._tab_width
+    def tab_width(self, configured: int | None = None) -> int | None:
+        """The file's tab width: a vim/emacs modeline, else `configured` (the project's
+        .editorconfig), else what its tab-indented continuation lines show by lining up under an
+        open bracket of the line above; None when nothing says. Computed once per content."""
+        if self._declared == 0:
+            self._declared = _declared_tab_width(self.content)
+        if self._declared is not None or configured:
+            return self._declared or configured
+        if self._aligned == 0:
+            self._aligned = _aligned_tab_width(self)
+        return self._aligned
 
     def indent_style(self, first: int, last: int) -> str:
         """Tab or space: what indented lines in the range mostly start with; the whole file's

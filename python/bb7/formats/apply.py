@@ -19,7 +19,8 @@ editing a missing file, an unreadable call or block) makes `ok` False and `files
 An edit whose new text equals its old text is skipped with a line in `notes` once `old` is
 found (it still fails when `old` matches nothing or several places).
 
-Pure: nothing is written; only `root` is looked at, for symlinks (`resolve_path`).
+Pure: nothing is written; under `root`, only symlinks (`resolve_path`) and `.editorconfig`
+files (the tab width for re-indenting, `bb7.formats.editorconfig`) are looked at.
 Writing files is the caller's job (`bb7.commands.apply`, the state layer).
 """
 
@@ -35,6 +36,7 @@ import msgspec
 
 from bb7.edits import Applied, Candidate, LineIndex, locate, replace
 from bb7.fileid import file_id
+from bb7.formats import editorconfig
 from bb7.formats.anchored import apply_anchored
 from bb7.formats.arguments import ArgumentError
 from bb7.formats.calls import AnchoredOp, Call, Op, ReplaceOp, WriteOp, op_paths, read_calls
@@ -213,6 +215,7 @@ class _Track:
     edits: list[EditRecord] = field(default_factory=list)
     shifts: list[tuple[int, int]] = field(default_factory=list)  # (line, lines added) per edit
     index: LineIndex | None = None  # of `content` without its BOM, reused while it is current
+    tab_width: int | None = None  # from .editorconfig, read with the first edit (0: none)
 
     def line_index(self) -> LineIndex:
         """The line index of the current content, built once per content: edits that fail or
@@ -430,6 +433,7 @@ class _Run:
                 index=track.line_index(),
                 path=track.path,
                 whole_lines=op.whole_lines,
+                tab_width=self._tab_width(track),
             )
         if not isinstance(outcome, Applied):
             message = outcome.message
@@ -444,6 +448,11 @@ class _Run:
             (outcome.start_line, _line_count(outcome.content) - _line_count(content))
         )
         track.record(call, edit, outcome)
+
+    def _tab_width(self, track: _Track) -> int | None:
+        if track.tab_width is None:  # 0: read, and nothing set
+            track.tab_width = editorconfig.tab_width(self.root, track.path) or 0
+        return track.tab_width or None
 
     def _anchored(self, call: Call, track: _Track, op: AnchoredOp) -> None:
         outcome = apply_anchored(track.content or "", op.changes)
