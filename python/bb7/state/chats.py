@@ -21,6 +21,7 @@ from bb7.fsio import FileProblem, load_text
 from bb7.paths import project_path
 from bb7.state import lock
 from bb7.state.local import Buffers, local_file, read_local, same_text, text_of
+from bb7.state.problems import Abort
 from bb7.state.records import (
     EXTERNAL,
     GLOBAL,
@@ -37,7 +38,7 @@ from bb7.state.records import (
     SnapshotRef,
     TextPart,
 )
-from bb7.state.store import Abort, Store, entry_file_id
+from bb7.state.store import Store, entry_file_id
 
 FORK_PREFIX = "Fork of "
 

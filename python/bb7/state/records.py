@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import msgspec
 
+from bb7.state.problems import Problem
+
+__all__ = ["Problem"]  # re-exported: refusals travel with the records
+
 # Context entry kinds. A full file is `writable` or `readonly`; a `section` is a read-only line
 # range of a project file; an `external` file lives outside the project (absolute path, read-only).
 WRITABLE = "writable"
@@ -168,8 +172,17 @@ class Lease(msgspec.Struct, kw_only=True):
     token: str
 
 
-class Problem(msgspec.Struct, frozen=True):
-    """Why an action was refused, for the user: `kind` for code, `message` says what to do."""
+class Intent(msgspec.Struct, kw_only=True):
+    """An apply about to replace a file, committed before the file is touched: the user's text
+    (`prev_local`) is then safe whatever happens to the process. The apply deletes it in the
+    transaction that records the apply; one left behind names an apply that was killed."""
 
-    kind: str
-    message: str
+    chat_id: str
+    path: str
+    prev_local: str | None  # blob of the file before the apply; None if it did not exist
+    written: str  # blob the apply writes
+    prev_entry: ContextEntry | None
+    prev_output: PendingOutput
+    pid: int
+    host: str
+    id: int = 0

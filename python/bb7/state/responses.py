@@ -17,6 +17,7 @@ import msgspec
 
 from bb7.fileid import file_id
 from bb7.paths import project_path
+from bb7.state.problems import Abort
 from bb7.state.records import (
     GLOBAL,
     SECTION,
@@ -28,7 +29,7 @@ from bb7.state.records import (
     PendingOutput,
     Problem,
 )
-from bb7.state.store import Abort, Store
+from bb7.state.store import Store
 
 
 class EditBase(msgspec.Struct, frozen=True):

@@ -22,6 +22,9 @@ from typing import Any
 import msgspec
 
 from bb7.fileid import file_id
+from bb7.state.problems import Abort as Abort  # re-exported for callers outside state/
+from bb7.state.problems import StoreError as StoreError
+from bb7.state.problems import empty_database, is_store_trouble, store_error
 from bb7.state.records import (
     GLOBAL,
     PROJECT,
@@ -29,6 +32,7 @@ from bb7.state.records import (
     ContextEntry,
     Event,
     EventPart,
+    Intent,
     Lease,
     Message,
     OutputRef,
@@ -148,6 +152,24 @@ CREATE TABLE retry_outputs (
 """
 
 
+# Version 4: the intent of an apply in progress, committed before the file is touched, so an
+# apply killed half-way is finished or rolled back at the next open (`bb7.state.recovery`).
+_V4 = """
+CREATE TABLE intents (
+    id INTEGER PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    prev_local TEXT REFERENCES blobs(sha),
+    written TEXT NOT NULL REFERENCES blobs(sha),
+    prev_entry TEXT,
+    prev_output TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -155,20 +177,21 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (2, _V2),
     (2, _index_v1_messages),
     (3, _V3),
+    (4, _V4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-class Abort(Exception):
-    """Raised inside a transaction to roll it back and hand `problem` to the caller."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
+# Seconds to wait for another process's write lock before saying the database is locked.
+LOCK_TIMEOUT_ENV = "BB7_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT = 30.0
 
 
-class StoreError(Exception):
-    """The database cannot be used (newer schema, corrupt file). Not for user-level refusals."""
+def lock_timeout() -> float:
+    try:
+        return float(os.environ.get(LOCK_TIMEOUT_ENV, "") or DEFAULT_LOCK_TIMEOUT)
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
 
 
 def sha256(text: str) -> str:
@@ -188,6 +211,17 @@ def project_db_path(root: Path) -> Path:
     return root / STATE_DIR / DB_NAME
 
 
+def _is_empty(path: Path) -> bool:
+    """A database file with no bytes (and no WAL to recover them from): its data is gone."""
+    try:
+        if path.stat().st_size:
+            return False
+    except FileNotFoundError:
+        return False
+    wal = path.with_name(path.name + "-wal")
+    return not wal.exists() or wal.stat().st_size == 0
+
+
 class Store:
     """An open bb7 database. `root` is the project root (None for the global store)."""
 
@@ -195,16 +229,42 @@ class Store:
         self.path = path
         self.scope = scope
         self.root = root
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per action.
-        self.conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+        self.timeout = lock_timeout()
         self._lock = threading.RLock()
         self._depth = 0
+        with self.translated():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if _is_empty(path):
+                raise empty_database(path)
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per action.
+            self.conn = sqlite3.connect(
+                path, isolation_level=None, timeout=self.timeout, check_same_thread=False
+            )
+            try:
+                self._open()
+            except BaseException:
+                self.conn.close()
+                raise
+
+    def _open(self) -> None:
+        # Setting WAL on a database already in WAL is a read: opening takes no write lock
+        # unless the file is new or needs a migration.
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         # FULL: a committed action survives power loss, not only a crash of bb7.
         self.conn.execute("PRAGMA synchronous=FULL")
-        self._migrate()
+        if self.schema_version() != SCHEMA_VERSION:
+            self._migrate()
+
+    @contextlib.contextmanager
+    def translated(self) -> Iterator[None]:
+        """SQLite trouble from the file or the disk becomes a one-line `StoreError`."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if not is_store_trouble(exc):
+                raise
+            raise store_error(exc, self.path, self.timeout) from exc
 
     def close(self) -> None:
         self.conn.close()
@@ -228,21 +288,23 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield self.conn
-            except BaseException:
+            with self.translated():
+                self.conn.execute("BEGIN IMMEDIATE")
+                self._depth = 1
+                try:
+                    yield self.conn
+                except BaseException:
+                    self._depth = 0
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
                 self._depth = 0
-                self.conn.execute("ROLLBACK")
-                raise
-            self._depth = 0
-            try:
-                self.conn.execute("COMMIT")
-            except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                raise
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -618,6 +680,54 @@ class Store:
 
     def delete_undo(self, undo_id: int) -> None:
         self.conn.execute("DELETE FROM undo WHERE id = ?", (undo_id,))
+
+    # -- apply intents ----------------------------------------------------------------------------
+
+    def put_intent(self, intent: Intent) -> Intent:
+        cursor = self.conn.execute(
+            "INSERT INTO intents (chat_id, path, prev_local, written, prev_entry, prev_output, "
+            "pid, host, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                intent.chat_id,
+                intent.path,
+                intent.prev_local,
+                intent.written,
+                None if intent.prev_entry is None else _json(intent.prev_entry),
+                _json(intent.prev_output),
+                intent.pid,
+                intent.host,
+                time.time(),
+            ),
+        )
+        return msgspec.structs.replace(intent, id=int(cursor.lastrowid or 0))
+
+    def has_intents(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM intents LIMIT 1").fetchone() is not None
+
+    def intents(self) -> list[Intent]:
+        rows = self.conn.execute(
+            "SELECT id, chat_id, path, prev_local, written, prev_entry, prev_output, pid, host "
+            "FROM intents ORDER BY id"
+        )
+        return [
+            Intent(
+                id=r[0],
+                chat_id=r[1],
+                path=r[2],
+                prev_local=r[3],
+                written=r[4],
+                prev_entry=None if r[5] is None else msgspec.json.decode(r[5], type=ContextEntry),
+                prev_output=msgspec.json.decode(r[6], type=PendingOutput),
+                pid=r[7],
+                host=r[8],
+            )
+            for r in rows.fetchall()
+        ]
+
+    def delete_intent(self, intent_id: int) -> bool:
+        """Drop an intent; False when it was gone already (finished by another process)."""
+        cursor = self.conn.execute("DELETE FROM intents WHERE id = ?", (intent_id,))
+        return cursor.rowcount > 0
 
     # -- leases ---------------------------------------------------------------------------------
 
