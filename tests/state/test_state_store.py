@@ -9,7 +9,8 @@ import pytest
 from state_helpers import Project
 
 from bb7.state.chats import search_chats
-from bb7.state.store import SCHEMA_VERSION, Store, StoreError, init_project, open_project
+from bb7.state.schema import SCHEMA_VERSION
+from bb7.state.store import Store, StoreError, init_project, open_project
 
 # Schema version 1 exactly as bb7 first released it (frozen here on purpose: the migration
 # must keep working from this, whatever later versions look like).

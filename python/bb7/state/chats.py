@@ -17,6 +17,7 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.fsio import FileProblem, load_text
 from bb7.paths import project_path
 from bb7.state import lock
@@ -38,7 +39,7 @@ from bb7.state.records import (
     SnapshotRef,
     TextPart,
 )
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 FORK_PREFIX = "Fork of "
 

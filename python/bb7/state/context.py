@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
 from bb7.paths import PathProblem, project_path
 from bb7.state.local import Buffers, local_file, read_local, same_text
@@ -31,7 +32,7 @@ from bb7.state.records import (
     Event,
     Problem,
 )
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 # Reading limit for the file a section is cut from (the section itself must fit the usual limit).
 SECTION_SOURCE_MAX_BYTES = 64 * 1024 * 1024

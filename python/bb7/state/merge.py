@@ -14,9 +14,10 @@ import time
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 LOCAL_MARKER = "<<<<<<< local"
 SEPARATOR = "======="

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.fsio import FileProblem, atomic_write, crash_point, is_read_only
 from bb7.paths import project_path
 from bb7.state.local import (
@@ -50,7 +51,7 @@ from bb7.state.status import (
     file_statuses,
     status_of,
 )
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 Writer = Callable[[Path, str], None]
 

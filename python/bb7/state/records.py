@@ -172,6 +172,17 @@ class Lease(msgspec.Struct, kw_only=True):
     token: str
 
 
+class UndoRecord(msgspec.Struct, kw_only=True):
+    """What one apply replaced: the local file before it and the chat state before it."""
+
+    id: int
+    path: str
+    prev_local: str | None  # blob of the file before the apply; None if it did not exist
+    written: str  # blob the apply wrote
+    prev_entry: ContextEntry | None
+    prev_output: PendingOutput
+
+
 class Intent(msgspec.Struct, kw_only=True):
     """An apply about to replace a file, committed before the file is touched: the user's text
     (`prev_local`) is then safe whatever happens to the process. The apply deletes it in the
