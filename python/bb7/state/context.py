@@ -242,18 +242,7 @@ def _add(
         store.put_output(
             chat_id, msgspec.structs.replace(output, added=False, base_file_id=entry.file_id)
         )
-    store.append_event(
-        chat_id,
-        Event(
-            action="user_added",
-            path=path,
-            file_id=entry.file_id,
-            blob=entry.blob,
-            start_line=entry.start_line,
-            end_line=entry.end_line,
-            readonly=entry.readonly,
-        ),
-    )
+    store.append_event(chat_id, Event.added_entry(entry))
     return entry
 
 
@@ -282,16 +271,7 @@ def remove(
                 f"{entry.path} has a pending change from the model; apply or discard it first",
             )
         store.delete_entry(chat_id, entry.path, entry.start_line, entry.end_line)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_removed",
-                path=entry.path,
-                file_id=entry.file_id,
-                start_line=entry.start_line,
-                end_line=entry.end_line,
-            ),
-        )
+        store.append_event(chat_id, Event.removed(entry))
         return entry
 
 
@@ -372,16 +352,7 @@ def _update(
     elif output is not None:
         store.put_output(chat_id, msgspec.structs.replace(output, base_file_id=new.file_id))
     store.put_entry(chat_id, new)
-    store.append_event(
-        chat_id,
-        Event(
-            action="user_updated",
-            path=entry.path,
-            file_id=new.file_id,
-            prev_file_id=entry.file_id,
-            blob=new.blob,
-        ),
-    )
+    store.append_event(chat_id, Event.updated(entry, new))
     return new
 
 
@@ -407,13 +378,5 @@ def set_readonly(
             )
         new = msgspec.structs.replace(entry, kind=READONLY if readonly else WRITABLE)
         store.put_entry(chat_id, new)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_set_readonly",
-                path=entry.path,
-                file_id=entry.file_id,
-                readonly=readonly,
-            ),
-        )
+        store.append_event(chat_id, Event.set_readonly(entry, readonly))
         return new

@@ -48,6 +48,7 @@ from bb7.state.status import (
     CONFLICT,
     MODIFIED,
     FileStatus,
+    Status,
     file_statuses,
     status_of,
 )
@@ -58,7 +59,7 @@ Writer = Callable[[Path, str], None]
 
 class Applied(msgspec.Struct, frozen=True):
     path: str
-    status: str  # the status before applying
+    status: Status  # the status before applying ("" for an undo)
     merged: bool = False
 
 
@@ -66,7 +67,7 @@ class ApplyReport(msgspec.Struct, frozen=True):
     """One line of an apply-all: applied, or skipped/failed with the reason."""
 
     path: str
-    status: str
+    status: Status
     applied: bool
     message: str
 
@@ -126,7 +127,7 @@ class _Plan(msgspec.Struct, frozen=True):
     intent: Intent
     target: Path
     local: LocalText | FileProblem
-    status: str
+    status: Status
     merged: bool
 
 
@@ -331,17 +332,7 @@ def finish_apply(store: Store, intent: Intent) -> bool:
     )
     store.put_entry(chat_id, new_entry)
     store.delete_output(chat_id, path)
-    store.append_event(
-        chat_id,
-        Event(
-            action="user_applied",
-            path=path,
-            file_id=new_entry.file_id,
-            prev_file_id="" if entry is None else entry.file_id,
-            blob=intent.written,
-            added=entry is None,
-        ),
-    )
+    store.append_event(chat_id, Event.applied(new_entry, entry))
     return True
 
 
@@ -411,17 +402,7 @@ def discard_output(store: Store, chat_id: str, path: str) -> PendingOutput | Pro
         if output is None:
             return Problem("no_output", f"{path} has no pending output")
         store.delete_output(chat_id, path)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_discarded",
-                path=path,
-                file_id=output.file_id,
-                prev_file_id=output.base_file_id,
-                blob=output.blob,
-                added=output.added,
-            ),
-        )
+        store.append_event(chat_id, Event.discarded(output))
         return output
 
 
@@ -490,10 +471,7 @@ def undo_apply(
                 store.put_entry(chat_id, record.prev_entry)
             store.put_output(chat_id, record.prev_output)
             store.delete_undo(record.id)
-            store.append_event(
-                chat_id,
-                Event(action="user_undid_apply", path=path, file_id=record.prev_output.file_id),
-            )
+            store.append_event(chat_id, Event.undid_apply(record.prev_output))
             if record.prev_local is None:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(target)

@@ -29,54 +29,61 @@ from typing import Literal
 
 import msgspec
 
-from bb7.fsio import FileProblem
-from bb7.paths import PathProblem
+from bb7.fsio import FileProblem, FileProblemKind
+from bb7.paths import PathProblem, PathProblemKind
 
-ProblemKind = Literal[
-    # paths and files
-    "empty",
-    "outside_root",
-    "protected",
+ActionProblemKind = Literal[
+    # paths and the project
     "invalid_path",
     "invalid_range",
-    "missing",
-    "binary",
-    "too_large",
-    "not_utf8",
-    "unreadable",
-    "special",
-    # chats and context
+    "invalid_root",
     "not_initialized",
+    "unusable_state",
+    "global",
+    # chats
     "no_chat",
     "ambiguous",
+    "invalid_name",
+    "no_message",
+    "same_scope",
     "locked",
     "lost",
-    "no_entry",
-    "no_message",
-    "exists",
-    "global",
+    "busy",
+    # context
+    "not_in_context",
     "readonly",
+    "always_readonly",
     "section",
-    "external",
-    "not_found",
-    # outputs
+    # model outputs
+    "stale_base",
+    "no_edits",
+    "edits_failed",
+    "nothing_pending",
+    "pending_output",
+    # apply and undo
     "no_output",
     "changed",
     "conflict",
+    "exists",
     "gone",
     "read_only_file",
     "write_failed",
     "nothing_to_undo",
-    "pending_output",
-    "invalid_edit",
-    "invalid",
+    # the editor host
+    "not_available",
+    "invalid_args",
+    "unknown_method",
+    "bug",
 ]
+# Path kinds: empty, outside_root, protected; file kinds: missing, binary, too_large, not_utf8,
+# unreadable, special.
+ProblemKind = PathProblemKind | FileProblemKind | ActionProblemKind
 
 
 class Problem(msgspec.Struct, frozen=True):
     """Why an action was refused, for the user: `kind` for code, `message` says what to do."""
 
-    kind: str
+    kind: ProblemKind
     message: str
 
 

@@ -40,6 +40,7 @@ from bb7.state.records import (
     OutputRef,
     PendingOutput,
     Problem,
+    Scope,
     UndoRecord,
 )
 from bb7.state.rows import columns, to_json
@@ -95,7 +96,7 @@ _SELECT_OUTPUTS = f"SELECT {columns(rows.OUTPUT)} FROM outputs WHERE chat_id = ?
 class Store:
     """An open bb7 database. `root` is the project root (None for the global store)."""
 
-    def __init__(self, path: Path, *, scope: str, root: Path | None) -> None:
+    def __init__(self, path: Path, *, scope: Scope, root: Path | None) -> None:
         self.path = path
         self.scope = scope
         self.root = root
