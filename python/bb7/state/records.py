@@ -20,7 +20,6 @@ WRITABLE: EntryKind = "writable"
 READONLY: EntryKind = "readonly"
 SECTION: EntryKind = "section"
 EXTERNAL: EntryKind = "external"
-ENTRY_KINDS: tuple[EntryKind, ...] = (WRITABLE, READONLY, SECTION, EXTERNAL)
 
 Scope = Literal["project", "global"]
 PROJECT: Scope = "project"
