@@ -17,8 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
-from bb7.formats.evaluate import Case, run_case
 
+from bb7.corpus.responses import Case, run_case
 from bb7.edits import Applied, LineIndex, replace
 
 # The shared corpus sits beside the checkout (../shared from the main repo, further up from a

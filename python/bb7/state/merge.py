@@ -14,9 +14,10 @@ import time
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 LOCAL_MARKER = "<<<<<<< local"
 SEPARATOR = "======="
@@ -178,14 +179,7 @@ def finish_merge(
             file_id=entry_file_id(path, local),
             added=entry.added if entry is not None else True,
         )
-        event = Event(
-            action="user_applied",
-            path=path,
-            file_id=new_entry.file_id,
-            prev_file_id="" if entry is None else entry.file_id,
-            blob=new_entry.blob,
-            added=entry is None,
-        )
+        event = Event.applied(new_entry, entry)
         if same_text(local, out_text):
             store.put_entry(chat_id, new_entry)
             store.delete_output(chat_id, path)
