@@ -39,7 +39,8 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A change to the chat's files, shown in the history and sent to the model.
 
     `action` is one of: user_added, user_removed, user_updated, user_set_readonly,
-    user_applied, user_partially_applied, user_discarded, user_undid_apply, assistant_wrote,
+    user_applied, user_partially_applied, user_discarded, user_rejected_hunk (lines of
+    `file_id`), user_undid_apply, assistant_wrote,
     fork_warning_modified, fork_warning_deleted.
     """
 
