@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from bb7 import __version__, host_chat, host_state
+from bb7 import __version__, host_chat, host_review, host_state
 from bb7.host_registry import Context, Registry
 from bb7.host_session import Session
 from bb7.protocol import (
@@ -120,4 +120,5 @@ def build_registry() -> Registry:
     registry.notification("send", SendArgs, _lazy(session, "bb7.host_send", "send"))
     registry.notification("cancel", CancelArgs, _lazy(session, "bb7.host_send", "cancel"))
     host_chat.register(registry, session)
+    host_review.register(registry, session)
     return registry

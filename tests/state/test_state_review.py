@@ -13,7 +13,7 @@ from bb7.state.context import Target
 from bb7.state.local import LocalText
 from bb7.state.merge import merge_output, plan_merge
 from bb7.state.records import Problem
-from bb7.state.review import accept_hunk, current, reject_hunk
+from bb7.state.review import accept_hunks, current, reject_hunks
 
 BASE = "".join(f"line {i}\n" for i in range(1, 11))
 
@@ -118,12 +118,12 @@ def test_accept_then_reject_leaves_exactly_the_accepted_hunk(project: Project) -
     _pending(project, TWO_HUNKS)
     put: list[str] = []
     first = review.hunks(BASE, BASE, TWO_HUNKS)[0]
-    left = accept_hunk(project.store, project.chat_id, "f.txt", first, None, put.append)
+    left = accept_hunks(project.store, project.chat_id, "f.txt", [first], None, put.append)
     assert not isinstance(left, Problem) and len(left.hunks) == 1
     assert put == [_change(BASE, 3, "model 3")]
     assert project.read("f.txt") == BASE  # nothing written to disk
     buffers = {"f.txt": LocalText(put[0])}
-    left = reject_hunk(project.store, project.chat_id, "f.txt", left.hunks[0], buffers)
+    left = reject_hunks(project.store, project.chat_id, "f.txt", [left.hunks[0]], buffers)
     assert not isinstance(left, Problem) and left.hunks == []
     assert project.store.output(project.chat_id, "f.txt") is None
     assert project.status("f.txt", buffers) == ""
@@ -132,7 +132,7 @@ def test_accept_then_reject_leaves_exactly_the_accepted_hunk(project: Project) -
 def test_a_rejected_hunk_reaches_the_models_history(project: Project) -> None:
     _pending(project, TWO_HUNKS)
     hunk = review.hunks(BASE, BASE, TWO_HUNKS)[1]
-    reject_hunk(project.store, project.chat_id, "f.txt", hunk, None)
+    reject_hunks(project.store, project.chat_id, "f.txt", [hunk], None)
     events = [e for e in history(project.store.messages(project.chat_id))]
     rejected = [e for e in events if isinstance(e, HistoryEvent)][-1]
     assert (rejected.action, rejected.start_line, rejected.end_line) == ("user_rejected_hunk", 8, 8)
@@ -148,7 +148,7 @@ def test_a_failed_put_changes_nothing(project: Project) -> None:
         raise OSError("its buffer changed just now")
 
     hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
-    refused = accept_hunk(project.store, project.chat_id, "f.txt", hunk, None, fail)
+    refused = accept_hunks(project.store, project.chat_id, "f.txt", [hunk], None, fail)
     assert isinstance(refused, Problem) and "changed just now" in refused.message
     assert project.status("f.txt") == "M"
     left = current(project.store, project.chat_id, "f.txt")
@@ -168,3 +168,27 @@ def test_merge_output_keeps_overlaps_pending(project: Project) -> None:
     left = current(project.store, project.chat_id, "f.txt", after)
     assert not isinstance(left, Problem)
     assert left.hunks == [review.Hunk(start=2, removed=1, added=["model 3"], overlap=True)]
+
+
+def test_accepting_all_takes_every_hunk_into_the_buffer_at_once(project: Project) -> None:
+    output = TWO_HUNKS.replace("line 5\n", "").replace("line 9\n", "line 9\nnew\n")
+    _pending(project, output)
+    put: list[str] = []
+    left = accept_hunks(project.store, project.chat_id, "f.txt", None, None, put.append)
+    assert not isinstance(left, Problem) and left.hunks == []
+    assert put == [output]
+    assert project.store.output(project.chat_id, "f.txt") is None
+
+
+def test_rejecting_all_names_each_hunk_in_the_models_version(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    left = reject_hunks(project.store, project.chat_id, "f.txt", None, None)
+    assert not isinstance(left, Problem) and left.hunks == []
+    events = [e for e in history(project.store.messages(project.chat_id))]
+    rejected = [
+        (e.start_line, e.end_line)
+        for e in events
+        if isinstance(e, HistoryEvent) and e.action == "user_rejected_hunk"
+    ]
+    assert rejected == [(8, 8), (3, 3)]
+    assert project.status("f.txt") == ""

@@ -87,24 +87,39 @@ def _gone(path: str) -> Problem:
     return Problem("stale", f"{path}: that hunk is not there any more; the review is redrawn")
 
 
-def accept_hunk(
-    store: Store, chat_id: str, path: str, hunk: review.Hunk, buffers: Buffers | None, put: Put
+def _chosen(found: Texts, hunks: list[review.Hunk] | None) -> list[review.Hunk]:
+    """The hunks to act on, bottom up (so acting on one leaves the others' lines as they
+    were); None means all."""
+    chosen = review.hunks(found.base, found.local, found.output) if hunks is None else hunks
+    return sorted(chosen, key=lambda h: h.start, reverse=True)
+
+
+def accept_hunks(
+    store: Store,
+    chat_id: str,
+    path: str,
+    hunks: list[review.Hunk] | None,
+    buffers: Buffers | None,
+    put: Put,
 ) -> Reviewed | Problem:
-    """Take one hunk into the local text (through `put`) and the snapshot."""
+    """Take hunks (all when None) into the local text (through `put`) and the snapshot."""
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
-        split = review.accept(found.base, found.local, found.output, hunk)
-        if split is None:
-            raise Abort(_gone(path))
+        base, local = found.base, found.local
+        for hunk in _chosen(found, hunks):
+            split = review.accept(base, local, found.output, hunk)
+            if split is None:
+                raise Abort(_gone(path))
+            base, local = split.base, split.local
         new_entry = ContextEntry(
             path=path,
             kind=WRITABLE,
-            blob=store.put_blob(split.base),
-            file_id=entry_file_id(path, split.base),
+            blob=store.put_blob(base),
+            file_id=entry_file_id(path, base),
             added=entry.added if entry is not None else True,
         )
         store.put_entry(chat_id, new_entry)
-        done = same_text(split.base, found.output)
+        done = same_text(base, found.output)
         if done:
             store.delete_output(chat_id, path)
         else:
@@ -122,43 +137,45 @@ def accept_hunk(
                 added=entry is None,
             ),
         )
-        put(split.local)
-        return [] if done else review.hunks(split.base, split.local, found.output)
+        put(local)
+        return [] if done else review.hunks(base, local, found.output)
 
     return _act(store, chat_id, path, buffers, act)
 
 
-def reject_hunk(
-    store: Store, chat_id: str, path: str, hunk: review.Hunk, buffers: Buffers | None
+def reject_hunks(
+    store: Store, chat_id: str, path: str, hunks: list[review.Hunk] | None, buffers: Buffers | None
 ) -> Reviewed | Problem:
-    """Drop one hunk from the pending output and record it for the model."""
+    """Drop hunks (all when None) from the pending output and record each for the model, by
+    its lines in the version the model wrote (or, for a deletion, in the snapshot)."""
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
-        split = review.reject(found.base, found.local, found.output, hunk)
-        if split is None:
-            raise Abort(_gone(path))
-        named = output.file_id if split.in_output or entry is None else entry.file_id
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_rejected_hunk",
-                path=path,
-                file_id=named,
-                start_line=split.lines[0],
-                end_line=split.lines[1],
-            ),
-        )
-        if same_text(split.output, found.base):
+        out = found.output
+        for hunk in _chosen(found, hunks):
+            split = review.reject(found.base, found.local, out, hunk)
+            if split is None:
+                raise Abort(_gone(path))
+            out = split.output
+            named = output.file_id if split.in_output or entry is None else entry.file_id
+            store.append_event(
+                chat_id,
+                Event(
+                    action="user_rejected_hunk",
+                    path=path,
+                    file_id=named,
+                    start_line=split.lines[0],
+                    end_line=split.lines[1],
+                ),
+            )
+        if same_text(out, found.base):
             store.delete_output(chat_id, path)
             return []
         store.put_output(
             chat_id,
             msgspec.structs.replace(
-                output,
-                blob=store.put_blob(split.output),
-                file_id=entry_file_id(path, split.output),
+                output, blob=store.put_blob(out), file_id=entry_file_id(path, out)
             ),
         )
-        return review.hunks(found.base, found.local, split.output)
+        return review.hunks(found.base, found.local, out)
 
     return _act(store, chat_id, path, buffers, act)
