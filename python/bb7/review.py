@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.state.merge import Chunk, chunks, split_lines
+from bb7.state.merge import Chunk, chunks, matching_blocks, split_lines
 
 
 class Hunk(msgspec.Struct, frozen=True):
@@ -76,25 +76,66 @@ def hunks(base: str, local: str, output: str) -> list[Hunk]:
     ]
 
 
-def _touched(chunk: Chunk, count: int) -> range:
-    start, end = chunk.local
-    if start == end:
-        line = min(max(start, 1), max(count, 1))
-        return range(line, line + 1)
-    return range(start + 1, end + 1)
+class _Map:
+    """Where each line of `base` is in `other` (two-way, lines compared without endings):
+    `at[i]` its index there, or -1 when `other` changed it; `gap[i]` for a changed line, the
+    stretch of `other` that replaced the stretch of base it is in."""
+
+    def __init__(self, base: list[str], other: list[str]) -> None:
+        self.at = [-1] * (len(base) + 1)
+        self.gap: dict[int, tuple[int, int]] = {}
+        prev_base = prev_other = 0
+        for start, other_start, size in matching_blocks(base, other):
+            for i in range(prev_base, start):
+                self.gap[i] = (prev_other, other_start)
+            for k in range(size):
+                self.at[start + k] = other_start + k
+            prev_base, prev_other = start + size, other_start + size
+        kept = set(self.at)
+        # Lines of other that are not base's.
+        self.changed = [j for j in range(len(other)) if j not in kept]
+
+    def where(self, first: int, last: int) -> range:
+        """The 0-based lines of `other` that base's lines first..last-1 became; for an empty
+        range (an insertion before base line `first`), the line it follows."""
+        if first == last:
+            before = self.at[first - 1] if first > 0 else -1
+            if first > 0 and before < 0:
+                before = self.gap[first - 1][1] - 1
+            return range(max(before, 0), max(before, 0) + 1)
+        rows: set[int] = set()
+        for i in range(first, last):
+            if self.at[i] >= 0:
+                rows.add(self.at[i])
+            else:
+                start, end = self.gap[i]
+                rows.update(range(start, end) if end > start else range(max(start - 1, 0), start))
+        return range(min(rows), max(rows) + 1) if rows else range(0)
 
 
 def marks(base: str | None, local: str | None, output: str | None) -> Marks:
-    """Where the editor's signs go: the model's lines and the user's, never mixed up."""
+    """Where the editor's signs go: the local lines the model's change touches (its changes
+    to the snapshot, placed on the local text) and the lines the user changed, never mixed up
+    (a line both changed is the model's: accepting would replace it)."""
     if base is None or local is None:
         return Marks([], [])
-    review = _Review(base, local, output if output is not None else base)
-    count = len(review.local)
+    keys_base = [_plain(x) for x in split_lines(base)]
+    keys_local = [_plain(x) for x in split_lines(local)]
+    keys_output = [_plain(x) for x in split_lines(output if output is not None else base)]
+    count = max(len(keys_local), 1)
+    to_local = _Map(keys_base, keys_local)
     model: set[int] = set()
-    user: set[int] = set()
-    for chunk in review.chunks:
-        (model if chunk in review.model else user).update(_touched(chunk, count))
-    return Marks(sorted(model), sorted(user - model))
+    prev_base = prev_out = 0
+    for start, out_start, size in matching_blocks(keys_base, keys_output):
+        if start > prev_base or out_start > prev_out:
+            model.update(row + 1 for row in to_local.where(prev_base, start))
+        prev_base, prev_out = start + size, out_start + size
+    user = {j + 1 for j in to_local.changed}
+    for i, row in enumerate(to_local.at[: len(keys_base)]):
+        if row < 0 and to_local.gap[i][0] == to_local.gap[i][1]:
+            user.add(max(to_local.gap[i][0], 1))  # a deletion marks the line it follows
+    model = {line for line in model if line <= count}
+    return Marks(sorted(model), sorted(line for line in user - model if line <= count))
 
 
 def _replace(lines: list[str], span: tuple[int, int], new: list[str]) -> str:

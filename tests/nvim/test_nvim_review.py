@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from editor import run, screen, wait_for, wait_for_message, wait_for_status
+from editor import run, screen, signs, wait_for, wait_for_message, wait_for_status
 
 A = ["one = 1", "two = 2", "three = 3"]
 C = [f"c{i} = {i}" for i in range(1, 11)]
@@ -107,3 +107,31 @@ def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(
     assert "bb7 hunk 1/1: over your own edit" in rows[at]
     assert rows[at + 1].strip() == "c5 = 'model'"
     assert (project / "c.py").read_text() == "".join(line + "\n" for line in C)
+
+
+def test_the_users_own_lines_get_a_sign_apart_from_the_models(ready: Any, project: Path) -> None:
+    paste(ready, ("a.py", "two = 2", "two = 22"))
+    wait_for_status(ready, project / "a.py", "M")
+    type_keys(ready, "3GA # mine<Esc>")  # typed, not saved
+    wait_for_status(ready, project / "a.py", "~M")
+    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
+    assert signs(ready) == [[1, "~M"], [2, "│ "], [3, "┆ "]]
+    rows = screen(ready)
+    assert rows[1].startswith("│   two = 2") and rows[2].startswith("┆   three = 3 # mine")
+
+
+def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, ("a.py", "two = 2", "two = 22"))
+    wait_for_status(ready, project / "a.py", "M")
+    assert run(ready, "BB7Apply") == "bb7: applied a.py"
+    type_keys(ready, "3GA # later<Esc>")
+    said = run(ready, "BB7UndoApply")
+    assert "a.py changed since the apply; :BB7UndoApply! undoes anyway" in said
+    assert "--" not in said  # editor actions, never the CLI's flags
+    assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3 # later"]
+    said = run(ready, "BB7UndoApply!")
+    assert said == "bb7: restored a.py as before the last apply; its change is pending again"
+    assert ready.current.buffer[:] == A
+    wait_for_status(ready, project / "a.py", "M")

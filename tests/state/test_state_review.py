@@ -62,6 +62,19 @@ def test_signs_mark_the_models_lines_apart_from_the_users() -> None:
     assert (marks.model, marks.user) == ([3, 8], [5])
 
 
+def test_a_user_edit_next_to_a_model_change_keeps_its_own_sign() -> None:
+    local = _change(BASE, 4, "mine 4")
+    marks = review.marks(BASE, local, _change(BASE, 3, "model 3"))
+    assert (marks.model, marks.user) == ([3], [4])
+
+
+def test_signs_of_insertions_and_deletions_mark_the_line_they_follow() -> None:
+    local = BASE.replace("line 7\n", "")
+    output = BASE.replace("line 2\n", "line 2\nnew\n")
+    marks = review.marks(BASE, local, output)
+    assert (marks.model, marks.user) == ([2], [6])
+
+
 def test_accept_takes_one_hunk_into_local_and_snapshot() -> None:
     hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
     split = review.accept(BASE, BASE, TWO_HUNKS, hunk)

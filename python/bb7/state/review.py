@@ -51,6 +51,20 @@ def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Tex
     return Texts(base, local or "", store.blob(output.blob))
 
 
+def pending_marks(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
+) -> review.Marks:
+    """Where the editor's signs go for `path`: the local lines the model's pending change
+    touches, and those the user changed, apart (none without an output or a local file)."""
+    output = store.output(chat_id, path)
+    local = text_of(read_local(store, path, buffers))
+    if output is None or local is None:
+        return review.Marks([], [])
+    entry = store.entry(chat_id, path)
+    base = "" if entry is None else store.blob(entry.blob)
+    return review.marks(base, local, store.blob(output.blob))
+
+
 def current(
     store: Store, chat_id: str, path: str, buffers: Buffers | None = None
 ) -> Reviewed | Problem:

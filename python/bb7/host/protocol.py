@@ -13,6 +13,7 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
+from bb7.review import Hunk
 
 # One "refused, here is what to do" type everywhere: the state layer's.
 from bb7.state.records import Problem as Problem
@@ -50,18 +51,20 @@ class Notify(msgspec.Struct, frozen=True):
     message: str
 
 
-class FileStatus(msgspec.Struct, frozen=True):
+class StatusItem(msgspec.Struct, frozen=True):
     """Status of one file of the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'."""
 
     status: str
-    # 1-based lines of the local file that a pending change touches (for line signs).
+    # 1-based lines of the local file that the model's pending change touches (line signs).
     lines: list[int] = []
+    # 1-based lines the user changed since the snapshot the model saw (signs of their own).
+    user_lines: list[int] = []
 
 
 class StatusChanged(msgspec.Struct, frozen=True):
     """New statuses keyed by absolute path; `full` replaces the whole Lua cache."""
 
-    files: dict[str, FileStatus]
+    files: dict[str, StatusItem]
     removed: list[str] = []
     full: bool = False
 
@@ -86,7 +89,7 @@ class Streamed(msgspec.Struct, frozen=True):
     event: Any
 
 
-class Done(msgspec.Struct, frozen=True):
+class SendDone(msgspec.Struct, frozen=True):
     """A response ended (becomes `User BB7ResponseDone` with data ok, files, errors).
 
     `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
@@ -142,7 +145,7 @@ class Models(msgspec.Struct, frozen=True):
     """The `models` event: the provider's models, tool-capable first; `current` is the active
     chat's model; `error` says why there is no list."""
 
-    models: list[Any] = []  # bb7.llm.models.ModelInfo (not imported: see host_handlers)
+    models: list[Any] = []  # bb7.llm.models.ModelInfo (not imported: see bb7.host.handlers)
     current: str = ""
     warning: str | None = None
     error: str | None = None
@@ -284,7 +287,7 @@ class StatusesArgs(msgspec.Struct, frozen=True):
     all: bool = False
 
 
-# --- the chat view (python/bb7/host_chat.py) ----------------------------------------------
+# --- the chat view and the chat list -------------------------------------------------------
 
 
 class ChatSummary(msgspec.Struct, frozen=True):
@@ -346,7 +349,7 @@ class SearchChatsArgs(msgspec.Struct, frozen=True):
     query: str
 
 
-class SearchHit(msgspec.Struct, frozen=True):
+class ChatSearchHit(msgspec.Struct, frozen=True):
     """A chat found by `search_chats`: by its `name` or a `message` (with an excerpt)."""
 
     chat: ChatSummary
@@ -361,7 +364,7 @@ class MessageArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
 
 
-class Restored(msgspec.Struct, frozen=True):
+class ChatRestored(msgspec.Struct, frozen=True):
     """After fork or edit: the chat now active, the draft to edit, and warnings about files
     that changed since the message was sent."""
 
@@ -396,3 +399,31 @@ class Updated(msgspec.Struct, frozen=True):
 
     updated: list[str]
     problems: list[str]
+
+
+# -- the inline review (`:BB7Review`, `:BB7Merge`) ---------------------------------------------
+
+
+class ReviewActArgs(msgspec.Struct, frozen=True):
+    """`review_accept` / `review_reject`: the hunk the editor drew under the cursor, or `all`."""
+
+    path: str
+    buffers: list[BufferText] = []
+    hunk: Hunk | None = None
+    all: bool = False
+
+
+class ReviewReply(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The hunks to draw over the buffer of `path` (absolute); none: nothing is pending."""
+
+    path: str
+    hunks: list[Hunk]
+    message: str | None = None
+
+
+class MergeReply(msgspec.Struct, frozen=True):
+    """`merge`: `overlaps` (1-based first, last local lines) stay pending for the review."""
+
+    path: str
+    overlaps: list[tuple[int, int]]
+    message: str
