@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/state_reliability.py
 	$(BIN)/python benchmarks/nvim_plugin.py
 	$(BIN)/python benchmarks/chat_view.py
+	$(BIN)/python benchmarks/review.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

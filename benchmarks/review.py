@@ -5,7 +5,8 @@ Targets (issue 14): drawing the overlay of a 2,000-line pending change < 30 ms; 
 hunks < 5 ms. The file has 2,000 lines and the model changed every 5th one and inserted two
 lines after every 50th (440 hunks). Measured: drawing the hunks (Lua, extmarks, then a redraw),
 `:BB7Review` from the command to the overlay drawn (host computing the hunks included), and
-`]h` (cursor moved, screen redrawn).
+`]h` (cursor moved, screen redrawn), beside the same cursor moves without the overlay: the
+moves that scroll the window pay Neovim's redraw of the screen, overlay or not.
 Run: .venv/bin/python benchmarks/review.py [--runs N]
 """
 
@@ -98,12 +99,33 @@ def measure(nvim: Any, runs: int) -> list[Row]:
         """,
         runs * 20,
     )
+    moves = nvim.exec_lua(
+        """
+        local review = require('bb7.review')
+        local rows = vim.tbl_map(function(h) return h.start end, review.hunks(0))
+        review.stop(0)
+        vim.api.nvim_win_set_cursor(0, { 1, 0 })
+        local out = {}
+        for i = 1, ... do
+          local t = vim.uv.hrtime()
+          local row = math.min(rows[i % #rows + 1] + 1, vim.api.nvim_buf_line_count(0))
+          vim.api.nvim_win_set_cursor(0, { row, 0 })
+          vim.cmd('redraw')
+          table.insert(out, (vim.uv.hrtime() - t) / 1e6)
+        end
+        return out
+        """,
+        runs * 20,
+    )
+    nvim.command("BB7Review")
+    wait_for(nvim, "require('bb7.review').active(0)")
     count = nvim.exec_lua("return #require('bb7.review').hunks(0)")
     print(f"{LINES}-line file, {count} hunks ({hunks} extmarks)")
     return [
         ("draw the overlay (Lua + redraw)", draw, "< 30"),
         (":BB7Review to overlay (host incl.)", command, ""),
         ("]h to the next hunk (+ redraw)", jump, "< 5"),
+        ("same moves, no overlay (Neovim alone)", moves, ""),
     ]
 
 

@@ -370,6 +370,7 @@ function M.run(spec, opts)
 end
 
 --- Defines every command and `<Plug>` mapping (from plugin/bb7.lua).
+---@return nil
 function M.define()
   for _, spec in ipairs(M.specs) do
     vim.api.nvim_create_user_command(spec.name, function(opts) M.run(spec, opts) end, {

@@ -275,6 +275,8 @@ end
 
 --- A fresh table of all defaults; with `opts`, the user's values over them (sign tables are
 --- merged key by key, so `{ text = '+' }` keeps the default highlight).
+---@param opts table?
+---@return table
 function M.defaults(opts)
   local out = {}
   for _, option in ipairs(M.schema) do
@@ -318,6 +320,8 @@ end
 
 --- Validates `opts` and returns the merged configuration plus the sorted unknown option names.
 --- Raises "bb7: `x` should be …" (without Lua position noise) on the first bad value.
+---@param opts table?
+---@return table merged, string[] unknown
 function M.resolve(opts)
   if opts == nil then opts = {} end
   if type(opts) ~= 'table' then fail('opts', 'a table', opts) end
@@ -338,6 +342,7 @@ end
 M.current = nil
 M.unknown = {}
 
+---@return table
 function M.get()
   if M.current == nil then M.current = M.defaults() end
   return M.current

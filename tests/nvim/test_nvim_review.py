@@ -135,3 +135,20 @@ def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
     assert said == "bb7: restored a.py as before the last apply; its change is pending again"
     assert ready.current.buffer[:] == A
     wait_for_status(ready, project / "a.py", "M")
+
+
+def test_review_with_a_path_opens_that_file_and_review_again_ends_it(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, ("a.py", "two = 2", "two = 22"))
+    wait_for_status(ready, project / "a.py", "M")
+    ready.command("edit b.py")
+    run(ready, "BB7Review a.py")
+    wait_for(ready, "require('bb7.review').active(0)")
+    assert ready.current.buffer.name == str(project / "a.py")
+    assert ready.exec_lua("return vim.fn.maparg(']h', 'n', false, true).desc") == (
+        "bb7: go to the next hunk (review)"
+    )
+    run(ready, "BB7Review")
+    assert ready.exec_lua("return require('bb7.review').active(0)") is False
+    assert ready.exec_lua(f"return {HUNKS}") == 0
