@@ -109,6 +109,7 @@ function M.stop(buf)
   local session = H.sessions[buf]
   if not session then return end
   H.sessions[buf] = nil
+  pcall(vim.api.nvim_del_augroup_by_id, session.group)
   if vim.api.nvim_buf_is_valid(buf) then
     vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
     unmap(buf, session)
@@ -154,14 +155,24 @@ function M.show(buf, reply)
     session = { path = reply.path, mapped = {} }
     H.sessions[buf] = session
     map(buf, session)
+    session.group = vim.api.nvim_create_augroup('bb7_review_' .. buf, { clear = true })
     vim.api.nvim_create_autocmd('BufUnload', {
+      group = session.group,
       buffer = buf,
       once = true,
       desc = 'bb7: end the review',
       callback = function() M.stop(buf) end,
     })
+    -- The user's own edits move the hunks: draw them again once the typing pauses.
+    vim.api.nvim_create_autocmd({ 'TextChanged', 'InsertLeave' }, {
+      group = session.group,
+      buffer = buf,
+      desc = 'bb7: draw the review again after an edit',
+      callback = function() M.schedule_redraw(buf) end,
+    })
   end
   session.hunks = reply.hunks
+  session.tick = vim.api.nvim_buf_get_changedtick(buf)
   M.draw(buf, reply.hunks)
   if type(reply.message) == 'string' then notify(reply.message) end
 end
@@ -188,6 +199,23 @@ function M.open(buf, on_shown)
     M.show(buf, reply)
     if on_shown then on_shown() end
   end)
+end
+
+--- Asks for the hunks again after `status.debounce_ms` when the buffer changed since they
+--- were drawn (an accept's own change is already drawn).
+---@param buf integer
+function M.schedule_redraw(buf)
+  local session = H.sessions[buf]
+  if not session or vim.api.nvim_buf_get_changedtick(buf) == session.tick then return end
+  local delay = require('bb7.config').get().status.debounce_ms
+  session.pending = (session.pending or 0) + 1
+  local ticket = session.pending
+  vim.defer_fn(function()
+    local now = H.sessions[buf]
+    if now == session and session.pending == ticket and vim.api.nvim_buf_is_loaded(buf) then
+      M.open(buf)
+    end
+  end, delay)
 end
 
 --- The index of the hunk under the cursor of the current window, or nil.

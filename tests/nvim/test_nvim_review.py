@@ -152,3 +152,18 @@ def test_review_with_a_path_opens_that_file_and_review_again_ends_it(
     run(ready, "BB7Review")
     assert ready.exec_lua("return require('bb7.review').active(0)") is False
     assert ready.exec_lua(f"return {HUNKS}") == 0
+
+
+def test_the_users_edit_during_a_review_moves_the_hunks_and_is_never_one(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, ("a.py", "two = 2", "two = 22"))
+    wait_for_status(ready, project / "a.py", "M")
+    review(ready)
+    type_keys(ready, "ggOmine = 0<Esc>")
+    wait_for(ready, "require('bb7.review').hunks(0)[1].start == 2")
+    assert len(ready.exec_lua("return require('bb7.review').hunks(0)")) == 1
+    type_keys(ready, "3G")
+    ready.input("ga")
+    wait_for(ready, "not require('bb7.review').active(0)")
+    assert ready.current.buffer[:] == ["mine = 0", "one = 1", "two = 22", "three = 3"]

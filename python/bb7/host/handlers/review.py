@@ -9,15 +9,17 @@ meanwhile undoes the whole action.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from bb7.host import editor
 from bb7.host.editor import EditorBuffers
-from bb7.host.handlers.project import publishing
+from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held
 from bb7.host.protocol import MergeReply, PathArgs, ReviewActArgs, ReviewReply
 from bb7.host.registry import accept
 from bb7.review import Hunk
+from bb7.state.local import Buffers, LocalText
 from bb7.state.merge import describe_lines, merge_output
 from bb7.state.review import accept_hunks, current, reject_hunks
 
@@ -25,19 +27,34 @@ from bb7.state.review import accept_hunks, current, reject_hunks
 PUT = "return require('bb7.buffer').put(...)"
 
 
-def _put(h: Held, buffers: EditorBuffers, path: str) -> Callable[[str], None]:
-    """The core's `put` hook: the new text into the file's loaded buffer, or OSError."""
-    buffer = buffers.loaded.get(path)
+class _Putting:
+    """The core's `put` hook: the new text into the file's loaded buffer, or OSError. Keeps
+    the text it put, so the statuses published after are computed from it."""
 
-    def put(text: str) -> None:
+    def __init__(self, h: Held, buffers: EditorBuffers, path: str) -> None:
+        self.h, self.buffers, self.path = h, buffers, path
+        self.text: str | None = None
+
+    def __call__(self, text: str) -> None:
+        buffer = self.buffers.loaded.get(self.path)
         if buffer is None:
             raise OSError("its buffer is not loaded")
         content = editor.to_lines(text)
-        problem = h.ctx.lua(PUT, buffer.buf, buffer.changedtick, content.lines, content.eol)
+        problem = self.h.ctx.lua(PUT, buffer.buf, buffer.changedtick, content.lines, content.eol)
         if problem:
             raise OSError(problem)
+        self.text = text
 
-    return put
+    @contextmanager
+    def publishing(self) -> Iterator[None]:
+        """Publish the file's status after the block, from the buffer as it is then."""
+        try:
+            yield
+        finally:
+            text: Buffers = self.buffers.text
+            if self.text is not None:
+                text = {**text, self.path: LocalText(self.text)}
+            publish(self.h, text, [self.path])
 
 
 def _chosen(args: ReviewActArgs) -> list[Hunk] | None:
@@ -54,12 +71,9 @@ def review(h: Held, args: PathArgs) -> ReviewReply:
 
 def review_accept(h: Held, args: ReviewActArgs) -> ReviewReply:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
-    with publishing(h, buffers.text, [path]):
-        done = accept(
-            accept_hunks(
-                h.store, h.chat.id, path, _chosen(args), buffers.text, _put(h, buffers, path)
-            )
-        )
+    put = _Putting(h, buffers, path)
+    with put.publishing():
+        done = accept(accept_hunks(h.store, h.chat.id, path, _chosen(args), buffers.text, put))
     return ReviewReply(path=args.path, hunks=done.hunks)
 
 
@@ -73,8 +87,9 @@ def review_reject(h: Held, args: ReviewActArgs) -> ReviewReply:
 def merge(h: Held, args: PathArgs) -> MergeReply:
     """`:BB7Merge`: the three-way merge into the buffer; overlaps stay pending."""
     path, buffers = h.path(args.path), h.buffers(args.buffers)
-    with publishing(h, buffers.text, [path]):
-        done = accept(merge_output(h.store, h.chat.id, path, buffers.text, _put(h, buffers, path)))
+    put = _Putting(h, buffers, path)
+    with put.publishing():
+        done = accept(merge_output(h.store, h.chat.id, path, buffers.text, put))
     name = h.shown(args.path)
     if done.overlaps:
         message = (
