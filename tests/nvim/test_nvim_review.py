@@ -12,6 +12,10 @@ from editor import run, screen, signs, wait_for, wait_for_message, wait_for_stat
 A = ["one = 1", "two = 2", "three = 3"]
 C = [f"c{i} = {i}" for i in range(1, 11)]
 
+FILES_PANEL = (
+    "vim.api.nvim_buf_get_lines("
+    "vim.api.nvim_win_get_buf(require('bb7.chat').win('files')), 0, -1, false)"
+)
 HUNKS = "#vim.api.nvim_buf_get_extmarks(0, require('bb7.review').ns, 0, -1, {})"
 
 
@@ -35,6 +39,12 @@ def type_keys(nvim: Any, keys: str) -> None:
     wait_for(nvim, "vim.fn.getchar(1) == 0 and vim.api.nvim_get_mode().mode == 'n'")
 
 
+def pending(nvim: Any, project: Path, *edits: tuple[str, str, str]) -> None:
+    """Pasted edits of one file, waiting until it shows as a pending change (M)."""
+    paste(nvim, *edits)
+    wait_for_status(nvim, project / edits[0][0], "M")
+
+
 def review(nvim: Any) -> None:
     run(nvim, "BB7Review")
     wait_for(nvim, "require('bb7.review').active(0)")
@@ -43,8 +53,7 @@ def review(nvim: Any) -> None:
 def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
     ready: Any, project: Path
 ) -> None:
-    paste(ready, ("a.py", "two = 2", "two = 22"))
-    wait_for_status(ready, project / "a.py", "M")
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
     review(ready)
     rows = screen(ready)
     assert rows[1].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[1]
@@ -60,8 +69,7 @@ def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
 def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     ready: Any, project: Path
 ) -> None:
-    paste(ready, ("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33"))
-    wait_for_status(ready, project / "a.py", "M")
+    pending(ready, project, ("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33"))
     review(ready)
     type_keys(ready, "gg")
     ready.input("ga")
@@ -90,8 +98,7 @@ def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(
     (project / "c.py").write_text("".join(line + "\n" for line in C))
     ready.command("edit c.py")
     run(ready, "BB7Add")
-    paste(ready, ("c.py", "c2 = 2", "c2 = 'model'"), ("c.py", "c5 = 5", "c5 = 'model'"))
-    wait_for_status(ready, project / "c.py", "M")
+    pending(ready, project, ("c.py", "c2 = 2", "c2 = 'model'"), ("c.py", "c5 = 5", "c5 = 'model'"))
     type_keys(ready, "5GA # mine<Esc>8GA # mine<Esc>")
     wait_for_status(ready, project / "c.py", "~M")
     run(ready, "BB7Merge")
@@ -110,8 +117,7 @@ def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(
 
 
 def test_the_users_own_lines_get_a_sign_apart_from_the_models(ready: Any, project: Path) -> None:
-    paste(ready, ("a.py", "two = 2", "two = 22"))
-    wait_for_status(ready, project / "a.py", "M")
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
     type_keys(ready, "3GA # mine<Esc>")  # typed, not saved
     wait_for_status(ready, project / "a.py", "~M")
     wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
@@ -123,8 +129,7 @@ def test_the_users_own_lines_get_a_sign_apart_from_the_models(ready: Any, projec
 def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
     ready: Any, project: Path
 ) -> None:
-    paste(ready, ("a.py", "two = 2", "two = 22"))
-    wait_for_status(ready, project / "a.py", "M")
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
     assert run(ready, "BB7Apply") == "bb7: applied a.py"
     type_keys(ready, "3GA # later<Esc>")
     said = run(ready, "BB7UndoApply")
@@ -140,8 +145,7 @@ def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
 def test_review_with_a_path_opens_that_file_and_review_again_ends_it(
     ready: Any, project: Path
 ) -> None:
-    paste(ready, ("a.py", "two = 2", "two = 22"))
-    wait_for_status(ready, project / "a.py", "M")
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
     ready.command("edit b.py")
     run(ready, "BB7Review a.py")
     wait_for(ready, "require('bb7.review').active(0)")
@@ -157,8 +161,7 @@ def test_review_with_a_path_opens_that_file_and_review_again_ends_it(
 def test_the_users_edit_during_a_review_moves_the_hunks_and_is_never_one(
     ready: Any, project: Path
 ) -> None:
-    paste(ready, ("a.py", "two = 2", "two = 22"))
-    wait_for_status(ready, project / "a.py", "M")
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
     review(ready)
     type_keys(ready, "ggOmine = 0<Esc>")
     wait_for(ready, "require('bb7.review').hunks(0)[1].start == 2")
@@ -167,3 +170,17 @@ def test_the_users_edit_during_a_review_moves_the_hunks_and_is_never_one(
     ready.input("ga")
     wait_for(ready, "not require('bb7.review').active(0)")
     assert ready.current.buffer[:] == ["mine = 0", "one = 1", "two = 22", "three = 3"]
+
+
+def test_the_files_panel_key_opens_the_file_in_review(ready: Any, project: Path) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    ready.command("BB7Chat")
+    wait_for(ready, "require('bb7.chat').win('files') ~= nil")
+    wait_for(ready, f"table.concat({FILES_PANEL}, '\\n'):find('a.py', 1, true) ~= nil")
+    rows = ready.exec_lua(f"return {FILES_PANEL}")
+    ready.exec_lua("require('bb7.chat').focus('files')")
+    ready.current.window.cursor = (next(i for i, r in enumerate(rows) if "a.py" in r) + 1, 0)
+    ready.input("R")
+    wait_for(ready, "require('bb7.review').active(0)")
+    assert ready.current.buffer.name == str(project / "a.py")
+    assert ready.current.buffer[:] == A
