@@ -279,3 +279,14 @@ def test_the_installed_command_runs_as_a_subprocess(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "3 files would change" in done.stdout
     assert (root / "src/app.py").read_text() == APP
+
+
+def test_a_block_that_changes_nothing_is_skipped_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    text = "tool.sh\n<<<<<<< SEARCH\necho old\n=======\necho old\n>>>>>>> REPLACE\n" + GOOD_TEXT
+    code, _, err = _run(capsys, "--root", str(root), str(_response(tmp_path, text)))
+    assert code == 0
+    assert "note: block 1" in err and "tool.sh" in err and "changes nothing" in err
+    assert (root / "tool.sh").read_text() == "#!/bin/sh\necho new\n"

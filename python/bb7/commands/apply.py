@@ -99,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         failure = _write_all(root, result.files)
         if failure is not None:
             return _finish(args, False, [], [failure])
+    for note in result.notes:  # skipped no-op edits: applied, but worth knowing
+        print(f"note: {note}", file=sys.stderr)
     return _finish(args, True, result.files, [])
 
 
