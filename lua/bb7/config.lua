@@ -87,15 +87,21 @@ local types = {
       return true
     end,
   },
-  -- The value is a *source* of the key, never the key: it is never echoed in errors.
+  -- The value is a *source* of the key, never the key: it is never echoed in errors. The
+  -- grammar is `bb7.llm.keys.parse_key_spec`'s (a test runs one list of specs through both):
+  -- blank (the provider's usual variable), cmd:<command>, file:<path>, env:<name>, or a bare
+  -- upper-case name (so a raw key pasted by mistake is refused).
   key_source = {
     expect = "nil, an environment variable name, 'cmd:<command>' or 'file:<path>'",
     secret = true,
     check = function(v)
       if v == nil then return true end
       if type(v) ~= 'string' then return false end
-      if v:match('^cmd:.') or v:match('^file:.') then return true end
-      return v:match('^[%a_][%w_]*$') ~= nil
+      local spec = vim.trim(v)
+      local prefix, rest = spec:match('^(%l+):(.*)$')
+      if prefix == 'cmd' or prefix == 'file' then return vim.trim(rest) ~= '' end
+      if prefix == 'env' then return vim.trim(rest):match('^[%a_][%w_]*$') ~= nil end
+      return spec == '' or spec:match('^[%u_][%u%d_]*$') ~= nil
     end,
   },
 }
@@ -178,8 +184,9 @@ the chat's last model is used; pick one with |:BB7Model|.]],
     name = 'provider.api_key',
     type = types.key_source,
     doc = [[Where the API key comes from, never the key itself: the name of an
-environment variable, 'cmd:<shell command>' (its output), or
-'file:<path>' (its first line). When nil: the provider's usual variable
+environment variable ('MY_KEY', or 'env:<name>' for any name),
+'cmd:<shell command>' (its output), or 'file:<path>' (its first line).
+When nil: the provider's usual variable
 (`$OPENROUTER_API_KEY` for OpenRouter, `$OPENAI_API_KEY` for OpenAI, ...),
 and no key for a server on this machine. The key is never logged or stored,
 nor anything a `cmd:` command prints.]],

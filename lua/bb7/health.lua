@@ -100,8 +100,9 @@ end
 local function check_api_key(h, info)
   h.start('bb7: API key')
   local provider = require('bb7.config').get().provider
-  local source = provider.api_key
-  if source == nil then
+  -- Read with the grammar `setup()` checks (config.lua `key_source`): blank is no spec.
+  local source = provider.api_key and vim.trim(provider.api_key)
+  if source == nil or source == '' then
     if info == nil then
       return h.info("the provider's usual variable (see :help bb7-option-provider.api_key)")
     elseif info.key_env == nil then
@@ -115,7 +116,8 @@ local function check_api_key(h, info)
     source = info.key_env
   end
   local command = source:match('^cmd:(.*)')
-  local path = source:match('^file:(.*)')
+  local path = source:match('^file:%s*(.*)')
+  source = vim.trim(source:match('^env:(.*)') or source)
   if command then
     -- Only the program: an inline argument could be the key itself.
     h.info(('from the output of a command (%s ...); not run here'):format(command:match('%S+')))
@@ -155,10 +157,10 @@ function M.check()
   local h = vim.health
   h.start('bb7: Neovim')
   local version = tostring(vim.version())
-  if vim.fn.has('nvim-0.10') == 1 then
+  if vim.fn.has('nvim-0.11.4') == 1 then
     h.ok('Neovim ' .. version)
   else
-    h.error('Neovim ' .. version .. ': bb7 needs 0.10 or newer')
+    h.error('Neovim ' .. version .. ': bb7 needs 0.11.4 or newer')
   end
   check_config(h)
   check_python(h)

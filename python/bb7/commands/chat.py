@@ -33,7 +33,6 @@ def register(subparsers: Any) -> None:
     modes = "; ".join(f"{mode}: {doc}" for mode, doc in DIFF_MODE_DOCS.items())
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "chat",
-        help="send a message in the active chat and print the streamed answer",
         description="Send MESSAGE in the active chat (a new one if none is active) with its "
         "context files (`bb7 add`), print the answer as it streams and then the file "
         "statuses. File changes become pending outputs (`bb7 output apply`). Exit 1 when they "

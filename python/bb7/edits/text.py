@@ -172,11 +172,3 @@ class LineIndex:
         if tabs == spaces == 0:
             return ""
         return "\t" if tabs > spaces else " "
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines of a model-sent string (LF or CRLF), without endings; a final newline adds no line."""
-    text = text.replace("\r\n", "\n")
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text.split("\n")

@@ -50,10 +50,15 @@ class Notify(msgspec.Struct, frozen=True):
     message: str
 
 
-class StatusItem(msgspec.Struct, frozen=True):
-    """Status of one file of the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'."""
+# A file's status as `bb7.state.status` computes it: in sync, modified, added, added over a file
+# that exists, out of sync, conflict, read-only, section.
+Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
 
-    status: str
+
+class StatusItem(msgspec.Struct, frozen=True):
+    """Status of one file of the active chat."""
+
+    status: Status
     # 1-based lines of the local file that a pending change touches (for line signs).
     lines: list[int] = []
 
@@ -73,7 +78,7 @@ class RequestStarted(msgspec.Struct, frozen=True):
     request_id: str
     chat_id: str = ""
     model: str = ""
-    edit_format: str = ""
+    edit_format: Literal["", "none", "tools", "text_blocks"] = ""
     repair: bool = False
 
 

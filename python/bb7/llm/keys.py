@@ -26,6 +26,8 @@ from bb7.llm.presets import preset_for
 DEFAULT_KEY_ENV = "OPENROUTER_API_KEY"
 REDACTED = "[redacted]"
 
+KeySource = Literal["default", "env", "cmd", "file"]
+
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A bare spec is taken as a variable name only in the conventional upper-case form, so a raw
 # key pasted by mistake is refused without being echoed back.
@@ -81,17 +83,42 @@ def resolve_api_key(
     specs, so call it off the UI thread.
     """
     env = os.environ if environ is None else environ
-    spec = spec.strip() if spec else None
+    parsed = parse_key_spec(spec)
+    if isinstance(parsed, KeyProblem):
+        return parsed
+    source, value = parsed
+    if source == "cmd":
+        return _from_command(value, env, cwd)
+    if source == "file":
+        return _from_file(value, cwd)
+    if source == "env":
+        return _from_env(value, env, base_url)
+    found = preset_for(preset, base_url)
+    name = found.key_env
+    if name is None or (not found.key_required and not env.get(name)):
+        return None  # a local or unknown server: send no Authorization header
+    return _from_env(name, env, base_url)
+
+
+def parse_key_spec(spec: str | None) -> tuple[KeySource, str] | KeyProblem:
+    """Where `spec` says the key is (the command, path or variable name), without looking.
+
+    The one grammar of a key spec: Lua's `setup()` checks the same one (`key_source` in
+    `lua/bb7/config.lua`), and a test runs one list of specs through both.
+    """
+    spec = spec.strip() if spec else ""
     if not spec:
-        found = preset_for(preset, base_url)
-        name = found.key_env
-        if name is None or (not found.key_required and not env.get(name)):
-            return None  # a local or unknown server: send no Authorization header
-        return _from_env(name, env, base_url)
+        return "default", ""
     if spec.startswith("cmd:"):
-        return _from_command(spec[4:].strip(), env, cwd)
+        command = spec[4:].strip()
+        if not command:
+            return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
+        return "cmd", command
     if spec.startswith("file:"):
-        return _from_file(spec[5:].strip(), cwd)
+        path = spec[5:].strip()
+        if not path:
+            return KeyProblem("invalid_spec", "api_key `file:` needs a path after the colon.")
+        return "file", path
     name = spec[4:].strip() if spec.startswith("env:") else spec
     pattern = _ENV_NAME if spec.startswith("env:") else _BARE_ENV_NAME
     if not pattern.fullmatch(name):
@@ -101,7 +128,7 @@ def resolve_api_key(
             "`file:<path>` (a raw key is not accepted there: export it as "
             f"{DEFAULT_KEY_ENV} and name that variable instead).",
         )
-    return _from_env(name, env, base_url)
+    return "env", name
 
 
 def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyProblem:
@@ -116,8 +143,6 @@ def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyP
 
 
 def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> ApiKey | KeyProblem:
-    if not command:
-        return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
     source = f"command `{command.split()[0]} ...`" if " " in command else f"command `{command}`"
     try:
         done = subprocess.run(
@@ -145,8 +170,6 @@ def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> Api
 
 
 def _from_file(path_text: str, cwd: Path | None) -> ApiKey | KeyProblem:
-    if not path_text:
-        return KeyProblem("invalid_spec", "api_key `file:` needs a path after the colon.")
     path = Path(path_text).expanduser()
     if not path.is_absolute() and cwd is not None:
         path = cwd / path

@@ -8,7 +8,7 @@ reading a long prompt sends nothing meanwhile), and is retried 3 times before it
 
 from __future__ import annotations
 
-from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
+from bb7.llm.config import ProviderConfig, RetryPolicy, Timeouts
 from bb7.llm.presets import preset_for, preset_named, unknown_preset
 
 DEFAULT_TIMEOUT = 900.0
