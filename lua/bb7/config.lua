@@ -198,7 +198,9 @@ nor anything a `cmd:` command prints.]],
 their own: sent as OpenRouter's `reasoning`, OpenAI's `reasoning_effort` or
 Anthropic's thinking budget, as the preset says; 'none' asks for no
 reasoning. Presets whose servers take no such setting (DeepSeek, Mistral,
-llama.cpp) leave it out and say so. When nil, the model's default.]],
+llama.cpp) leave it out and say so. When nil, the model's default.
+`require('bb7.reasoning').pick()` switches it for the active chat (which
+keeps its choice, as `bb7 chat --reasoning` does).]],
   },
   {
     name = 'provider.timeout',
