@@ -222,7 +222,7 @@ class _Search:
             at, end = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
             eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
-            content = body[:at] + text + body[end:]
+            content = "".join((body[:at], text, body[end:]))
             first = self.index.line_of(at)
             last = first + body.count("\n", at, max(end - 1, at))
             return Applied(content, strategy, first + 1, last + 1, 1.0)
@@ -457,7 +457,7 @@ class _Search:
             return body[:start] + body[end:]
         start, end = self.index.span(first, last)
         eol = self.index.eol_at(first) or self.index.eol
-        return body[:start] + eol.join(out) + body[end:]
+        return "".join((body[:start], eol.join(out), body[end:]))
 
     def _similarity(self, first: int, last: int, old_lines: list[str]) -> float:
         window = "\n".join(self.index.texts[first : last + 1])

@@ -74,7 +74,8 @@ class LineIndex:
     @property
     def has_crlf(self) -> bool:
         if self._crlf is None:
-            self._crlf = "\r\n" in self.content
+            # A lone-character search is a memchr: most files have no CR at all.
+            self._crlf = "\r" in self.content and "\r\n" in self.content
         return self._crlf
 
     @property
