@@ -45,12 +45,12 @@ from bb7.llm.prompt import (  # noqa: E402
     assemble_prompt,
 )
 from bb7.llm.sse import SSEDecoder  # noqa: E402
-from bb7.llm.tokens import estimate_tokens  # noqa: E402
 from bb7.llm.wire import CHUNK_DECODER, ChatRequest, Message  # noqa: E402
 from bb7.state import context  # noqa: E402
 from bb7.state.chats import append_user_message, new_chat  # noqa: E402
 from bb7.state.context import Target  # noqa: E402
 from bb7.state.store import init_project  # noqa: E402
+from bb7.text.tokens import estimate_tokens  # noqa: E402
 from llm_server import encode_steps, finish, stream, text_chunk  # noqa: E402
 
 Row = tuple[str, str, str, str]

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.corpus.responses import Case, run_case
 from bb7.edits import Applied, LineIndex, replace
-from bb7.formats.evaluate import Case, run_case
 
 # The shared corpus sits beside the checkout (../shared from the main repo, further up from a
 # worktree): the nearest ancestor holding one.

@@ -201,6 +201,7 @@ class _Send:
                     self.config.provider.base_url,
                     environ=self.environ,
                     cwd=self.store.root,
+                    preset=self.config.provider.preset,
                 )
                 if isinstance(key, KeyProblem):
                     outcome: ev.Outcome = self._failed("auth", key.message)
@@ -232,6 +233,14 @@ class _Send:
         )
         for problem in instructions.problems:
             self._emit(ev.Notice("instructions", problem))
+        if self.config.reasoning_effort and client.preset.reasoning == "none":
+            self._emit(
+                ev.Notice(
+                    "reasoning",
+                    f"{client.preset.title} takes no reasoning effort setting; the request goes "
+                    "without it.",
+                )
+            )
         model = self._model_info(client)
         return self._round(
             client, model, instructions, latest=self.user.text(), before_seq=self.user.seq
@@ -433,6 +442,7 @@ class _Send:
             message=redact(message, self.key),
             message_id=message_id,
             status=status,
+            usage=self.usage,
         )
 
     # -- helpers -----------------------------------------------------------------------------
@@ -525,6 +535,8 @@ class _Forward:
             )
         elif isinstance(event, llm.Retrying):
             self.emit(event)
+        elif isinstance(event, llm.StreamWarning):
+            self.emit(ev.Notice("stream", event.message))
 
     def close(self) -> None:
         if self.parser is not None:

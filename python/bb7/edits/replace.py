@@ -29,8 +29,9 @@ from bb7.edits.match import (
     window_starts,
 )
 from bb7.edits.replacement import build_lines
-from bb7.edits.text import LineIndex, split_lines
+from bb7.edits.text import LineIndex
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
+from bb7.text.lines import split_lines
 
 BOM = "\ufeff"
 # How similar (0-100) the last line of `new` must be to a file line that `old` cut short for
@@ -130,8 +131,8 @@ def _replace(
     if index is None or index.content != body:
         index = LineIndex(body)
     search = _Search(index, *options)
-    old_lines = split_lines(old)
-    new_lines = split_lines(new) if new else []
+    old_lines = split_lines(old, crlf=True)
+    new_lines = split_lines(new, crlf=True) if new else []
 
     bad = _new_elides_code(index, old_lines, new_lines, search.prose)
     if bad is not None:
@@ -162,7 +163,10 @@ class _Search:
             fixed = normalize.unescape_like(new, decoded, variant, old)
             yield partial(self.exact, decoded, fixed, "escape")
             yield partial(
-                self.lines, split_lines(decoded), split_lines(fixed) if fixed else [], "escape+"
+                self.lines,
+                split_lines(decoded, crlf=True),
+                split_lines(fixed, crlf=True) if fixed else [],
+                "escape+",
             )
         gutter = normalize.strip_gutters(old_lines)
         if gutter is not None:

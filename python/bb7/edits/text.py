@@ -348,11 +348,3 @@ class _Lines(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._index.all_texts())
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines of a model-sent string (LF or CRLF), without endings; a final newline adds no line."""
-    text = text.replace("\r\n", "\n")
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text.split("\n")

@@ -10,7 +10,6 @@ local text as a blob, which `undo_apply` restores.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import sqlite3
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from bb7.state.merge import merge3
 from bb7.state.records import GLOBAL, WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.status import ADDED, ADDED_EXISTS, CONFLICT, MODIFIED, file_statuses, status_of
 from bb7.state.store import Abort, Store, entry_file_id
+from bb7.text.diff import unified_diff
 
 Writer = Callable[[Path, str], None]
 
@@ -297,17 +297,7 @@ def output_diff(
     if output is None:
         return Problem("no_output", f"{path} has no pending output")
     local = text_of(read_local(store, path, buffers))
-    before = (local or "").splitlines(keepends=True)
-    after = store.blob(output.blob).splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        before,
-        after,
-        fromfile=f"a/{path}" if local is not None else "/dev/null",
-        tofile=f"b/{path}",
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
+    return unified_diff(path, local, store.blob(output.blob))
 
 
 def undo_apply(
