@@ -26,6 +26,7 @@ from bb7.edits.match import (
     find_ignoring_blank_lines,
     find_lines,
     find_truncated,
+    plausible_starts,
     window_starts,
 )
 from bb7.edits.replacement import build_lines
@@ -218,7 +219,7 @@ class _Search:
                 if any(leading(line) for line in new.split("\n")[1:] if line.strip()):
                     return _dedented_line_unclear(dedented)
                 return None
-            lines = [self.index.line_of(h) + 1 for h in hits]
+            lines = [line + 1 for line in self.index.lines_of(hits)]
             chosen = self._choose(lines)
             if chosen is None:
                 spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
@@ -419,7 +420,7 @@ class _Search:
 
     def _first_tier(self, old_lines: list[str]) -> tuple[str, list[Window]] | None:
         """(tier name, windows) of the strictest line tier with any candidate."""
-        starts = window_starts(self.index, old_lines)
+        starts = plausible_starts(self.index, old_lines, window_starts(self.index, old_lines))
         if not starts:
             return None
         for name, fn in LINE_TIERS:

@@ -161,6 +161,16 @@ class LineIndex:
         self._anchor(line, self.content.rfind("\n", 0, offset) + 1)
         return line
 
+    def lines_of(self, offsets: list[int]) -> list[int]:
+        """`line_of` for ascending offsets, counting each stretch of the content once."""
+        out: list[int] = []
+        line = previous = 0
+        for offset in offsets:
+            line += self.content.count("\n", previous, offset)
+            previous = offset
+            out.append(line)
+        return out
+
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Character span of lines first..last (inclusive), without the last line's ending."""
         return self.start(first), self.start(last) + len(self.texts[last])
