@@ -258,7 +258,8 @@ class _Search:
         evidently meant whole lines.
 
         - `new` is empty and `old` is all the text of its lines (indentation aside): the lines
-          go, not just their text (no blank or whitespace-only line is left behind).
+          go, not just their text (no blank or whitespace-only line is left behind). An `old`
+          starting with a line break already takes a line's worth of breaks: it is exact.
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
         - A multi-line `old` whose last line was cut short, with `new` restating that line in
           full (perhaps changed): the rest of the file line is replaced too, or it would be
@@ -274,7 +275,12 @@ class _Search:
         if end <= line_start:
             return start, end
         rest = index.content[end:line_end]
-        if not new and not rest.strip() and not index.content[first_start:start].strip():
+        if (
+            not new
+            and not old.startswith("\n")  # it takes the line break before it, not a line
+            and not rest.strip()
+            and not index.content[first_start:start].strip()
+        ):
             return first_start, line_end + len(eol)
         if rest and not rest.strip():
             return start, line_end
