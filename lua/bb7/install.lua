@@ -100,7 +100,7 @@ local function plan(dir, base)
       end,
       fallback = {
         {
-          what = 'adding pip to the venv (uv is not available)',
+          what = 'uv is not available: adding pip to the venv',
           cmd = function() return { python, '-m', 'ensurepip', '--default-pip' }, 'ensurepip' end,
         },
         pip_install,

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+VERSION = f"bb7 {__version__}"
 DESCRIPTION = (
     "bb7 from a terminal: the project's chats, their context files and pending outputs, and "
     "applying a model response to files."
@@ -67,7 +68,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser, complete for `command` (its module imported now); every other command is
     only listed with its help."""
     parser = argparse.ArgumentParser(prog="bb7", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"bb7 {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = COMMANDS[command][0] if command in COMMANDS else None
     for name, (module, help_text) in COMMANDS.items():
@@ -81,6 +82,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `bb7 ARGV...` (default: the process's arguments); returns the exit code."""
     args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in == ["--version"]:
+        # What tools probe: answered before argparse, which alone costs a bare start-up again.
+        print(VERSION)
+        return 0
     command = next((arg for arg in args_in if not arg.startswith("-")), None)
     parser = build_parser(command)
     args = parser.parse_args(args_in)

@@ -662,3 +662,19 @@ def test_a_failed_answer_still_reports_its_usage_and_duration(chat: Chat) -> Non
     assert outcome.usage is not None
     assert (outcome.usage.prompt_tokens, outcome.usage.completion_tokens) == (43, 10)
     assert outcome.usage.cost == 0.5 and outcome.usage.duration > 0
+
+
+def test_a_reasoning_effort_the_preset_cannot_send_is_left_out_and_said(
+    chat: Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)
+    chat.server.push(stream(text_chunk("Hi."), finish()))
+    provider = msgspec.structs.replace(chat.config().provider, preset="deepseek")
+    outcome, events = chat.send("Hello?", provider=provider, reasoning_effort="high")
+    assert isinstance(outcome, ev.Done)
+    assert [n.message for n in events.of(ev.Notice) if n.kind == "reasoning"] == [
+        "DeepSeek takes no reasoning effort setting; the request goes without it."
+    ]
+    sent = chat.server.chat_requests()[0]
+    assert sent["headers"]["authorization"] == f"Bearer {SECRET}"  # the preset's variable
+    assert "reasoning_effort" not in sent["json"] and "reasoning" not in sent["json"]

@@ -16,6 +16,7 @@ import pytest
 from bb7.fileid import file_id
 from cli_runner import run_cli
 from llm_server import (
+    chunk,
     error_response,
     finish,
     reasoning_chunk,
@@ -227,3 +228,20 @@ def test_an_unknown_preset_is_refused_by_the_command_line(cli: Cli) -> None:
     done = cli("chat", "--provider", "olama", "Hi")
     assert done.returncode == 2
     assert "invalid choice: 'olama'" in done.stderr
+
+
+def test_an_answer_in_content_parts_is_printed_with_its_reasoning(cli: Cli, server: Server) -> None:
+    # Mistral's magistral models: content as a list of text and thinking parts.
+    thinking = [{"type": "thinking", "thinking": [{"type": "text", "text": "2+2 is 4."}]}]
+    server.push(
+        stream(
+            chunk({"role": "assistant", "content": thinking}),
+            chunk({"content": [{"type": "text", "text": "2 + 2 = 4"}]}),
+            finish(),
+        )
+    )
+    done = cli("chat", "--base-url", server.base_url, "--show-reasoning", "What is 2+2?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("2 + 2 = 4\n")
+    assert done.stderr.startswith("2+2 is 4.\n")
+    assert "warning" not in done.stderr

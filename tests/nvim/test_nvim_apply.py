@@ -153,8 +153,10 @@ def test_vimdiff_takes_one_hunk_and_reopening_shows_only_the_other(
     assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
     ready.command("tabclose")
     text = wait_for_message(ready, "part of the pending change is merged; :BB7Diff shows the rest")
-    assert "a.py: part" in text
-    assert (project / "a.py").read_text() == "one = 11\ntwo = 2\nthree = 3\n"
+    assert "a.py: part" in text and ":w writes them" in text
+    # Like any Vim diff, the taken hunk stays in the buffer; the file is the user's to write.
+    assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"
+    assert ready.exec_lua("return vim.bo.modified") is True
     wait_for_status(ready, project / "a.py", "M")
     run(ready, "BB7Diff")
     pending = ready.exec_lua(

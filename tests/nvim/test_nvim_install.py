@@ -60,8 +60,9 @@ def path_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, uv: bool) -> N
         monkeypatch.setenv(name, value)
 
 
-def install_and_check(nvim: Any, plugin: Path, venv: Path, *, uv_on_path: bool) -> None:
-    """:BB7Install from no environment to a running host, then the stamp going stale."""
+def install_and_check(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> None:
+    """:BB7Install from no environment to a running host, saying `steps` (numbered as the
+    plan stood when each began), then the stamp going stale."""
     nvim.exec_lua("require('bb7').setup()")
     type_command(nvim, "BB7Init")
     wait_for_message(nvim, "bb7: no Python environment for bb7 yet; run :BB7Install")
@@ -69,15 +70,10 @@ def install_and_check(nvim: Any, plugin: Path, venv: Path, *, uv_on_path: bool) 
     before = len(notifications(nvim))
     type_command(nvim, "BB7Install")
     wait_for_message(nvim, "bb7: installed into", timeout_ms=120_000)
-    steps = [f"creating {venv} ({'uv' if uv_on_path else 'venv'})"]
-    if not uv_on_path:
-        steps.append("getting uv, the fast installer (pip)")
-    steps.append("installing bb7 and its dependencies (uv)")
     said = notifications(nvim)[before:]
-    assert said[:-1] == [f"bb7: install {i}/{len(steps)}: {s}" for i, s in enumerate(steps, 1)]
+    assert said[:-1] == [f"bb7: install {step}" for step in steps]
     assert said[-1].startswith(f"bb7: installed into {venv} in ")
     assert all("\n" not in message for message in said)
-    assert (venv / "bin" / "uv").exists() is not uv_on_path
     assert start_host(nvim)["python"] == str(venv / "bin" / "python")
 
     with (plugin / "pyproject.toml").open("a") as pyproject:
@@ -94,19 +90,50 @@ def test_install_with_uv_on_the_path_makes_the_venv_the_host_runs_from(
 ) -> None:
     path_with(monkeypatch, tmp_path, uv=True)
     plugin = copy_plugin(tmp_path / "plugin")
-    nvim = launch(root=plugin)
-    install_and_check(nvim, plugin, venv_of(tmp_path), uv_on_path=True)
+    venv = venv_of(tmp_path)
+    steps = [f"1/2: creating {venv} (uv)", "2/2: installing bb7 and its dependencies (uv)"]
+    install_and_check(launch(root=plugin), plugin, venv, steps)
+    assert not (venv / "bin" / "uv").exists()
 
 
-def test_install_without_uv_bootstraps_it_with_pip(
-    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+# Without uv on $PATH: pip bootstraps uv into the venv, or, when uv cannot be had (a constraint
+# no release meets), the venv gets pip and pip installs. On one Neovim each: the steps are the
+# same processes on every version.
+WITHOUT_UV = {
+    "uv-bootstrapped": (
+        "0.11.4",
+        False,
+        ["1/3: {venv} (venv)", "2/3: {uv} (pip)", "3/3: {bb7} (uv)"],
+    ),
+    "pip-fallback": (
+        "0.12",
+        True,
+        ["1/3: {venv} (venv)", "2/3: {uv} (pip)", "3/4: {pip} (ensurepip)", "4/4: {bb7} (pip)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", WITHOUT_UV)
+def test_install_without_uv_on_the_path(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
-    # On the oldest Neovim only: the steps are the same processes on every version.
+    version, uv_unavailable, steps = WITHOUT_UV[case]
     isolate(monkeypatch, tmp_path / "home")
     path_with(monkeypatch, tmp_path, uv=False)
+    if uv_unavailable:
+        (tmp_path / "constraints.txt").write_text("uv==0.0.0.1\n")
+        monkeypatch.setenv("PIP_CONSTRAINT", str(tmp_path / "constraints.txt"))
     plugin = copy_plugin(tmp_path / "plugin")
-    nvim = spawn(project, root=plugin, nvim=next(iter(NVIMS.values())))
+    venv = venv_of(tmp_path)
+    names = {
+        "venv": f"creating {venv}",
+        "uv": "getting uv, the fast installer",
+        "pip": "uv is not available: adding pip to the venv",
+        "bb7": "installing bb7 and its dependencies",
+    }
+    nvim = spawn(project, root=plugin, nvim=NVIMS[version])
     try:
-        install_and_check(nvim, plugin, venv_of(tmp_path), uv_on_path=False)
+        install_and_check(nvim, plugin, venv, [step.format(**names) for step in steps])
     finally:
         nvim.close()
+    assert (venv / "bin" / "uv").exists() is not uv_unavailable

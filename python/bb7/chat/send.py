@@ -233,14 +233,6 @@ class _Send:
         )
         for problem in instructions.problems:
             self._emit(ev.Notice("instructions", problem))
-        if self.config.reasoning_effort and client.preset.reasoning == "none":
-            self._emit(
-                ev.Notice(
-                    "reasoning",
-                    f"{client.preset.title} takes no reasoning effort setting; the request goes "
-                    "without it.",
-                )
-            )
         model = self._model_info(client)
         return self._round(
             client, model, instructions, latest=self.user.text(), before_seq=self.user.seq
@@ -279,6 +271,14 @@ class _Send:
         )
         for notice in turn.notices:
             self._emit(notice)
+        if not repair and self.config.reasoning_effort and client.preset.reasoning == "none":
+            self._emit(
+                ev.Notice(
+                    "reasoning",
+                    f"{client.preset.title} takes no reasoning effort setting; the request goes "
+                    "without it.",
+                )
+            )
         if self.handle.cancelled:
             return self._interrupted(None, None)
         end = self._stream(client, turn)
@@ -471,8 +471,10 @@ class _Send:
     def _title(self, client: OpenAICompatClient) -> None:
         """Name the chat after its first exchange; any failure only goes to the log."""
         model = self.config.title_model
+        if not model or self.handle.cancelled:
+            return
         chat = self.store.chat(self.chat_id)
-        if not model or chat is None or not has_default_name(chat) or self.handle.cancelled:
+        if chat is None or not has_default_name(chat):
             return
         users = [m for m in self.store.messages(self.chat_id) if m.role == "user"]
         if len(users) != 1:

@@ -9,6 +9,7 @@ losing the text that came with it. A payload that is not a JSON object at all gi
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Callable
@@ -61,24 +62,40 @@ def _convert(value: Any, kind: Any, path: str, skipped: list[str]) -> Any:
         return msgspec.convert(value, kind)
     except msgspec.ValidationError:
         pass
-    struct = _member(kind, lambda k: isinstance(k, type) and issubclass(k, msgspec.Struct))
+    struct = _struct_in(kind)
     if struct is not None and isinstance(value, dict):
         fields: dict[str, Any] = {}
-        for field in msgspec.structs.fields(struct):
-            if field.encode_name not in value:
+        for name, encoded, kind_of_field in _fields(struct):
+            if encoded not in value:
                 continue
-            where = f"{path}.{field.encode_name}" if path else field.encode_name
-            converted = _convert(value[field.encode_name], field.type, where, skipped)
+            where = f"{path}.{encoded}" if path else encoded
+            converted = _convert(value[encoded], kind_of_field, where, skipped)
             if converted is not _SKIP:
-                fields[field.name] = converted
+                fields[name] = converted
         return struct(**fields)
-    listed = _member(kind, lambda k: typing.get_origin(k) is list)
+    listed = _list_in(kind)
     if listed is not None and isinstance(value, list):
         (item,) = typing.get_args(listed)
         items = (_convert(v, item, f"{path}[{i}]", skipped) for i, v in enumerate(value))
         return [v for v in items if v is not _SKIP]
     skipped.append(f"{path or 'chunk'} ({_json_type(value)})")
     return _SKIP
+
+
+@functools.cache
+def _fields(struct: type[msgspec.Struct]) -> tuple[tuple[str, str, Any], ...]:
+    """(name, JSON name, type) of each field; resolving the annotations is slow, so once."""
+    return tuple((f.name, f.encode_name, f.type) for f in msgspec.structs.fields(struct))
+
+
+@functools.cache
+def _struct_in(kind: Any) -> Any:
+    return _member(kind, lambda k: isinstance(k, type) and issubclass(k, msgspec.Struct))
+
+
+@functools.cache
+def _list_in(kind: Any) -> Any:
+    return _member(kind, lambda k: typing.get_origin(k) is list)
 
 
 def _member(kind: Any, wanted: Callable[[Any], bool]) -> Any:

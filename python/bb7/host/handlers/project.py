@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import cast
 
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
@@ -16,14 +15,14 @@ from bb7.host.protocol import (
     Opened,
     Problem,
     Said,
-    Status,
     StatusChanged,
     StatusesArgs,
     StatusItem,
 )
 from bb7.host.registry import Refused
 from bb7.state.local import Buffers, LocalView
-from bb7.state.status import file_statuses, pending_lines
+from bb7.state.review import pending_marks
+from bb7.state.status import file_statuses
 
 
 def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) -> None:
@@ -38,9 +37,12 @@ def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) 
         if row.path in shown:
             continue  # a section of a file that is also whole: the whole file's status counts
         shown.add(row.path)
-        lines = pending_lines(store, chat_id, row.path, buffers) if row.has_output else []
-        status = cast("Status", row.status)  # one of the statuses bb7.state.status computes
-        files[r.editor_path(row.path)] = StatusItem(status, lines)
+        marks = pending_marks(store, chat_id, row.path, buffers) if row.has_output else None
+        files[r.editor_path(row.path)] = (
+            StatusItem(row.status)
+            if marks is None
+            else StatusItem(row.status, marks.model, marks.user)
+        )
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]
     r.emit("status_changed", StatusChanged(files=files, removed=removed, full=paths is None))
