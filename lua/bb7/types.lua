@@ -101,6 +101,7 @@
 ---@class bb7.Panel
 ---@field rows bb7.Row[]
 ---@field total_tokens integer
+---@field total_tokens_text string the total as the panel shows it (formatted by the host)
 
 --- `chat_view`: everything the chat view shows of one chat.
 ---@class bb7.ChatView
@@ -162,7 +163,8 @@
 
 ---@class bb7.StatusItem
 ---@field status string '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'
----@field lines integer[] lines a pending change touches (1-based)
+---@field lines integer[] lines the model's pending change touches (1-based)
+---@field user_lines integer[] lines the user changed since the snapshot the model saw (1-based)
 
 --- Statuses by absolute path; `full`: every file of the chat (others left it).
 ---@class bb7.StatusChanged
@@ -305,3 +307,4 @@
 ---@field message string
 ---@field message_id integer
 ---@field status? integer the HTTP status
+---@field usage? bb7.event.Usage what the requests cost, when any was made
