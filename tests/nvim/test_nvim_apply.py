@@ -233,12 +233,13 @@ def test_the_chat_is_held_by_one_editor_until_it_quits(
     wait_for_message(other, f"is open in another bb7 process (pid {pid} on ")
     ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
     # Released by the exiting host, not left to go stale. A loaded machine may take seconds to
-    # run the host's exit, so wait for the row to go rather than for a fixed time.
+    # run the host's exit, so wait for its row to go rather than for a fixed time (the other
+    # editor may take the chat as soon as it is free).
     deadline = time.monotonic() + 20
     leases = None
     while time.monotonic() < deadline:
         with sqlite3.connect(project / ".bb7" / "bb7.db") as db:
-            leases = db.execute("SELECT count(*) FROM leases").fetchone()
+            leases = db.execute("SELECT count(*) FROM leases WHERE pid = ?", (pid,)).fetchone()
         if leases == (0,):
             break
         time.sleep(0.02)
