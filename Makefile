@@ -78,7 +78,7 @@ lint: $(TEST_STAMP) lint-tools
 	$(BIN)/ruff check python tests benchmarks rplugin
 	$(BIN)/ruff format --check python tests benchmarks rplugin
 	$(STYLUA) --check lua plugin scripts
-	luacheck -q lua plugin scripts
+	luacheck -q --no-color lua plugin scripts
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
