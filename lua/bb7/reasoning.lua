@@ -6,7 +6,9 @@ local M = {}
 
 local function backend() return require('bb7.backend') end
 
---- `effort`: one of `require('bb7.config').efforts`, or '' for the model's default.
+--- Sets the active chat's effort; the host confirms in one line.
+---@param effort string one of `require('bb7.config').efforts`, or '' for the model's default
+---@param on_set? fun(effort: string) runs once the host has taken it
 function M.set(effort, on_set)
   backend().request('set_reasoning_effort', { effort = effort }, function(err, value)
     if err then return backend().report(err) end
@@ -17,6 +19,8 @@ function M.set(effort, on_set)
   end)
 end
 
+--- Offers the efforts with |vim.ui.select()| and sets the one picked.
+---@param on_set? fun(effort: string) runs once the host has taken it
 function M.pick(on_set)
   local choices = vim.list_extend({ '' }, require('bb7.config').efforts)
   vim.ui.select(choices, {
