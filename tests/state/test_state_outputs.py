@@ -232,6 +232,13 @@ def test_diff_shows_what_apply_would_do(project: Project) -> None:
     assert diff == "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
 
 
+def test_a_form_feed_is_a_character_in_the_diff_not_a_line_break(project: Project) -> None:
+    _setup(project, "a\x0cb\nc\n")
+    project.model_writes("f.txt", "a\x0cb\nd\n")
+    diff = outputs.output_diff(project.store, project.chat_id, "f.txt")
+    assert diff == "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\x0cb\n-c\n+d\n"
+
+
 def test_undo_of_a_new_file_removes_it_and_restores_the_output(project: Project) -> None:
     project.model_writes("new.txt", "n\n")
     outputs.apply_output(project.store, project.chat_id, "new.txt")

@@ -10,7 +10,6 @@ the next open. Every apply keeps the previous local text as a blob, which `undo_
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +52,7 @@ from bb7.state.status import (
     status_of,
 )
 from bb7.state.store import Store
+from bb7.text.diff import unified_diff
 
 Writer = Callable[[Path, str], None]
 
@@ -414,17 +414,7 @@ def output_diff(
     if output is None:
         return Problem("no_output", f"{path} has no pending output")
     local = text_of(read_local(store, path, buffers))
-    before = (local or "").splitlines(keepends=True)
-    after = store.blob(output.blob).splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        before,
-        after,
-        fromfile=f"a/{path}" if local is not None else "/dev/null",
-        tofile=f"b/{path}",
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
+    return unified_diff(path, local, store.blob(output.blob))
 
 
 def undo_apply(

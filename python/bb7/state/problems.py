@@ -73,6 +73,8 @@ ActionProblemKind = Literal[
     "not_available",
     "invalid_args",
     "unknown_method",
+    "settings",
+    "bad_effort",
     "bug",
 ]
 # Path kinds: empty, outside_root, protected; file kinds: missing, binary, too_large, not_utf8,

@@ -25,7 +25,8 @@ import msgspec
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
 from bb7.state.records import SECTION, WRITABLE, EntryKind
 from bb7.state.store import Store
-from bb7.textdiff import touched_lines
+from bb7.text.diff import touched_lines
+from bb7.text.tokens import estimate_tokens
 
 Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
 IN_SYNC: Status = ""
@@ -57,12 +58,6 @@ def status_of(
     if changed:
         return CONFLICT if out_of_sync else MODIFIED
     return OUT_OF_SYNC if out_of_sync else IN_SYNC
-
-
-def estimate_tokens(text: str) -> int:
-    # A fast estimate (about 4 characters per token for code and English); good to ±25% for
-    # budgeting, never used for billing.
-    return (len(text) + 3) // 4
 
 
 class StatusRow(msgspec.Struct, kw_only=True):
