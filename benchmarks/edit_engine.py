@@ -93,6 +93,11 @@ def cases(lines: list[str]) -> list[tuple[str, str, str, bool]]:
     for i in typos:
         big_drift[i] = big_drift[i].replace("compute", "compte")
     out.append(("stress: 32-line drifted", "\n".join(big_drift), "\n".join(big[:-1]), True))
+
+    # Stress 3: a block found in thousands of places (refused as ambiguous), and one whose only
+    # word is on thousands of lines while the block is nowhere.
+    out.append(("refused: everywhere", "    return 0;\n}", "    return 1;\n}", False))
+    out.append(("refused: common words", "}\n\n  static", "}\n  static", False))
     return out
 
 

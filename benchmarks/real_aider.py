@@ -3,7 +3,9 @@
 Each case's files go to a fresh temporary project, the raw answer through `bb7 apply --json`
 (text SEARCH/REPLACE blocks), and the tree afterwards is compared with the committed one byte for
 byte (see the shared corpus README). `--edits` instead runs `real-aider.jsonl` straight through
-the engine, each case's edits in order on one content: what the engine does without the parser.
+the engine, each case's edits in order on one content, as tool-call edits (`old` taken
+literally): without the text-block rules (the layout blank line before a marker, whole-line
+SEARCH, a leaked fence, skipping no-op blocks), so its wrong cases are what those rules fix.
 
 Run: .venv/bin/python benchmarks/real_aider.py [CORPUS] [--edits] [--show wrong|missed|all]
 """

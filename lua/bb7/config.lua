@@ -198,7 +198,9 @@ nor anything a `cmd:` command prints.]],
 their own: sent as OpenRouter's `reasoning`, OpenAI's `reasoning_effort` or
 Anthropic's thinking budget, as the preset says; 'none' asks for no
 reasoning. Presets whose servers take no such setting (DeepSeek, Mistral,
-llama.cpp) leave it out and say so. When nil, the model's default.]],
+llama.cpp) leave it out and say so. When nil, the model's default.
+`require('bb7.reasoning').pick()` switches it for the active chat (which
+keeps its choice, as `bb7 chat --reasoning` does).]],
   },
   {
     name = 'provider.timeout',
@@ -258,7 +260,8 @@ signs win when both want the same line.]],
   sign('conflict', '~M', 'BB7SignConflict', '`~M` (local changes and a pending change)'),
   sign('readonly', 'R', 'BB7SignReadonly', '`R` (read-only context file)'),
   sign('section', 'S', 'BB7SignSection', '`S` (a section of the file is in context)'),
-  sign('pending_line', '│', 'BB7SignPendingLine', 'lines a pending change touches'),
+  sign('pending_line', '│', 'BB7SignPendingLine', "lines the model's pending change touches"),
+  sign('user_line', '┆', 'BB7SignUserLine', 'lines you changed since the snapshot the model saw'),
   {
     name = 'status.debounce_ms',
     default = 200,
@@ -293,6 +296,8 @@ M.keys = {
   { 'toggle_readonly', 'r', 'toggle read-only for the file under the cursor' },
   { 'remove', 'X', 'remove the file under the cursor from the context' },
   { 'open_file', '<CR>', 'open the file under the cursor' },
+  { 'review', 'R', 'review the pending change of the file under the cursor inline (|:BB7Review|)' },
+  { 'merge', 'M', 'merge the pending change under the cursor over your edits (|:BB7Merge|)' },
   { 'next_pane', '<Tab>', 'go to the next pane of the chat view' },
   { 'focus_input', 'i', 'go to the input and type (the conversation is read-only)' },
   { 'chats', 'gl', 'list the chats (switch, rename, delete, pin, search)' },
@@ -307,6 +312,14 @@ M.keys = {
   { 'delete_chat', 'd', 'delete the chat under the cursor (chat list)' },
   { 'pin_chat', 'p', 'pin or unpin the chat under the cursor (chat list)' },
   { 'search_chats', '/', 'search the chats by name and message text (chat list)' },
+  -- While reviewing a buffer (|:BB7Review|), mapped in that buffer only.
+  { 'review_next', ']h', 'go to the next hunk (review)' },
+  { 'review_prev', '[h', 'go to the previous hunk (review)' },
+  { 'review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)' },
+  { 'review_reject', 'gr', 'reject the hunk under the cursor (review)' },
+  { 'review_accept_all', 'gA', 'accept every hunk (review)' },
+  { 'review_reject_all', 'gR', 'reject every hunk (review)' },
+  { 'review_quit', 'q', 'end the review (review)' },
 }
 for _, key in ipairs(M.keys) do
   table.insert(M.schema, {
@@ -350,6 +363,8 @@ end
 
 --- A fresh table of all defaults; with `opts`, the user's values over them (sign tables are
 --- merged key by key, so `{ text = '+' }` keeps the default highlight).
+---@param opts table?
+---@return table
 function M.defaults(opts)
   local out = {}
   for _, option in ipairs(M.schema) do
@@ -393,6 +408,8 @@ end
 
 --- Validates `opts` and returns the merged configuration plus the sorted unknown option names.
 --- Raises "bb7: `x` should be …" (without Lua position noise) on the first bad value.
+---@param opts table?
+---@return table merged, string[] unknown
 function M.resolve(opts)
   if opts == nil then opts = {} end
   if type(opts) ~= 'table' then fail('opts', 'a table', opts) end
@@ -416,6 +433,7 @@ end
 M.current = nil
 M.unknown = {}
 
+---@return table
 function M.get()
   if M.current == nil then M.current = M.defaults() end
   return M.current

@@ -44,7 +44,12 @@ function M.resolve()
   local dir = M.venv_dir()
   if vim.fn.executable(venv_python(dir)) == 1 then
     local stamp = read(stamp_path(dir))
-    if stamp == nil or vim.trim(stamp) ~= M.expected_stamp() then
+    if stamp == nil then
+      return nil,
+        ('the Python environment in %s is incomplete (its install did not finish); '):format(dir)
+          .. 'run :BB7Install'
+    end
+    if vim.trim(stamp) ~= M.expected_stamp() then
       return nil,
         ('the Python environment in %s is out of date (bb7 changed its '):format(dir)
           .. 'dependencies); run :BB7Install'
@@ -54,13 +59,27 @@ function M.resolve()
   return nil, 'no Python environment for bb7 yet; run :BB7Install (or set `python` in setup())'
 end
 
---- The line of an installer's stderr that says what went wrong (the full text goes to the log).
-local function error_line(text)
-  local lines = vim.split(vim.trim(text or ''), '\n')
+--- The line of a failed step's stderr that says what went wrong (the log gets all of it).
+---@param result vim.SystemCompleted
+---@return string
+local function error_line(result)
+  local lines = vim.split(vim.trim(result.stderr or ''), '\n')
   for _, line in ipairs(lines) do
     if line:lower():match('^%s*error') then return vim.trim(line) end
   end
-  return vim.trim(lines[#lines])
+  local last = vim.trim(lines[#lines])
+  return last ~= '' and last or ('exit code %d'):format(result.code)
+end
+
+--- `python -m pip [global...] install what`, quiet and without pip's check for a newer pip
+--- (a network round trip that only costs time here).
+---@param python string
+---@param what string
+---@param global? string[] options before `install`, such as `--python <venv python>`
+---@return string[]
+local function pip(python, what, global)
+  local cmd = vim.list_extend({ python, '-m', 'pip' }, global or {})
+  return vim.list_extend(cmd, { 'install', '--quiet', '--disable-pip-version-check', what })
 end
 
 ---@class bb7.InstallStep
@@ -90,14 +109,12 @@ local function plan(dir, base)
   end
   local pip_install = {
     what = 'installing bb7 and its dependencies',
-    cmd = function() return { python, '-m', 'pip', 'install', '--quiet', M.root }, 'pip' end,
+    cmd = function() return pip(python, M.root), 'pip' end,
   }
   if uv == '' and not executable(venv_bin(dir, 'uv')) then
     table.insert(steps, {
       what = 'getting uv, the fast installer',
-      cmd = function()
-        return { base, '-m', 'pip', '--python', python, 'install', '--quiet', 'uv' }, 'pip'
-      end,
+      cmd = function() return pip(base, 'uv', { '--python', python }), 'pip' end,
       fallback = {
         {
           what = 'uv is not available: adding pip to the venv',
@@ -143,7 +160,7 @@ function M.run(opts)
     if result and result.code ~= 0 then
       log.error('%s failed:\n%s', step.what, result.stderr or '')
       if not step.fallback then
-        return done(false, ('install failed: %s (see :BB7Log)'):format(error_line(result.stderr)))
+        return done(false, ('install failed: %s (see :BB7Log)'):format(error_line(result)))
       end
       -- The fallback replaces the rest of the plan.
       steps = vim.list_extend(vim.list_slice(steps, 1, i), step.fallback)
@@ -161,11 +178,13 @@ function M.run(opts)
     end
     local cmd, tool = step.cmd()
     log.notify(('install %d/%d: %s (%s)'):format(i, #steps, step.what, tool))
-    if opts.wait then
-      next_step(vim.system(cmd, { text = true }):wait())
-    else
-      vim.system(cmd, { text = true }, vim.schedule_wrap(next_step))
+    local on_exit = not opts.wait and vim.schedule_wrap(next_step) or nil
+    local ok, job = pcall(vim.system, cmd, { text = true }, on_exit)
+    if not ok then -- the program could not be started at all
+      log.error('%s failed: %s', step.what, job)
+      return done(false, ('install failed: cannot run %s (see :BB7Log)'):format(cmd[1]))
     end
+    if opts.wait then next_step(job:wait()) end
   end
   next_step()
 end

@@ -399,3 +399,11 @@ def test_without_other_evidence_the_tab_width_that_shifts_nothing_wins() -> None
     old = "                y();\n"  # two tabs written as 8 columns each
     result = applied(file, old, old + "                        z();\n")
     assert result.content == file.replace("\t\ty();\n", "\t\ty();\n\t\t\tz();\n")
+
+
+def test_deleting_text_that_starts_with_a_line_break_leaves_the_blank_lines_around_it() -> None:
+    file = "x = 1\n\n    def f():\n        pass\n\ny = 2\n"
+    old = "\n    def f():\n        pass"  # takes the break before the block, not a blank line
+    assert applied(file, old, "").content == "x = 1\n\n\ny = 2\n" == file.replace(old, "")
+    # Whole lines without the break: the lines go, and the blank lines on both sides stay.
+    assert applied(file, old[1:], "").content == "x = 1\n\n\ny = 2\n"

@@ -107,7 +107,7 @@ def test_switching_chats_shows_the_other_chats_files_statuses(
         [
             "status_changed",
             {
-                "files": {str(root / "a.py"): {"status": "", "lines": []}},
+                "files": {str(root / "a.py"): {"status": "", "lines": [], "user_lines": []}},
                 "removed": [],
                 "full": True,
             },

@@ -73,7 +73,7 @@ def test_a_refused_apply_still_shows_the_files_status(host: Host, root: Path, st
         [
             "status_changed",
             {
-                "files": {str(root / "a.py"): {"status": "~M", "lines": [1]}},
+                "files": {str(root / "a.py"): {"status": "~M", "lines": [1], "user_lines": []}},
                 "removed": [],
                 "full": False,
             },

@@ -137,3 +137,30 @@ def test_install_without_uv_on_the_path(
     finally:
         nvim.close()
     assert (venv / "bin" / "uv").exists() is not uv_unavailable
+
+
+def test_a_failed_lazy_build_says_why_in_one_line_and_writes_no_stamp(
+    launch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path_with(monkeypatch, tmp_path, uv=True)
+    plugin = copy_plugin(tmp_path / "plugin")
+    with (plugin / "pyproject.toml").open("a") as pyproject:
+        pyproject.write("dependencies = [\n")  # a broken edit of the dependency list
+    nvim = launch(root=plugin)
+    # The lazy.nvim `build` function of the README: blocks until the install ends.
+    ok, message = nvim.exec_lua(
+        """
+        local result
+        require('bb7.install').run({ wait = true, on_done = function(...) result = { ... } end })
+        return result
+        """
+    )
+    assert not ok
+    assert (
+        message == "install failed: error: Failed to parse metadata from built wheel (see :BB7Log)"
+    )
+    assert notifications(nvim)[-1] == "bb7: install 2/2: installing bb7 and its dependencies (uv)"
+    assert not (venv_of(tmp_path) / "bb7-install.stamp").exists()
+    type_command(nvim, "BB7Init")
+    text = wait_for_message(nvim, "is incomplete")
+    assert f"the Python environment in {venv_of(tmp_path)} is incomplete" in text

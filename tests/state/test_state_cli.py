@@ -128,6 +128,23 @@ def test_apply_all_skips_conflicts_and_force_applies_one(cli: Cli) -> None:
     assert (cli.root / "src" / "app.py").read_text() == "changed\n"
 
 
+def test_apply_merge_keeps_both_sides_and_leaves_overlaps_pending(cli: Cli) -> None:
+    base = [f"line {i}" for i in range(1, 7)]
+    app = cli.root / "src" / "app.py"
+    app.write_text("\n".join(base) + "\n")
+    cli("init")
+    cli("add", "src/app.py")
+    model = ["model 1", *base[1:4], "model 5", base[5]]
+    cli.model_writes({"src/app.py": "\n".join(model) + "\n"})
+    mine = [*base[:2], "mine 3", base[3], "mine 5", base[5]]
+    app.write_text("\n".join(mine) + "\n")
+    done = cli("output", "apply", "--merge", "src/app.py", ok=False)
+    assert "merged src/app.py except lines 5: they overlap your local edits" in done.stderr
+    assert app.read_text() == "\n".join(["model 1", *mine[1:]]) + "\n"
+    assert cli.statuses() == {"src/app.py": "~M"}
+    assert "-mine 5\n+model 5\n" in cli("output", "diff", "src/app.py").stdout
+
+
 def test_chats_list_new_switch_rename_delete(cli: Cli) -> None:
     cli("init")
     cli("chats", "new", "first")

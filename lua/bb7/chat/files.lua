@@ -156,6 +156,13 @@ function M.vimdiff()
   vim.cmd('BB7Diff ' .. vim.fn.fnameescape(row.abs))
 end
 
+--- Opens the file under the cursor, then reviews it inline or merges it (`bb7.review`).
+function M.review(action)
+  if not current() then return end
+  M.open()
+  require('bb7.review')[action]()
+end
+
 function M.update()
   local row = current()
   if not row then return end

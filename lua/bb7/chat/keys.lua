@@ -42,6 +42,8 @@ M.specs = {
   { 'delete_chat', 'n', { 'chats' }, function() chats().delete() end },
   { 'pin_chat', 'n', { 'chats' }, function() chats().pin() end },
   { 'search_chats', 'n', { 'chats' }, function() chats().search() end },
+  { 'review', 'n', { 'files' }, function() files().review('toggle') end },
+  { 'merge', 'n', { 'files' }, function() files().review('merge') end },
 }
 
 -- Native keys worth knowing in a pane, shown in the help popup after bb7's own.

@@ -26,6 +26,7 @@ from bb7.edits.match import (
     find_ignoring_blank_lines,
     find_lines,
     find_truncated,
+    plausible_starts,
     window_starts,
 )
 from bb7.edits.replacement import build_lines
@@ -218,7 +219,7 @@ class _Search:
                 if any(leading(line) for line in new.split("\n")[1:] if line.strip()):
                     return _dedented_line_unclear(dedented)
                 return None
-            lines = [self.index.line_of(h) + 1 for h in hits]
+            lines = [line + 1 for line in self.index.lines_of(hits)]
             chosen = self._choose(lines)
             if chosen is None:
                 spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
@@ -226,7 +227,7 @@ class _Search:
             at, end = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
             eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
-            content = body[:at] + text + body[end:]
+            content = "".join((body[:at], text, body[end:]))
             first = self.index.line_of(at)
             last = first + body.count("\n", at, max(end - 1, at))
             return Applied(content, strategy, first + 1, last + 1, 1.0)
@@ -257,7 +258,8 @@ class _Search:
         evidently meant whole lines.
 
         - `new` is empty and `old` is all the text of its lines (indentation aside): the lines
-          go, not just their text (no blank or whitespace-only line is left behind).
+          go, not just their text (no blank or whitespace-only line is left behind). An `old`
+          starting with a line break already takes a line's worth of breaks: it is exact.
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
         - A multi-line `old` whose last line was cut short, with `new` restating that line in
           full (perhaps changed): the rest of the file line is replaced too, or it would be
@@ -273,7 +275,12 @@ class _Search:
         if end <= line_start:
             return start, end
         rest = index.content[end:line_end]
-        if not new and not rest.strip() and not index.content[first_start:start].strip():
+        if (
+            not new
+            and not old.startswith("\n")  # it takes the line break before it, not a line
+            and not rest.strip()
+            and not index.content[first_start:start].strip()
+        ):
             return first_start, line_end + len(eol)
         if rest and not rest.strip():
             return start, line_end
@@ -419,7 +426,7 @@ class _Search:
 
     def _first_tier(self, old_lines: list[str]) -> tuple[str, list[Window]] | None:
         """(tier name, windows) of the strictest line tier with any candidate."""
-        starts = window_starts(self.index, old_lines)
+        starts = plausible_starts(self.index, old_lines, window_starts(self.index, old_lines))
         if not starts:
             return None
         for name, fn in LINE_TIERS:
@@ -461,7 +468,7 @@ class _Search:
             return body[:start] + body[end:]
         start, end = self.index.span(first, last)
         eol = self.index.eol_at(first) or self.index.eol
-        return body[:start] + eol.join(out) + body[end:]
+        return "".join((body[:start], eol.join(out), body[end:]))
 
     def _similarity(self, first: int, last: int, old_lines: list[str]) -> float:
         window = "\n".join(self.index.texts[first : last + 1])

@@ -74,7 +74,8 @@ class LineIndex:
     @property
     def has_crlf(self) -> bool:
         if self._crlf is None:
-            self._crlf = "\r\n" in self.content
+            # A lone-character search is a memchr: most files have no CR at all.
+            self._crlf = "\r" in self.content and "\r\n" in self.content
         return self._crlf
 
     @property
@@ -159,6 +160,16 @@ class LineIndex:
         line = self.content.count("\n", 0, offset)
         self._anchor(line, self.content.rfind("\n", 0, offset) + 1)
         return line
+
+    def lines_of(self, offsets: list[int]) -> list[int]:
+        """`line_of` for ascending offsets, counting each stretch of the content once."""
+        out: list[int] = []
+        line = previous = 0
+        for offset in offsets:
+            line += self.content.count("\n", previous, offset)
+            previous = offset
+            out.append(line)
+        return out
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Character span of lines first..last (inclusive), without the last line's ending."""

@@ -13,6 +13,7 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
+from bb7.review import Hunk
 
 # One "refused, here is what to do" type everywhere: the state layer's.
 from bb7.state.records import Problem as Problem
@@ -59,8 +60,10 @@ class StatusItem(msgspec.Struct, frozen=True):
     """Status of one file of the active chat."""
 
     status: Status
-    # 1-based lines of the local file that a pending change touches (for line signs).
+    # 1-based lines of the local file that the model's pending change touches (line signs).
     lines: list[int] = []
+    # 1-based lines the user changed since the snapshot the model saw (signs of their own).
+    user_lines: list[int] = []
 
 
 class StatusChanged(msgspec.Struct, frozen=True):
@@ -415,3 +418,31 @@ class Updated(msgspec.Struct, frozen=True):
 
     updated: list[str]
     problems: list[str]
+
+
+# -- the inline review (`:BB7Review`, `:BB7Merge`) ---------------------------------------------
+
+
+class ReviewActArgs(msgspec.Struct, frozen=True):
+    """`review_accept` / `review_reject`: the hunk the editor drew under the cursor, or `all`."""
+
+    path: str
+    buffers: list[BufferText] = []
+    hunk: Hunk | None = None
+    all: bool = False
+
+
+class ReviewReply(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The hunks to draw over the buffer of `path` (absolute); none: nothing is pending."""
+
+    path: str
+    hunks: list[Hunk]
+    message: str | None = None
+
+
+class MergeReply(msgspec.Struct, frozen=True):
+    """`merge`: `overlaps` (1-based first, last local lines) stay pending for the review."""
+
+    path: str
+    overlaps: list[tuple[int, int]]
+    message: str

@@ -30,7 +30,7 @@ from bb7.state.local import (
     view_of,
 )
 from bb7.state.lock import this_host
-from bb7.state.merge import merge3
+from bb7.state.merge import describe_lines, plan_merge
 from bb7.state.problems import Abort, StoreError, from_path
 from bb7.state.records import (
     GLOBAL,
@@ -286,17 +286,17 @@ def _text_to_write(
     if same_text(local, snapshot) or force:
         return output, False
     if merge and local is not None:
-        merged = merge3(snapshot, local, output)
-        if merged.conflicts:
+        merged = plan_merge(snapshot, local, output)
+        if merged.overlaps:
             raise Abort(
                 Problem(
                     "conflict",
                     f"{path}: your local edits and the pending output change the same "
-                    f"lines ({merged.conflicts} region(s)); merge by hand (bb7 output diff, "
-                    ":BB7Diff) or apply with --force to overwrite",
+                    f"lines ({describe_lines(merged.overlaps)}); merge by hand (bb7 output "
+                    "diff, :BB7Review) or apply with --force to overwrite",
                 )
             )
-        return merged.text, True
+        return merged.local, True
     raise Abort(
         Problem(
             "conflict",

@@ -69,6 +69,9 @@ ActionProblemKind = Literal[
     "read_only_file",
     "write_failed",
     "nothing_to_undo",
+    # review and merge in the editor
+    "new_file",
+    "stale",
     # the editor host
     "not_available",
     "invalid_args",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from bb7.host import needs
-from bb7.host.handlers import chats, context, health, outputs, project, view
+from bb7.host.handlers import chats, context, health, outputs, project, review, view
 from bb7.host.needs import Call
 from bb7.host.protocol import (
     AddArgs,
@@ -49,6 +49,7 @@ from bb7.host.protocol import (
     PinChatArgs,
     PingArgs,
     RenameChatArgs,
+    ReviewActArgs,
     SaveDraftArgs,
     SearchChatsArgs,
     SendArgs,
@@ -138,10 +139,15 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("apply", ApplyArgs, outputs.apply, needs.held),
     route("apply_all", BuffersArgs, outputs.apply_all, needs.held),
     route("discard", PathArgs, outputs.discard, needs.held),
-    route("undo_apply", PathArgs, outputs.undo_apply, needs.held),
+    route("undo_apply", ApplyArgs, outputs.undo_apply, needs.held),
     route("diff", PathArgs, outputs.diff, needs.reading),
     route("finish_merge", PathArgs, outputs.finish_merge, needs.held),
     route("file_diff", FileArgs, outputs.file_diff, needs.reading),
+    # the inline review and the editor's merge
+    route("review", PathArgs, review.review, needs.held),
+    route("review_accept", ReviewActArgs, review.review_accept, needs.held),
+    route("review_reject", ReviewActArgs, review.review_reject, needs.held),
+    route("merge", PathArgs, review.merge, needs.held),
     # the chat view
     route("chat_view", ChatViewArgs, view.chat_view, needs.project),
     route("file_list", FileListArgs, view.file_list, needs.reading),
