@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bb7.state import chats, context, outputs
+from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text
 from bb7.state.merge import finish_merge, merge3
@@ -453,7 +453,7 @@ class Run:
         if not self.model.sent:
             return
         message_id = self.rng.choice(sorted(self.model.sent))
-        got = chats.fork_chat(self.store, self.chat_id, message_id)
+        got = history.fork_chat(self.store, self.chat_id, message_id)
         if not self.expect_ok(got, "fork") or isinstance(got, Problem):
             return
         entries, _ = self.model.sent[message_id]
@@ -466,7 +466,7 @@ class Run:
         if not self.model.sent or self.rng.random() < 0.7:
             return
         message_id = self.rng.choice(sorted(self.model.sent))
-        got = chats.edit_message(self.store, self.chat_id, message_id)
+        got = history.edit_message(self.store, self.chat_id, message_id)
         if not self.expect_ok(got, "edit message"):
             return
         entries, outs = self.model.sent[message_id]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bb7.chatview.conversation import RETRY_BANNER, Anchor, event_line, render
 from bb7.chatview.files import panel
 from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart
-from bb7.state.status import FileStatus
+from bb7.state.status import StatusRow
 
 
 def user(text: str, id: int = 1) -> Message:
@@ -109,8 +109,8 @@ def test_an_empty_chat_renders_no_lines() -> None:
     assert render([]).lines == []
 
 
-def status(path: str, code: str = "", tokens: int = 10, **kw: object) -> FileStatus:
-    return FileStatus(path=path, status=code, readonly=False, tokens=tokens, kind="writable", **kw)  # type: ignore[arg-type]
+def status(path: str, code: str = "", tokens: int = 10, **kw: object) -> StatusRow:
+    return StatusRow(path=path, status=code, readonly=False, tokens=tokens, kind="writable", **kw)  # type: ignore[arg-type]
 
 
 def locate(path: str) -> str:

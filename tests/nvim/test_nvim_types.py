@@ -48,7 +48,7 @@ MIRRORS = {
     "bb7.event.Repairing": "bb7.chat.events:Repairing",
     "bb7.event.TitleChanged": "bb7.chat.events:TitleChanged",
     "bb7.event.WrittenFile": "bb7.chat.events:WrittenFile",
-    "bb7.event.StatusRow": "bb7.state.status:FileStatus",
+    "bb7.event.StatusRow": "bb7.state.status:StatusRow",
     "bb7.event.Usage": "bb7.state.records:Usage",
     "bb7.event.Done": "bb7.chat.events:Done",
     "bb7.event.Failed": "bb7.chat.events:Failed",

@@ -135,8 +135,14 @@ def test_an_apply_killed_at_any_step_keeps_the_users_text(
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     if step == "after_temp_write":
         assert len(bb7.temp_files()) == 1  # what the crash left behind
-    # The next open settles the interrupted apply and removes bb7's own leftovers.
-    statuses = bb7.statuses()
+    # The next open settles the interrupted apply, says so, and removes bb7's own leftovers.
+    out, said = bb7("status", "--json")
+    statuses = {r["path"]: r["status"] for r in json.loads(out)["files"]}
+    assert said == (
+        "bb7: finished an interrupted apply of f.txt (`bb7 output undo` reverts it)\n"
+        if replaced
+        else "bb7: rolled back an interrupted apply of f.txt; its output is still pending\n"
+    )
     assert bb7.temp_files() == []
     if replaced:
         # The file was replaced: the apply is finished, and undo brings the user's text back.

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from state_helpers import Project
 
-from bb7.state import chats, context, lock
-from bb7.state.chats import Restored
+from bb7.state import chats, context, history, lock
 from bb7.state.context import Target
+from bb7.state.history import Restored
 from bb7.state.outputs import discard_output
 from bb7.state.records import EXTERNAL, WRITABLE, Chat, Lease, Message, Problem, TextPart
 from bb7.state.store import open_global
@@ -41,7 +41,7 @@ def _snapshot_text(project: Project, chat_id: str, path: str) -> str:
 
 def test_fork_restores_history_and_the_exact_snapshot_of_the_message(project: Project) -> None:
     first, _ = _conversation(project)
-    forked = chats.fork_chat(project.store, project.chat_id, first.id)
+    forked = history.fork_chat(project.store, project.chat_id, first.id)
     assert isinstance(forked, Restored)
     assert forked.chat.name.startswith("Fork of ") and forked.draft == "first question"
     assert project.store.messages(forked.chat.id)[0].role == "event"  # the add, before it
@@ -49,14 +49,14 @@ def test_fork_restores_history_and_the_exact_snapshot_of_the_message(project: Pr
     assert _snapshot_text(project, forked.chat.id, "f.txt") == V1
     assert [(w.path, w.issue) for w in forked.warnings] == [("f.txt", "modified")]
     assert project.store.outputs(forked.chat.id) == []
-    again = chats.fork_chat(project.store, forked.chat.id, first.id)
+    again = history.fork_chat(project.store, forked.chat.id, first.id)
     assert isinstance(again, Problem)  # the fork has no such message: it was not copied
 
 
 def test_fork_warns_about_deleted_files(project: Project) -> None:
     first, _ = _conversation(project)
     (project.root / "f.txt").unlink()
-    forked = chats.fork_chat(project.store, project.chat_id, first.id)
+    forked = history.fork_chat(project.store, project.chat_id, first.id)
     assert isinstance(forked, Restored)
     assert [(w.path, w.issue) for w in forked.warnings] == [("f.txt", "deleted")]
     warning = project.store.messages(forked.chat.id)[-1]
@@ -69,7 +69,7 @@ def test_edit_truncates_and_restores_context_and_pending_outputs(project: Projec
         project.store, project.chat_id, Message(role="assistant", parts=[TextPart("answer 2")])
     )
     project.model_writes("f.txt", "A\nB\nc\nD\n")
-    edited = chats.edit_message(project.store, project.chat_id, second.id)
+    edited = history.edit_message(project.store, project.chat_id, second.id)
     assert isinstance(edited, Restored) and edited.draft == "second question"
     assert edited.chat.draft == "second question"
     texts = [m.text() for m in project.store.messages(project.chat_id)]
@@ -126,15 +126,15 @@ def test_moving_to_global_and_back_keeps_history_and_files(project: Project) -> 
     _conversation(project)
     project.model_writes("f.txt", "pending\n")  # replaces the rebased output
     glob = open_global()
-    refused = chats.move_chat(project.store, glob, project.chat_id, project.root)
+    refused = history.move_chat(project.store, glob, project.chat_id, project.root)
     assert isinstance(refused, Problem) and refused.kind == "pending_output"
     discard_output(project.store, project.chat_id, "f.txt")
-    moved = chats.move_chat(project.store, glob, project.chat_id, project.root)
+    moved = history.move_chat(project.store, glob, project.chat_id, project.root)
     assert isinstance(moved, Chat) and moved.scope == "global"
     assert project.store.chat(project.chat_id) is None
     (entry,) = glob.entries(moved.id)
     assert entry.kind == EXTERNAL and Path(entry.path).is_absolute()
-    back = chats.move_chat(glob, project.store, moved.id, project.root)
+    back = history.move_chat(glob, project.store, moved.id, project.root)
     assert isinstance(back, Chat)
     (entry,) = project.store.entries(back.id)
     assert (entry.kind, entry.path) == (WRITABLE, "f.txt")
@@ -142,7 +142,7 @@ def test_moving_to_global_and_back_keeps_history_and_files(project: Project) -> 
         "first question",
         "second question",
     ]
-    forked = chats.fork_chat(project.store, back.id, project.store.messages(back.id)[1].id)
+    forked = history.fork_chat(project.store, back.id, project.store.messages(back.id)[1].id)
     assert isinstance(forked, Restored)
     assert _snapshot_text(project, forked.chat.id, "f.txt") == V1
     glob.close()

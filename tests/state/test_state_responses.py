@@ -24,13 +24,13 @@ def test_bases_are_the_pending_output_else_the_snapshot(project: Project) -> Non
     _setup(project)
     bases = edit_bases(project.store, project.chat_id)
     assert set(bases) == {"w.py", "r.py"}  # a section is a quote, not something to edit
-    assert (bases["w.py"].source, bases["w.py"].writable) == ("snapshot", True)
+    assert (bases["w.py"].base, bases["w.py"].writable) == ("snapshot", True)
     assert bases["w.py"].file_id == file_id("w.py", "w\n")
     assert not bases["r.py"].writable
     project.model_writes("w.py", "w2\n")
     project.model_writes("new.py", "n\n")
     bases = edit_bases(project.store, project.chat_id)
-    assert (bases["w.py"].content, bases["w.py"].source) == ("w2\n", "output")
+    assert (bases["w.py"].content, bases["w.py"].base) == ("w2\n", "pending_output")
     assert bases["w.py"].file_id == file_id("w.py", "w2\n")
     assert (bases["new.py"].content, bases["new.py"].writable) == ("n\n", True)
 

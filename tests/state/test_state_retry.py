@@ -5,7 +5,7 @@ from __future__ import annotations
 from state_helpers import Project
 
 from bb7.fileid import file_id
-from bb7.state import chats, context
+from bb7.state import chats, context, history
 from bb7.state.context import Target
 from bb7.state.outputs import discard_output
 from bb7.state.records import Chat, Message, Problem, TextPart
@@ -106,12 +106,12 @@ def test_editing_an_earlier_message_and_moving_the_chat_drop_the_retry_state(
     _setup(project)
     first = chats.append_user_message(project.store, project.chat_id, "change a")
     _fail(project, {"a.py": "a = 2\n"})
-    edited = chats.edit_message(project.store, project.chat_id, first.id)
+    edited = history.edit_message(project.store, project.chat_id, first.id)
     assert not isinstance(edited, Problem)
     assert retry_state(project.store, project.chat_id) is None
     _fail(project, {"a.py": "a = 2\n"})
     glob = open_global()
-    moved = chats.move_chat(project.store, glob, project.chat_id, project.root)
+    moved = history.move_chat(project.store, glob, project.chat_id, project.root)
     assert isinstance(moved, Chat) and moved.retry_context == ""
     assert retry_state(glob, moved.id) is None
     glob.close()

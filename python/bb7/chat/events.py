@@ -21,7 +21,7 @@ from bb7.formats.apply import ApplyError
 # `max_attempts`). A chat view can count the seconds down from `delay`.
 from bb7.llm.events import Retrying as Retrying
 from bb7.state.records import Usage
-from bb7.state.status import FileStatus
+from bb7.state.status import StatusRow
 
 
 class Started(msgspec.Struct, frozen=True, tag="started", tag_field="type"):
@@ -110,7 +110,7 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     text: str
     files: list[WrittenFile] = []
     errors: list[ApplyError] = []
-    statuses: list[FileStatus] = []
+    statuses: list[StatusRow] = []
     usage: Usage | None = None
     retry_saved: bool = False
     repaired: bool = False

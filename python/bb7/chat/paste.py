@@ -110,7 +110,7 @@ def _file_states(bases: dict[str, EditBase]) -> dict[str, FileState]:
     return {
         path: FileState(
             content=base.content,
-            base="pending_output" if base.source == "output" else "snapshot",
+            base=base.base,
             writable=base.writable,
         )
         for path, base in bases.items()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bb7.chat.config import SendConfig
 from bb7.chat.events import Notice
 from bb7.chat.history import history
-from bb7.formats.apply import BaseKind, FileState
+from bb7.formats.apply import FileState
 from bb7.formats.modes import DiffMode, edit_prompt, text_mode_for
 from bb7.formats.schemas import tools_for_mode
 from bb7.llm.instructions import Instructions
@@ -159,8 +159,7 @@ def _apply_files(
     else the snapshot. A path the chat only quotes (a section) is read-only."""
     files = {path: FileState(content=None, writable=False) for path in quoted}
     for path, base in bases.items():
-        kind: BaseKind = "pending_output" if base.source == "output" else "snapshot"
-        files[path] = FileState(content=base.content, base=kind, writable=base.writable)
+        files[path] = FileState(content=base.content, base=base.base, writable=base.writable)
     for path, content in partial.items():
         files[path] = FileState(content=content, base="pending_output", writable=True)
     return files

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
-from bb7.state.status import FileStatus
+from bb7.state.status import StatusRow
 from bb7.text.tokens import format_tokens
 
 STATUS_WIDTH = 3  # the widest status is two cells ('~M', '!A') plus a space
@@ -48,7 +48,7 @@ class Panel(msgspec.Struct, frozen=True):
 class _Dir:
     def __init__(self) -> None:
         self.dirs: dict[str, _Dir] = {}
-        self.files: list[FileStatus] = []
+        self.files: list[StatusRow] = []
 
     def tokens(self) -> int:
         return sum(f.tokens for f in self.files) + sum(d.tokens() for d in self.dirs.values())
@@ -61,7 +61,7 @@ def _display_dir(path: str, home: str) -> str:
     return parent
 
 
-def _tree(files: Iterable[FileStatus], home: str) -> _Dir:
+def _tree(files: Iterable[StatusRow], home: str) -> _Dir:
     top = _Dir()
     for status in files:
         where = top
@@ -76,7 +76,7 @@ def _tree(files: Iterable[FileStatus], home: str) -> _Dir:
     return top
 
 
-def _name(status: FileStatus) -> str:
+def _name(status: StatusRow) -> str:
     name = os.path.basename(status.path)
     return f"{name}:{status.start_line}-{status.end_line}" if status.start_line else name
 
@@ -108,7 +108,7 @@ def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) 
         )
 
 
-def panel(files: list[FileStatus], locate: Callable[[str], str], home: str = "") -> Panel:
+def panel(files: list[StatusRow], locate: Callable[[str], str], home: str = "") -> Panel:
     """The panel for `file_statuses(...)`; `locate` gives a stored path's absolute path."""
     rows: list[Row] = []
     _rows(_tree(files, home.rstrip(os.sep)), 0, locate, rows)

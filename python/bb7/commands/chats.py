@@ -14,7 +14,7 @@ from bb7.commands.session import (
     reported,
     workspace,
 )
-from bb7.state import chats, lock
+from bb7.state import chats, history, lock
 from bb7.state.records import GLOBAL, PROJECT
 
 
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             target = check(ws.store(args.to))
             if ws.root is None:
                 raise Failure("moving chats needs a project root")
-            moved = check(chats.move_chat(store, target, chat.id, ws.root))
+            moved = check(history.move_chat(store, target, chat.id, ws.root))
             ws.set_active(target, moved.id)
             print(f"moved {chat.id} to {args.to}")
         elif action in ("pin", "unpin"):

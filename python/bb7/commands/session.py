@@ -66,6 +66,8 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
     if not root.is_dir():
         raise Failure(f"{root} is not a directory")
     ws = check(open_workspace(root))
+    for line in ws.recovered:
+        print(f"bb7: {line}", file=sys.stderr)
     try:
         yield ws
     finally:

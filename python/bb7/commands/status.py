@@ -9,11 +9,11 @@ import msgspec
 
 from bb7.commands.session import add_root_option, print_json, reported, workspace
 from bb7.state.records import Chat
-from bb7.state.status import FileStatus, file_statuses
+from bb7.state.status import StatusRow, file_statuses
 
 
 class StatusReport(msgspec.Struct):
-    files: list[FileStatus]
+    files: list[StatusRow]
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_statuses(chat: Chat, rows: list[FileStatus]) -> None:
+def print_statuses(chat: Chat, rows: list[StatusRow]) -> None:
     """The chat and one line per file: status, path (or section), estimated tokens."""
     print(f"chat {chat.id} {chat.name}")
     for row in rows:

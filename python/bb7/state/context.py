@@ -18,10 +18,10 @@ import msgspec
 
 from bb7.fileid import entry_file_id
 from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
-from bb7.paths import PathProblem, project_path
+from bb7.paths import project_path
 from bb7.state.local import Buffers, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
-from bb7.state.problems import Abort
+from bb7.state.problems import Abort, from_file, from_path
 from bb7.state.records import (
     EXTERNAL,
     GLOBAL,
@@ -82,11 +82,7 @@ def resolve(store: Store, raw: str, base: Path | None = None) -> Resolved | Prob
         return Resolved(found, False)
     if found.kind == "outside_root":
         return Resolved(os.path.realpath(os.path.join(root, raw)), True)
-    return _path_problem(found)
-
-
-def _path_problem(problem: PathProblem) -> Problem:
-    return Problem(problem.kind, problem.message)
+    return from_path(found)
 
 
 def _snapshot_text(
@@ -129,8 +125,7 @@ def _file_problem(problem: FileProblem, max_bytes: int) -> Problem:
         "(PATH:START-END) instead",
         "missing": "check the path",
     }
-    hint = hints.get(problem.kind)
-    return Problem(problem.kind, f"{problem.message}; {hint}" if hint else problem.message)
+    return from_file(problem, hints.get(problem.kind))
 
 
 def _section(text: str, start: int, end: int, label: str) -> str | Problem:

@@ -31,7 +31,7 @@ from bb7.state.local import (
 )
 from bb7.state.lock import this_host
 from bb7.state.merge import describe_lines, plan_merge
-from bb7.state.problems import Abort, StoreError
+from bb7.state.problems import Abort, StoreError, from_path
 from bb7.state.records import (
     GLOBAL,
     WRITABLE,
@@ -46,8 +46,8 @@ from bb7.state.status import (
     ADDED_EXISTS,
     CONFLICT,
     MODIFIED,
-    FileStatus,
     Status,
+    StatusRow,
     file_statuses,
     status_of,
 )
@@ -57,7 +57,7 @@ from bb7.text.diff import unified_diff
 Writer = Callable[[Path, str], None]
 
 
-class Applied(msgspec.Struct, frozen=True):
+class FileApplied(msgspec.Struct, frozen=True):
     path: str
     status: Status  # the status before applying ("" for an undo)
     merged: bool = False
@@ -78,7 +78,7 @@ def _target(store: Store, path: str) -> Path | Problem:
         return Problem("global", "global chats have no pending outputs to write")
     checked = project_path(store.root, path)
     if not isinstance(checked, str):
-        return Problem(checked.kind, checked.message)
+        return from_path(checked)
     return store.root / checked
 
 
@@ -92,10 +92,10 @@ def apply_output(
     force: bool = False,
     merge: bool = False,
     write: Writer | None = None,
-) -> Applied | Problem:
+) -> FileApplied | Problem:
     """Write the pending output of `path` to the project and make it the new snapshot.
 
-    `seen` is what the caller saw when deciding (from `FileStatus.local_hash`/`changedtick`);
+    `seen` is what the caller saw when deciding (from `StatusRow.local_hash`/`changedtick`);
     if the local text differs now, nothing happens. `buffers` gives the editor's current text.
     A conflict (`~M`) is refused unless `force` (overwrite, undoable) or `merge` (three-way,
     refused if the changes overlap); `!A` (a new file whose path now exists), a file deleted
@@ -118,7 +118,7 @@ def apply_output(
     unrecorded = _record(store, [plan])
     if unrecorded is not None:
         return unrecorded[0]
-    return Applied(path=path, status=plan.status, merged=plan.merged)
+    return FileApplied(path=path, status=plan.status, merged=plan.merged)
 
 
 class _Plan(msgspec.Struct, frozen=True):
@@ -386,7 +386,7 @@ def apply_all(
     return [reports[row.path] for row in rows]
 
 
-def _skipped(row: FileStatus) -> str:
+def _skipped(row: StatusRow) -> str:
     if row.status == CONFLICT and not row.local_hash:
         return "skipped: the file is gone (deleted or renamed); apply it alone with --force"
     return {
@@ -425,7 +425,7 @@ def undo_apply(
     buffers: Buffers | None = None,
     force: bool = False,
     write: Writer | None = None,
-) -> Applied | Problem:
+) -> FileApplied | Problem:
     """Undo the last apply of `path`: the local file, snapshot and pending output as before.
 
     Refused when the file changed since the apply (unless `force`) or when a newer output is
@@ -471,4 +471,4 @@ def undo_apply(
         return abort.problem
     except OSError as exc:
         return Problem("write_failed", f"could not restore {path}: {exc.strerror or exc}")
-    return Applied(path=path, status="")
+    return FileApplied(path=path, status="")

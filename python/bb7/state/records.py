@@ -5,7 +5,7 @@ Only shapes live here; reading and writing them is `bb7.state.store`'s job.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeVar
 
 import msgspec
 
@@ -20,6 +20,15 @@ WRITABLE: EntryKind = "writable"
 READONLY: EntryKind = "readonly"
 SECTION: EntryKind = "section"
 EXTERNAL: EntryKind = "external"
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def _copy(cls: type[S], source: msgspec.Struct) -> S:
+    """A `cls` with the fields it shares with `source` (the others at their defaults): one
+    way to turn an entry into its snapshot ref and back, so a new field is never forgotten."""
+    return cls(**{f: getattr(source, f) for f in cls.__struct_fields__ if hasattr(source, f)})
+
 
 Scope = Literal["project", "global"]
 PROJECT: Scope = "project"
@@ -194,25 +203,11 @@ class SnapshotRef(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     @classmethod
     def of(cls, entry: ContextEntry) -> SnapshotRef:
-        return cls(
-            path=entry.path,
-            kind=entry.kind,
-            blob=entry.blob,
-            file_id=entry.file_id,
-            start_line=entry.start_line,
-            end_line=entry.end_line,
-        )
+        return _copy(cls, entry)
 
     def entry(self) -> ContextEntry:
         """The context entry this snapshot restores."""
-        return ContextEntry(
-            path=self.path,
-            kind=self.kind,
-            blob=self.blob,
-            file_id=self.file_id,
-            start_line=self.start_line,
-            end_line=self.end_line,
-        )
+        return _copy(ContextEntry, self)
 
 
 class OutputRef(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -226,23 +221,11 @@ class OutputRef(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     @classmethod
     def of(cls, output: PendingOutput) -> OutputRef:
-        return cls(
-            path=output.path,
-            blob=output.blob,
-            file_id=output.file_id,
-            base_file_id=output.base_file_id,
-            added=output.added,
-        )
+        return _copy(cls, output)
 
     def output(self) -> PendingOutput:
         """The pending output this ref restores."""
-        return PendingOutput(
-            path=self.path,
-            blob=self.blob,
-            file_id=self.file_id,
-            base_file_id=self.base_file_id,
-            added=self.added,
-        )
+        return _copy(PendingOutput, self)
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -12,6 +12,7 @@ since). Nothing here touches project files.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import msgspec
 
@@ -31,6 +32,9 @@ from bb7.state.records import (
 )
 from bb7.state.store import Store
 
+# The stored version a model edits: its pending output, else the context snapshot.
+StoredBase = Literal["pending_output", "snapshot"]
+
 
 class EditBase(msgspec.Struct, frozen=True):
     """The version of a path the model edits: its pending output if any, else the snapshot."""
@@ -39,7 +43,8 @@ class EditBase(msgspec.Struct, frozen=True):
     content: str
     file_id: str
     writable: bool
-    source: str  # "output" (pending output) or "snapshot" (context entry)
+    # Where it comes from, in the words of `bb7.formats.apply.FileState.base`.
+    base: StoredBase
 
 
 class Recorded(msgspec.Struct, frozen=True):
@@ -79,7 +84,7 @@ def edit_bases(store: Store, chat_id: str) -> dict[str, EditBase]:
             content=store.blob(entry.blob),
             file_id=entry.file_id,
             writable=entry.kind == WRITABLE and store.scope != GLOBAL,
-            source="snapshot",
+            base="snapshot",
         )
     for output in store.outputs(chat_id):
         current = bases.get(output.path)
@@ -90,7 +95,7 @@ def edit_bases(store: Store, chat_id: str) -> dict[str, EditBase]:
             content=store.blob(output.blob),
             file_id=output.file_id,
             writable=True,
-            source="output",
+            base="pending_output",
         )
     return bases
 

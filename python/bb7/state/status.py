@@ -60,7 +60,7 @@ def status_of(
     return OUT_OF_SYNC if out_of_sync else IN_SYNC
 
 
-class FileStatus(msgspec.Struct, kw_only=True):
+class StatusRow(msgspec.Struct, kw_only=True):
     """One row of `bb7 status --json` and of the editor's files panel.
 
     `local_hash`/`changedtick` describe the local text this status was computed from; hand
@@ -87,11 +87,11 @@ def file_statuses(
     buffers: Buffers | None = None,
     *,
     paths: Collection[str] | None = None,
-) -> list[FileStatus]:
+) -> list[StatusRow]:
     """Every context entry and pending output of the chat with its status, sorted by path;
     only those of `paths` when given (an editor refreshing a few buffers)."""
     outputs = {o.path: o for o in store.outputs(chat_id) if paths is None or o.path in paths}
-    rows: list[FileStatus] = []
+    rows: list[StatusRow] = []
     seen_paths: set[str] = set()
     for entry, snapshot in store.entries_with_text(chat_id):
         if paths is not None and entry.path not in paths:
@@ -111,7 +111,7 @@ def file_statuses(
         original = estimate_tokens(snapshot)
         produced = 0 if output_text is None else estimate_tokens(output_text)
         rows.append(
-            FileStatus(
+            StatusRow(
                 path=entry.path,
                 status=status,
                 readonly=entry.readonly,
@@ -133,7 +133,7 @@ def file_statuses(
         produced = estimate_tokens(store.blob(output.blob))
         local_view = view_of(local)
         rows.append(
-            FileStatus(
+            StatusRow(
                 path=path,
                 status=status_of(None, None, None, text_of(local), exists(local)),
                 readonly=False,

@@ -21,6 +21,8 @@ class Workspace:
         self.root = root
         self.project = project
         self._global: Store | None = None
+        # What opening settled of a killed bb7's work (one line each), for the user.
+        self.recovered: list[str] = []
 
     @property
     def global_store(self) -> Store:
@@ -93,8 +95,10 @@ def open_workspace(root: Path | None) -> Workspace | Problem:
     if isinstance(project, Problem):
         return project
     try:
-        recover(project)
+        recovered = recover(project)
     except BaseException:
         project.close()
         raise
-    return Workspace(root, project)
+    ws = Workspace(root, project)
+    ws.recovered = recovered
+    return ws

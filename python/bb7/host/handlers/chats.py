@@ -26,7 +26,7 @@ from bb7.host.protocol import (
     SetModelArgs,
 )
 from bb7.host.registry import accept
-from bb7.state import chats
+from bb7.state import chats, history
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
@@ -113,7 +113,7 @@ def search_chats(p: Project, args: SearchChatsArgs) -> list[ChatSearchHit]:
 
 
 def _restore(
-    h: Held, args: MessageArgs, restore: Callable[..., chats.Restored | Problem]
+    h: Held, args: MessageArgs, restore: Callable[..., history.Restored | Problem]
 ) -> ChatRestored:
     """Fork or edit from a user message of the active chat; the chat it leaves active (the
     fork, or the cut chat) shows its files' statuses."""
@@ -133,12 +133,12 @@ def _restore(
 
 def fork_chat(h: Held, args: MessageArgs) -> ChatRestored:
     """A new chat with the history before a user message of the active chat, made active."""
-    return _restore(h, args, chats.fork_chat)
+    return _restore(h, args, history.fork_chat)
 
 
 def edit_message(h: Held, args: MessageArgs) -> ChatRestored:
     """Cut the active chat before a user message; its text becomes the draft."""
-    return _restore(h, args, chats.edit_message)
+    return _restore(h, args, history.edit_message)
 
 
 def save_draft(p: Project, args: SaveDraftArgs) -> None:
