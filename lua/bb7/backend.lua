@@ -166,11 +166,22 @@ function M.start()
   return ok, problem
 end
 
---- Stops the host on purpose (no crash message); queued calls fail quietly.
+-- How long stopping waits for the host to exit by itself (it gives the chat's lease up on the
+-- way out) before `jobstop`, whose SIGKILL follows its SIGTERM after 2 s: a host starved of CPU
+-- was killed before it had released the lease. It usually exits within a few milliseconds.
+local EXIT_GRACE_MS = 1000
+
+--- Stops the host on purpose (no crash message); queued calls fail quietly. Closing the
+--- channel lets the host exit cleanly; it is killed only if it has not within a second.
 function M.stop()
   local chan = H.chan
   H.chan, H.state, H.info = nil, 'stopped', nil
-  if chan then pcall(vim.fn.jobstop, chan) end
+  if chan then
+    if transport() ~= 'rplugin' and pcall(vim.fn.chanclose, chan, 'rpc') then
+      pcall(vim.fn.jobwait, { chan }, EXIT_GRACE_MS)
+    end
+    pcall(vim.fn.jobstop, chan)
+  end
   fail_queue({ kind = 'stopped', message = 'the host was stopped', reported = true })
 end
 
