@@ -315,10 +315,11 @@ over those edits.]],
     name = 'BB7Install',
     usage = ':BB7Install',
     desc = "bb7: install bb7's Python environment",
-    doc = [[Creates a venv under `stdpath('data')/bb7/venv` and pip-installs bb7 and
-its dependencies into it. Needed only when the plugin has no `.venv` and
-the `python` option is not set; bb7 asks for it again when its dependencies
-change.]],
+    doc = [[Creates a venv under `stdpath('data')/bb7/venv` and installs bb7 and its
+dependencies into it with uv (from $PATH, or put into the venv by pip;
+seconds), else with pip. Says each step as it starts. Needed only when the
+plugin has no `.venv` and the `python` option is not set; bb7 asks for it
+again when its dependencies change.]],
     run = function() require('bb7.install').run() end,
   },
   {

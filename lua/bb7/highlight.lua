@@ -2,7 +2,10 @@
 --- re-applied on `ColorScheme`. The list also feeds the generated help (|bb7-highlights|).
 local M = {}
 
+---@alias bb7.HighlightGroup [string, vim.api.keyset.highlight, string]
+
 --- { name, definition, description }, in documentation order.
+---@type bb7.HighlightGroup[]
 M.groups = {
   { 'BB7SignModified', { link = 'Changed' }, 'Sign of a file with a pending change (`M`).' },
   { 'BB7SignAdded', { link = 'Added' }, 'Sign of a pending new file (`A`).' },
@@ -35,6 +38,7 @@ M.groups = {
   { 'BB7HelpKey', { link = 'Special' }, "Keys in the chat view's help popup." },
 }
 
+--- Defines every group (`default = true`: a colorscheme's own definition wins).
 function M.apply()
   for _, group in ipairs(M.groups) do
     vim.api.nvim_set_hl(0, group[1], vim.tbl_extend('force', group[2], { default = true }))

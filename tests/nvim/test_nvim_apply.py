@@ -232,11 +232,17 @@ def test_the_chat_is_held_by_one_editor_until_it_quits(
     pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
     wait_for_message(other, f"is open in another bb7 process (pid {pid} on ")
     ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
-    deadline = time.monotonic() + 5
-    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
-        time.sleep(0.01)
-    with sqlite3.connect(project / ".bb7" / "bb7.db") as db:  # released, not left to go stale
-        assert db.execute("SELECT count(*) FROM leases").fetchone() == (0,)
+    # Released by the exiting host, not left to go stale. A loaded machine may take seconds to
+    # run the host's exit, so wait for the row to go rather than for a fixed time.
+    deadline = time.monotonic() + 20
+    leases = None
+    while time.monotonic() < deadline:
+        with sqlite3.connect(project / ".bb7" / "bb7.db") as db:
+            leases = db.execute("SELECT count(*) FROM leases").fetchone()
+        if leases == (0,):
+            break
+        time.sleep(0.02)
+    assert leases == (0,)
     assert run(other, "BB7Remove").startswith("bb7: removed b.py from ")
 
 

@@ -19,14 +19,6 @@ local function chat() return require('bb7.chat') end
 local function backend() return require('bb7.backend') end
 local function notify(message, level) require('bb7.log').notify(message, level) end
 
---- Token counts as users skim them (same as the host's `format_tokens`).
-function M.format_tokens(count)
-  if count < 1000 then return tostring(count) end
-  if count < 10000 then return ('%.1fk'):format(count / 1000) end
-  if count < 1000000 then return ('%dk'):format(math.floor(count / 1000 + 0.5)) end
-  return ('%.1fM'):format(count / 1000000)
-end
-
 --- Draws a `Panel` from the host.
 function M.render(panel)
   local buf = chat().buf('files')
@@ -55,7 +47,7 @@ function M.render(panel)
     -- Stacked under the conversation: only as tall as the list (the conversation gets the rest).
     vim.api.nvim_win_set_height(win, math.max(2, math.min(#lines, 10)))
   end
-  chat().winbars(panel.total_tokens)
+  chat().winbars(panel.total_tokens_text)
 end
 
 --- Asks the host for the panel again and draws it.

@@ -60,9 +60,9 @@ local function truncate(text, width)
   return vim.fn.strcharpart(text, 0, math.max(1, width - 1)) .. '…'
 end
 
---- Window bars: the chat's name and model over the conversation, the token total over the
---- files, the send keys (or the retry note) over the input.
-function M.winbars(total_tokens)
+--- Window bars: the chat's name and model over the conversation, the token total (the host's
+--- text, drawn as is) over the files, the send keys (or the retry note) over the input.
+function M.winbars(total_tokens_text)
   local keys = require('bb7.config').get().keys
   local conversation = M.win('conversation')
   if conversation and S.chat then
@@ -79,10 +79,8 @@ function M.winbars(total_tokens)
     )
   end
   local files = M.win('files')
-  if files and total_tokens then
-    vim.wo[files].winbar = (' Files · ~%s tokens'):format(
-      require('bb7.chat.files').format_tokens(total_tokens)
-    )
+  if files and total_tokens_text then
+    vim.wo[files].winbar = (' Files · ~%s tokens'):format(escape(total_tokens_text))
   end
   local input = M.win('input')
   if input then
@@ -108,7 +106,7 @@ function M.draw(view, opts)
   if changed or draft == 'replace' or (draft == 'fill' and input.is_empty()) then
     input.set(view.draft)
   end
-  M.winbars(view.files.total_tokens)
+  M.winbars(view.files.total_tokens_text)
 end
 
 --- Fetches the active chat's view from the host and draws it; `cb(err)` afterwards.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import msgspec
 
 from bb7.state.records import Event, EventPart, Message, ReasoningPart
+from bb7.text.lines import split_lines
 
 USER_HEADING = "## You"
 ASSISTANT_HEADING = "## Assistant"
@@ -112,12 +113,13 @@ class _Writer:
 
 
 def _text_lines(text: str) -> list[str]:
-    return text.strip("\n").split("\n")
+    """A block's lines without the blank lines around it (at least one line)."""
+    return split_lines(text.strip("\n")) or [""]
 
 
 def reasoning_lines(text: str) -> list[str]:
     """A reasoning block: a title, then every line quoted (how Lua streams it too)."""
-    return [REASONING_TITLE] + [QUOTE + line for line in text.strip("\n").split("\n")]
+    return [REASONING_TITLE] + [QUOTE + line for line in _text_lines(text)]
 
 
 def _message(out: _Writer, message: Message) -> None:

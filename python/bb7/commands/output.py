@@ -18,7 +18,6 @@ from bb7.state.store import Store
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "output",
-        help="apply, discard, diff or undo the model's pending file changes",
         description="Act on a pending output of the active chat.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -11,6 +11,7 @@ whole-file table of normalised lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -181,7 +182,7 @@ def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Wi
 
 
 def _place_skipping_blanks(
-    texts: list[str], keys: list[str], k: int, line: int, fn: Normalizer
+    texts: Sequence[str], keys: list[str], k: int, line: int, fn: Normalizer
 ) -> list[int] | None:
     """File lines for each key when key k sits at `line` and blank lines are skipped between."""
     if fn(texts[line]) != keys[k]:
@@ -279,7 +280,7 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
         probe = next(((k, fn(line)) for k, line in enumerate(old_lines) if line.strip()), None)
         if probe is None:
             return None
-        hit = process.extractOne(probe[1], index.texts, scorer=fuzz.ratio, processor=fn)
+        hit = process.extractOne(probe[1], index.all_texts(), scorer=fuzz.ratio, processor=fn)
         starts = [hit[2] - probe[0]] if hit is not None else [0]
     target = "\n".join(fn(line) for line in old_lines)
     best: tuple[int, int, float] | None = None

@@ -51,10 +51,15 @@ class Notify(msgspec.Struct, frozen=True):
     message: str
 
 
-class StatusItem(msgspec.Struct, frozen=True):
-    """Status of one file of the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'."""
+# A file's status as `bb7.state.status` computes it: in sync, modified, added, added over a file
+# that exists, out of sync, conflict, read-only, section.
+Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
 
-    status: str
+
+class StatusItem(msgspec.Struct, frozen=True):
+    """Status of one file of the active chat."""
+
+    status: Status
     # 1-based lines of the local file that the model's pending change touches (line signs).
     lines: list[int] = []
     # 1-based lines the user changed since the snapshot the model saw (signs of their own).
@@ -76,7 +81,7 @@ class RequestStarted(msgspec.Struct, frozen=True):
     request_id: str
     chat_id: str = ""
     model: str = ""
-    edit_format: str = ""
+    edit_format: Literal["", "none", "tools", "text_blocks"] = ""
     repair: bool = False
 
 
@@ -155,11 +160,18 @@ class Models(msgspec.Struct, frozen=True):
 
 
 class ProviderSettings(msgspec.Struct, frozen=True):
-    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key."""
+    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key.
+    `bb7.llm.provider.provider_config` turns them into the client's configuration."""
 
-    base_url: str | None = None  # None: the LLM client's default (OpenRouter)
+    base_url: str | None = None  # None: the preset's (OpenRouter's without a preset)
     model: str | None = None
     api_key: str | None = None
+    preset: str | None = None
+    timeout: float | None = None
+    idle_timeout: float | None = None
+    retries: int | None = None
+    # The default for chats without their own; `set_reasoning_effort` changes it at runtime.
+    reasoning_effort: str | None = None
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -255,6 +267,13 @@ class ApplyArgs(msgspec.Struct, frozen=True):
 
 class SetModelArgs(msgspec.Struct, frozen=True):
     model: str
+
+
+class SetReasoningEffortArgs(msgspec.Struct, frozen=True):
+    """`set_reasoning_effort`: 'none', 'minimal', 'low', 'medium' or 'high' for the active chat
+    (and the session's default from then on); '' goes back to the model's default."""
+
+    effort: str = ""
 
 
 class PasteArgs(msgspec.Struct, frozen=True):

@@ -17,9 +17,10 @@ from collections.abc import Callable
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 LOCAL_MARKER = "<<<<<<< local"
 SEPARATOR = "======="
@@ -283,13 +284,7 @@ def _merge_output(
             )
         store.append_event(
             chat_id,
-            Event(
-                action="user_partially_applied" if plan.overlaps else "user_applied",
-                path=path,
-                file_id=new_entry.file_id,
-                prev_file_id=entry.file_id,
-                blob=new_entry.blob,
-            ),
+            Event.applied(new_entry, entry, partly=bool(plan.overlaps)),
         )
         if not same_text(plan.local, local):
             store.push_undo(
@@ -389,14 +384,7 @@ def finish_merge(
             file_id=entry_file_id(path, local),
             added=entry.added if entry is not None else True,
         )
-        event = Event(
-            action="user_applied",
-            path=path,
-            file_id=new_entry.file_id,
-            prev_file_id="" if entry is None else entry.file_id,
-            blob=new_entry.blob,
-            added=entry is None,
-        )
+        event = Event.applied(new_entry, entry)
         if same_text(local, out_text):
             store.put_entry(chat_id, new_entry)
             store.delete_output(chat_id, path)

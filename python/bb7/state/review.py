@@ -13,9 +13,11 @@ from collections.abc import Callable
 import msgspec
 
 from bb7 import review
+from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
+from bb7.state.problems import Abort
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
-from bb7.state.store import Abort, Store, entry_file_id
+from bb7.state.store import Store
 
 # Puts the new local text where the user sees it (the loaded buffer); raises OSError if it
 # cannot, which undoes the whole action.
@@ -98,7 +100,7 @@ def _act(
 
 
 def _gone(path: str) -> Problem:
-    return Problem("stale", f"{path}: that hunk is not there any more; the review is redrawn")
+    return Problem("changed", f"{path}: that hunk is not there any more; the review is redrawn")
 
 
 def _chosen(found: Texts, hunks: list[review.Hunk] | None) -> list[review.Hunk]:
@@ -142,14 +144,7 @@ def accept_hunks(
             )
         store.append_event(
             chat_id,
-            Event(
-                action="user_applied" if done else "user_partially_applied",
-                path=path,
-                file_id=new_entry.file_id,
-                prev_file_id="" if entry is None else entry.file_id,
-                blob=new_entry.blob,
-                added=entry is None,
-            ),
+            Event.applied(new_entry, entry, partly=not done),
         )
         put(local)
         return [] if done else review.hunks(base, local, found.output)
@@ -173,13 +168,7 @@ def reject_hunks(
             named = output.file_id if split.in_output or entry is None else entry.file_id
             store.append_event(
                 chat_id,
-                Event(
-                    action="user_rejected_hunk",
-                    path=path,
-                    file_id=named,
-                    start_line=split.lines[0],
-                    end_line=split.lines[1],
-                ),
+                Event.rejected_hunk(path, named, split.lines[0], split.lines[1]),
             )
         if same_text(out, found.base):
             store.delete_output(chat_id, path)

@@ -7,7 +7,6 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bb7.host.editor import project_path
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
     BufferText,
@@ -65,13 +64,12 @@ def statuses(c: Call, args: StatusesArgs) -> int:
         if args.all:
             publish_all(c)
         return 0
-    buffers = r.buffers(args.buffers).text
+    buffers = r.buffers(args.buffers)
     if args.all:
-        publish(r, buffers)
+        publish(r, buffers.text)
         return len(args.buffers)
-    paths = [p for p in (project_path(r.store, b.path) for b in args.buffers) if isinstance(p, str)]
-    publish(r, buffers, paths)
-    return len(paths)
+    publish(r, buffers.text, buffers.paths)
+    return len(buffers.paths)
 
 
 def open_project(c: Call, args: OpenArgs) -> Opened:
