@@ -97,9 +97,9 @@ bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/state_reliability.py
 	$(BIN)/python benchmarks/nvim_plugin.py
 	$(BIN)/python benchmarks/chat_view.py
-	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/cli_start.py
 	$(BIN)/python benchmarks/install.py
+	$(BIN)/python benchmarks/review.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache doc/tags

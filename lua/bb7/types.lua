@@ -164,7 +164,7 @@
 ---@class bb7.StatusItem
 ---@field status string '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'
 ---@field lines integer[] lines the model's pending change touches (1-based)
----@field user_lines integer[] lines the user changed since the snapshot (1-based)
+---@field user_lines integer[] lines the user changed since the snapshot the model saw (1-based)
 
 --- Statuses by absolute path; `full`: every file of the chat (others left it).
 ---@class bb7.StatusChanged

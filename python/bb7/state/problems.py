@@ -69,7 +69,9 @@ ActionProblemKind = Literal[
     "read_only_file",
     "write_failed",
     "nothing_to_undo",
-    "new_file",  # a merge of a new file: there is nothing to merge it with
+    # review and merge in the editor
+    "new_file",
+    "stale",
     # the editor host
     "not_available",
     "invalid_args",

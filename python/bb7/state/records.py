@@ -33,7 +33,7 @@ EventAction = Literal[
     "user_applied",
     "user_partially_applied",
     "user_discarded",
-    "user_rejected_hunk",
+    "user_rejected_hunk",  # lines of `file_id` the user dropped from a pending change
     "user_undid_apply",
     "assistant_wrote",
     "fork_warning_modified",

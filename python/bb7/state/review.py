@@ -100,7 +100,7 @@ def _act(
 
 
 def _gone(path: str) -> Problem:
-    return Problem("changed", f"{path}: that hunk is not there any more; the review is redrawn")
+    return Problem("stale", f"{path}: that hunk is not there any more; the review is redrawn")
 
 
 def _chosen(found: Texts, hunks: list[review.Hunk] | None) -> list[review.Hunk]:
