@@ -164,8 +164,9 @@ only those lines, as a read-only section.]],
     desc = 'bb7: apply the pending change of a file (! over local changes)',
     doc = [[Writes the pending output of [path] (default: the current file) to the
 file, through its buffer when it is loaded (undo kept). A file with local
-changes (`~M`) is refused with a message; `:BB7Apply!` applies over them
-(undo with |:BB7UndoApply|), |:BB7Diff| merges by hand.]],
+changes (`~M`) is refused with a message: |:BB7Merge| keeps both,
+`:BB7Apply!` applies over them (undo with |:BB7UndoApply|), |:BB7Review|
+and |:BB7Diff| take hunks by hand.]],
     run = function(opts)
       local path = target(opts)
       local args = { path = path, force = opts.bang, buffers = buffers(path) }

@@ -136,6 +136,26 @@ local function map(buf, session)
   end
 end
 
+--- "2 hunks: ]h/[h move, ga accepts, gr rejects, q ends" with the configured keys.
+---@param count integer
+---@return string
+function M.hint(count)
+  local keys = require('bb7.config').get().keys
+  local parts = {}
+  local function add(fmt, ...)
+    for _, lhs in ipairs({ ... }) do
+      if not lhs then return end
+    end
+    table.insert(parts, fmt:format(...))
+  end
+  add('%s/%s move', keys.review_next, keys.review_prev)
+  add('%s accepts', keys.review_accept)
+  add('%s rejects', keys.review_reject)
+  add('%s ends', keys.review_quit)
+  local what = count == 1 and '1 hunk' or (count .. ' hunks')
+  return #parts > 0 and what .. ': ' .. table.concat(parts, ', ') or what
+end
+
 local function message(path, text) return ('%s: %s'):format(vim.fn.fnamemodify(path, ':~:.'), text) end
 
 --- Shows `reply` = { path, hunks } (the host's answer) over `buf`, or ends the review and
@@ -171,10 +191,12 @@ function M.show(buf, reply)
       callback = function() M.schedule_redraw(buf) end,
     })
   end
+  local first = session.hunks == nil
   session.hunks = reply.hunks
   session.tick = vim.api.nvim_buf_get_changedtick(buf)
   M.draw(buf, reply.hunks)
-  if type(reply.message) == 'string' then notify(reply.message) end
+  if type(reply.message) == 'string' then return notify(reply.message) end
+  if first then notify(message(reply.path, M.hint(#reply.hunks))) end
 end
 
 local function text(buf) return { require('bb7.buffer').text(buf) } end

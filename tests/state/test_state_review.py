@@ -205,3 +205,16 @@ def test_rejecting_all_names_each_hunk_in_the_models_version(project: Project) -
     ]
     assert rejected == [(8, 8), (3, 3)]
     assert project.status("f.txt") == ""
+
+
+def test_a_new_file_is_one_hunk_and_accepting_it_fills_the_buffer(project: Project) -> None:
+    project.model_writes("new.txt", "a\nb\n")
+    left = current(project.store, project.chat_id, "new.txt")
+    assert not isinstance(left, Problem)
+    assert left.hunks == [review.Hunk(start=0, removed=0, added=["a", "b"])]
+    put: list[str] = []
+    done = accept_hunks(project.store, project.chat_id, "new.txt", None, None, put.append)
+    assert not isinstance(done, Problem) and done.hunks == []
+    assert put == ["a\nb\n"]
+    assert not (project.root / "new.txt").exists()  # the buffer holds it until :w
+    assert project.status("new.txt", {"new.txt": LocalText(put[0])}) == ""

@@ -284,13 +284,7 @@ def _merge_output(
             )
         store.append_event(
             chat_id,
-            Event(
-                action="user_partially_applied" if plan.overlaps else "user_applied",
-                path=path,
-                file_id=new_entry.file_id,
-                prev_file_id=entry.file_id,
-                blob=new_entry.blob,
-            ),
+            Event.applied(new_entry, entry, partly=bool(plan.overlaps)),
         )
         if not same_text(plan.local, local):
             store.push_undo(

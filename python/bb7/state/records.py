@@ -121,10 +121,13 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
-    def applied(cls, new: ContextEntry, prev: ContextEntry | None) -> Event:
-        """The user applied (all of) a pending output: `new` is the entry it became."""
+    def applied(
+        cls, new: ContextEntry, prev: ContextEntry | None, *, partly: bool = False
+    ) -> Event:
+        """The user applied (all of, or with `partly` some of) a pending output: `new` is the
+        entry it became."""
         return cls(
-            action="user_applied",
+            action="user_partially_applied" if partly else "user_applied",
             path=new.path,
             file_id=new.file_id,
             prev_file_id="" if prev is None else prev.file_id,
@@ -141,6 +144,18 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
             prev_file_id=output.base_file_id,
             blob=output.blob,
             added=output.added,
+        )
+
+    @classmethod
+    def rejected_hunk(cls, path: str, file_id: str, start: int, end: int) -> Event:
+        """The user rejected one hunk of a pending output: lines start..end of the version
+        `file_id` (the model's, or for a deletion the snapshot's)."""
+        return cls(
+            action="user_rejected_hunk",
+            path=path,
+            file_id=file_id,
+            start_line=start,
+            end_line=end,
         )
 
     @classmethod

@@ -144,14 +144,7 @@ def accept_hunks(
             )
         store.append_event(
             chat_id,
-            Event(
-                action="user_applied" if done else "user_partially_applied",
-                path=path,
-                file_id=new_entry.file_id,
-                prev_file_id="" if entry is None else entry.file_id,
-                blob=new_entry.blob,
-                added=entry is None,
-            ),
+            Event.applied(new_entry, entry, partly=not done),
         )
         put(local)
         return [] if done else review.hunks(base, local, found.output)
@@ -175,13 +168,7 @@ def reject_hunks(
             named = output.file_id if split.in_output or entry is None else entry.file_id
             store.append_event(
                 chat_id,
-                Event(
-                    action="user_rejected_hunk",
-                    path=path,
-                    file_id=named,
-                    start_line=split.lines[0],
-                    end_line=split.lines[1],
-                ),
+                Event.rejected_hunk(path, named, split.lines[0], split.lines[1]),
             )
         if same_text(out, found.base):
             store.delete_output(chat_id, path)
