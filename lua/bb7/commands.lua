@@ -34,6 +34,10 @@ end
 
 local function add(readonly)
   return function(opts)
+    -- In the chat view, no path means: pick one of the project's files.
+    if not opts.fargs[1] and opts.range == 0 and vim.b.bb7_pane then
+      return require('bb7.chat').pick_file()
+    end
     local path = target(opts)
     local args = { path = path, readonly = readonly, buffers = buffers(path) }
     if opts.range > 0 then
@@ -133,7 +137,8 @@ and makes it the active chat.]],
     desc = 'bb7: add a file (or with a range, a section) to the chat context',
     doc = [[Adds [path] (default: the current file) to the context of the active
 chat, writable: the model may propose changes to it. With a [range], adds
-only those lines, as a read-only section.]],
+only those lines, as a read-only section. Without [path] in the chat view,
+picks one of the project's files with |vim.ui.select()| (git-tracked first).]],
     run = add(false),
   },
   {

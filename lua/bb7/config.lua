@@ -145,6 +145,20 @@ and no key for a server on this machine. The key is never logged or stored.]],
 vertical split in the current tab.]],
   },
   {
+    name = 'titles.enabled',
+    default = true,
+    type = types.boolean,
+    doc = [[Name a chat after its first exchange (a short, cheap request: a few
+words back), as long as it has its default name. A failed title request
+only goes to the log.]],
+  },
+  {
+    name = 'titles.model',
+    type = types.optional_string,
+    doc = [[Model that names chats, e.g. a cheap one like 'openai/gpt-4o-mini'.
+When nil, the chat's own model does.]],
+  },
+  {
     name = 'favorite_models',
     default = {},
     type = types.string_list,
@@ -189,45 +203,14 @@ both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
   },
 }
 
--- Keys in bb7's own buffers (the chat view); never global mappings. { name, default, what }:
--- `lua/bb7/chat/keys.lua` says where each applies and uses `what` as the mapping's desc.
-M.keys = {
-  { 'send', '<CR>', 'send the message (normal mode, input buffer)' },
-  { 'send_insert', '<C-s>', 'send the message from insert mode' },
-  { 'cancel', '<C-c>', 'cancel the streaming response' },
-  { 'close', 'q', 'close the chat view' },
-  { 'help', '?', 'show the keys of the current bb7 buffer' },
-  { 'apply', 'p', 'apply the pending output of the file under the cursor' },
-  { 'apply_all', 'P', 'apply every pending output (conflicts are skipped)' },
-  { 'discard', 'x', 'discard the pending output under the cursor' },
-  { 'diff', 'd', 'show the pending change as a diff' },
-  { 'vimdiff', 'D', 'merge the pending change in vimdiff (|:BB7Diff|)' },
-  { 'update', 'u', 'update the snapshot from the local file' },
-  { 'update_all', 'U', 'update every snapshot from the local files' },
-  { 'toggle_readonly', 'r', 'toggle read-only for the file under the cursor' },
-  { 'remove', 'X', 'remove the file under the cursor from the context' },
-  { 'open_file', '<CR>', 'open the file under the cursor' },
-  { 'next_pane', '<Tab>', 'go to the next pane of the chat view' },
-  { 'focus_input', 'i', 'go to the input and type (the conversation is read-only)' },
-  { 'chats', 'gl', 'list the chats (switch, rename, delete, pin, search)' },
-  { 'new_chat', 'gn', 'start a new chat' },
-  { 'model', 'gm', "choose the chat's model" },
-  { 'fork', 'gF', 'fork the chat from the user message under the cursor' },
-  { 'edit_message', 'gE', 'edit the user message under the cursor (drops what follows)' },
-  { 'next_message', ']]', 'go to the next message' },
-  { 'prev_message', '[[', 'go to the previous message' },
-  { 'select_chat', '<CR>', 'switch to the chat under the cursor (chat list)' },
-  { 'rename_chat', 'r', 'rename the chat under the cursor (chat list)' },
-  { 'delete_chat', 'd', 'delete the chat under the cursor (chat list)' },
-  { 'pin_chat', 'p', 'pin or unpin the chat under the cursor (chat list)' },
-  { 'search_chats', '/', 'search the chats by name and message text (chat list)' },
-}
-for _, key in ipairs(M.keys) do
+-- Keys in bb7's own buffers (the chat view); never global mappings. Declared with where they
+-- apply and what they run in `lua/bb7/chat/keys.lua`; each is an option here.
+for _, key in ipairs(require('bb7.chat.keys').specs) do
   table.insert(M.schema, {
-    name = 'keys.' .. key[1],
-    default = key[2],
+    name = 'keys.' .. key.name,
+    default = key.default,
     type = types.key,
-    doc = 'Key to ' .. key[3] .. '.',
+    doc = 'Key to ' .. key.desc .. '.',
   })
 end
 

@@ -36,7 +36,7 @@ from llm_server import (
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 A_ID = entry_file_id("a.py", A_TEXT)
-STREAMING = "require('bb7.chat.conversation').streaming()"
+STREAMING = "require('bb7.chat.view').streaming()"
 
 
 @pytest.fixture
@@ -124,10 +124,10 @@ def test_x_discards_the_pending_change_after_a_confirm(
     answered(view, "Assistant modified: a.py")
     focus(view, "files", 1)
     view.input("x")
-    view.input("n")  # not yet
+    view.input("2<CR>")  # No: not yet
     assert files_panel(view) == ["M  a.py"]
     view.input("x")
-    view.input("y")
+    view.input("1<CR>")  # Yes
     wait_for_conversation(view, "Discarded: a.py")
     assert files_panel(view) == ["   a.py"]
     assert (project / "a.py").read_text() == A_TEXT
@@ -141,7 +141,7 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     answered(view, "failed to apply")
     rows = wait_for_screen(view, "⚠ The last answer's file changes failed to apply.")
     assert any("Your next message asks the model to repair them." in row for row in rows)
-    assert any("⚠ next send repairs the failed edits" in row for row in rows)
+    assert any("⚠ next send repairs edits · gR drop" in row for row in rows)
     assert files_panel(view) == ["   a.py"]
     # Shown in the view, so no message besides (it would wait for Enter at 80 columns).
     assert not any("could not be applied" in n for n in notifications(view))

@@ -100,7 +100,7 @@ def test_the_files_panel_shows_statuses_and_its_keys_act_on_them(
     wait_for_conversation(editor, "Context updated: b.py")
     assert files_panel(editor)[1] == "   b.py"
     editor.input("X")  # remove, after a confirm
-    editor.input("y")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for_conversation(editor, "Context removed: b.py")
     assert files_panel(editor) == ["M  a.py"]
     focus(editor, "files", 1)
@@ -131,7 +131,7 @@ def test_the_chat_list_switches_renames_pins_and_deletes(editor: Any, seeded: Se
     wait_for_screen(editor, "│ ! Beta chat")
     assert editor.current.buffer[:] == [" ! Beta chat", "●  Renamed alpha"]
     editor.input("ggd")  # delete Beta
-    editor.input("y")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for(editor, "#vim.api.nvim_buf_get_lines(0, 0, -1, false) == 1")
     assert editor.current.buffer[:] == ["●  Renamed alpha"]
     assert [c.id for c in seeded.store.chats()] == [first]
@@ -176,7 +176,7 @@ def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded:
     open_view(editor, "first answer")
     focus(editor, "conversation", 1)
     editor.input("gE")
-    editor.input("y")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for(
         editor,
         "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, 1, false)[1]"
@@ -217,8 +217,14 @@ def test_every_key_has_a_description_shown_by_the_help_popup(editor: Any, seeded
     focus(editor, "files")
     editor.input("?")
     rows = wait_for_screen(editor, "bb7 keys: files")
-    for key in (r"p +apply the pending output", r"X +remove the file", r"D +merge the pending"):
+    for key in (
+        r"p +apply the pending output",
+        r"D +merge the pending change in vimdiff \(:BB7Diff\)",
+    ):
         assert any(re.search(r"│ " + key, row) for row in rows), key
+    assert not any("|" in row.replace("│", "") for row in rows)  # no help-file markup
+    popup = editor.current.buffer[:]  # taller than the screen: it scrolls
+    assert any(re.match(r" X +remove the file", line) for line in popup)
     editor.input("q")
     wait_for(editor, "vim.bo.filetype == 'bb7_files'")
 
@@ -230,7 +236,7 @@ def test_the_retry_banner_shows_after_a_failed_edit(editor: Any, seeded: Seeded)
     rows = open_view(editor, "failed to apply")
     assert any("⚠ The last answer's file changes failed to apply." in r for r in rows)
     assert any("Your next message asks the model to repair them." in r for r in rows)
-    assert any("⚠ next send repairs the failed edits" in r for r in rows)
+    assert any("⚠ next send repairs edits · gR drop" in r for r in rows)
 
 
 @pytest.mark.parametrize("layout", ["tab", "split"])
