@@ -11,10 +11,13 @@ local function notify(message, level) require('bb7.log').notify(message, level) 
 local Usage = {}
 local function usage(message) error(setmetatable({ message = message }, Usage), 0) end
 
---- Shows errors; shows `value.message` when the host sends one back.
+--- Shows errors; shows `value.message` when the host sends one back. An open chat view is
+--- drawn again: the command is an event in its conversation.
 local function answer(err, value)
   if err then return backend().report(err) end
   if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
+  local view = package.loaded['bb7.chat']
+  if view and view.is_open() then view.refresh() end
 end
 
 --- The absolute path an optional `[path]` argument names (default: the current buffer's file).

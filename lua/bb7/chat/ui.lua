@@ -8,6 +8,9 @@ local M = {}
 ---@param on_yes fun()
 function M.confirm(question, on_yes)
   vim.ui.select({ 'Yes', 'No' }, { prompt = question, kind = 'bb7.confirm' }, function(choice)
+    -- The built-in select lists the choices in the message area: clear it, or the next
+    -- message would wait for Enter below them.
+    vim.cmd('redraw')
     if choice == 'Yes' then on_yes() end
   end)
 end
