@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to st
 
 from editor import spawn, start_host, wait_for  # noqa: E402
 
-from bb7.host_handlers import WARM_UP_DELAY  # noqa: E402
+from bb7.host.handlers import WARM_UP_DELAY  # noqa: E402
 from llm_server import LLMServer, finish, stream, text_chunk  # noqa: E402
 from timings import Row, print_table  # noqa: E402
 

@@ -10,7 +10,7 @@ def __getattr__(name: str) -> Any:
     # is installed in that interpreter, this package is found instead, and offers the same
     # plugin class. Loaded on request only: importing bb7 must not import pynvim.
     if name == "BB7RemotePlugin":
-        from bb7.rplugin import BB7RemotePlugin
+        from bb7.host.rplugin import BB7RemotePlugin
 
         return BB7RemotePlugin
     raise AttributeError(f"module 'bb7' has no attribute {name!r}")

@@ -16,4 +16,4 @@ _INIT = os.path.join(__path__[0], "__init__.py")
 with open(_INIT, encoding="utf-8") as _file:
     exec(compile(_file.read(), _INIT, "exec"))  # the package's __version__, __getattr__
 
-from bb7.rplugin import BB7RemotePlugin  # noqa: E402, F401  (what pynvim looks for)
+from bb7.host.rplugin import BB7RemotePlugin  # noqa: E402, F401  (what pynvim looks for)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bb7.editor_text import EditorLines, from_lines, to_lines
+from bb7.host.editor import EditorLines, from_lines, to_lines
 
 
 def test_text_with_a_final_newline_is_its_lines_and_eol() -> None:

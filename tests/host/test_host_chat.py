@@ -1,4 +1,4 @@
-"""The chat view's host requests (`bb7.host_chat`) through the real handler table, on a real
+"""The chat view's host requests (`bb7.host.handlers`) through the real handler table, on a real
 project in a temp dir; no Neovim (the view itself is tested in tests/nvim/)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from bb7.chat import DEFAULT_MODEL
-from bb7.host_events import EventSink
-from bb7.host_handlers import build_registry
-from bb7.host_registry import Context, handle_request
+from bb7.host.events import EventSink
+from bb7.host.handlers import build_registry
+from bb7.host.registry import Context, handle_request
 from bb7.state import chats, context
 from bb7.state.records import Message, TextPart
 from bb7.state.responses import edit_bases, record_outputs

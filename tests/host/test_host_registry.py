@@ -13,10 +13,17 @@ from typing import Any
 import msgspec
 import pytest
 
-from bb7.host_events import EventSink
-from bb7.host_handlers import build_registry, ping
-from bb7.host_registry import Context, Registry, handle_notification, handle_request
-from bb7.protocol import PROTOCOL, ApplyArgs, PathArgs, PingArgs, Problem, SendArgs
+from bb7.host.events import EventSink
+from bb7.host.handlers import ROUTES, build_registry
+from bb7.host.protocol import PROTOCOL, PathArgs, PingArgs, Problem
+from bb7.host.registry import (
+    Context,
+    Refused,
+    Registry,
+    accept,
+    handle_notification,
+    handle_request,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,22 +105,34 @@ class HandLoop:
         return self.batches
 
 
-def test_a_request_reply_carries_the_value_or_the_problem() -> None:
+def echo(ctx: Context, args: PingArgs) -> object:
+    return args.payload
+
+
+def refuse(ctx: Context, args: PathArgs) -> None:
+    raise Refused(Problem("no_output", f"{args.path} has no pending change"))
+
+
+def test_a_request_reply_carries_the_value_or_the_refusal() -> None:
     ctx = HandLoop().ctx
     registry = Registry()
-    registry.request("ping", PingArgs, ping)
-    registry.planned_request("apply", ApplyArgs)
-    reply = handle_request(registry, ctx, "ping", [{"payload": [1, "a"]}])
-    assert reply["ok"] is True and reply["value"]["payload"] == [1, "a"]
-    reply = handle_request(registry, ctx, "apply", [{"path": "/p/a.py", "force": True}])
+    registry.request("echo", PingArgs, echo)
+    registry.request("apply", PathArgs, refuse)
+    reply = handle_request(registry, ctx, "echo", [{"payload": [1, "a"]}])
+    assert reply["ok"] is True and reply["value"] == [1, "a"]
+    reply = handle_request(registry, ctx, "apply", [{"path": "a.py"}])
     assert reply == {
         "ok": False,
         "value": None,
-        "error": {
-            "kind": "not_available",
-            "message": "`apply` is not available yet in bb7 0.1.0; update bb7 to use it",
-        },
+        "error": {"kind": "no_output", "message": "a.py has no pending change"},
     }
+
+
+def test_accept_passes_a_value_and_refuses_a_problem() -> None:
+    assert accept("a.py") == "a.py"
+    with pytest.raises(Refused) as refused:
+        accept(Problem("readonly", "a.py is read-only in this chat"))
+    assert refused.value.problem == Problem("readonly", "a.py is read-only in this chat")
 
 
 def test_bad_arguments_unknown_methods_and_bugs_become_problems() -> None:
@@ -144,38 +163,21 @@ def test_an_empty_lua_table_decodes_as_no_arguments() -> None:
     assert reply["ok"] is True and reply["value"]["payload"] is None
 
 
-def test_a_failing_notification_tells_the_user_through_an_event() -> None:
+def test_a_refused_notification_tells_the_user_through_an_event() -> None:
     loop = HandLoop()
     registry = Registry()
-    registry.planned_notification("send", SendArgs)
-    handle_notification(registry, loop.ctx, "send", [{"request_id": "r1", "text": "hi"}])
+    registry.notification("discard", PathArgs, refuse)
+    handle_notification(registry, loop.ctx, "discard", [{"path": "a.py"}])
     assert loop.drain() == [
-        [
-            [
-                "notify",
-                {
-                    "level": "error",
-                    "message": "`send` is not available yet in bb7 0.1.0; update bb7 to use it",
-                },
-            ]
-        ]
+        [["notify", {"level": "error", "message": "a.py has no pending change"}]]
     ]
 
 
-def test_a_real_handler_replaces_a_planned_one_but_not_another_real_one() -> None:
+def test_a_method_is_registered_once() -> None:
     registry = Registry()
-    registry.planned_request("apply", PathArgs)
-    registry.planned_notification("send", SendArgs)
-    assert registry.planned() == ["apply", "send"]
-
-    def apply(ctx: Context, args: PathArgs) -> str:
-        return args.path
-
-    registry.request("apply", PathArgs, apply)
-    assert "apply" not in registry.planned()
+    registry.request("apply", PathArgs, refuse)
     with pytest.raises(ValueError, match="registered twice"):
-        registry.request("apply", PathArgs, apply)
-    assert registry.planned() == ["send"]
+        registry.request("apply", PathArgs, refuse)
 
 
 def test_start_hooks_get_the_context_and_close_hooks_run_last_first_despite_errors() -> None:
@@ -212,13 +214,25 @@ def test_lua_calls_are_only_for_the_loop_thread() -> None:
     assert "ctx.post" in str(errors[0])
 
 
-def test_every_method_lua_sends_has_a_real_handler() -> None:
+def lua_literals() -> tuple[set[str], set[str]]:
+    """The method names of Lua's direct backend calls (`.request('x'`, `.notify('x'`,
+    `.request_sync('x'`), and every single-quoted word in Lua (methods passed on by name)."""
+    lua = "\n".join(p.read_text() for p in (ROOT / "lua" / "bb7").rglob("*.lua"))
+    calls = set(re.findall(r"\.(?:request|notify|request_sync)\(\s*'(\w+)'", lua))
+    return calls, set(re.findall(r"'(\w+)'", lua))
+
+
+def test_the_route_table_is_the_one_registry_of_methods() -> None:
+    names = [route.name for route in ROUTES]
+    assert len(names) == len(set(names)), "a method has two routes"
     registry = build_registry()
-    assert registry.planned() == []
-    lua = "\n".join(p.read_text() for p in (ROOT / "lua" / "bb7").glob("*.lua"))
-    sent = set(re.findall(r"\.(?:request|notify|request_sync)\('(\w+)'", lua))
-    sent.discard("echo_events")  # tests and benchmarks only
-    assert sent <= set(registry.requests) | set(registry.notifications), sent
+    assert set(registry.requests) == {r.name for r in ROUTES if not r.notification}
+    assert set(registry.notifications) == {r.name for r in ROUTES if r.notification}
+    calls, words = lua_literals()
+    assert len(calls) > 20  # the scan finds Lua's calls
+    assert calls - set(names) == set(), "Lua sends a method without a route"
+    tests_only = {"echo_events", "active_chat"}  # tests and benchmarks call them
+    assert set(names) - words - tests_only == set(), "a route that Lua never names"
 
 
 def test_events_from_another_thread_reenter_the_loop_first() -> None:

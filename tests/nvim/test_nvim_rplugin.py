@@ -58,7 +58,7 @@ def test_the_shim_file_becomes_the_bb7_package_and_serves_requests_and_events(
 
 def test_an_installed_bb7_offers_the_same_plugin_class_to_pynvims_host() -> None:
     import bb7
-    from bb7.rplugin import BB7RemotePlugin
+    from bb7.host.rplugin import BB7RemotePlugin
 
     classes = dict(inspect.getmembers(bb7, inspect.isclass))  # how pynvim's host looks
     assert classes["BB7RemotePlugin"] is BB7RemotePlugin

@@ -79,15 +79,6 @@ def test_edit_truncates_and_restores_context_and_pending_outputs(project: Projec
     assert project.store.blob(output.blob) == "A\nb\nc\nD\n"  # as rebased before the message
 
 
-def test_new_chat_with_context_snapshots_files_fresh(project: Project) -> None:
-    _conversation(project)
-    project.write("f.txt", "newest\n")
-    made = chats.new_chat_with_context(project.store, project.chat_id)
-    assert isinstance(made, Restored)
-    assert project.store.messages(made.chat.id) == []
-    assert _snapshot_text(project, made.chat.id, "f.txt") == "newest\n"
-
-
 def test_list_puts_pinned_chats_first_then_recent_ones(project: Project) -> None:
     older = project.store.chat(project.chat_id)
     assert older is not None

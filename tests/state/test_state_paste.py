@@ -6,7 +6,7 @@ import json
 
 from state_helpers import Project
 
-from bb7.paste import Pasted, paste_response
+from bb7.chat.paste import Pasted, paste_response
 from bb7.state import context
 from bb7.state.context import Target
 from bb7.state.local import LocalText

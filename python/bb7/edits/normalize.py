@@ -71,10 +71,6 @@ def fold_unicode(line: str) -> str:
     return " ".join(line.translate(_FOLD_TABLE).split())
 
 
-def has_foldable(text: str) -> bool:
-    return text != text.translate(_FOLD_TABLE)
-
-
 # --- over-escaping ---------------------------------------------------------------------------
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "`": "`"}

@@ -135,8 +135,6 @@ class EditFileAnchored(msgspec.Struct, kw_only=True):
     ]
 
 
-EditArguments = EditFileMulti | Edit | EditFileAnchored
-
 # The edit_file arguments Struct per diff_mode (none in "off").
 EDIT_SCHEMAS: dict[DiffMode, type[EditFileMulti] | type[Edit] | type[EditFileAnchored]] = {
     "search_replace_multi": EditFileMulti,

@@ -76,12 +76,6 @@ def redact(text: str, key: ApiKey | None) -> str:
     return key.redact(text) if key is not None else text
 
 
-def is_local(base_url: str) -> bool:
-    """True for servers on this machine (Ollama, llama.cpp, LM Studio, vLLM on localhost)."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
-
-
 def default_key_env(base_url: str) -> str | None:
     """The variable a provider's key usually lives in; None when no key is expected."""
     host = (urlsplit(base_url).hostname or "").lower()

@@ -1,5 +1,5 @@
 """Chats as the user manages them: new, list, rename, delete, pin, drafts, search, fork, edit a
-user message, new chat with the same context, and moving between project and global.
+user message, and moving between project and global.
 
 Fork and edit restore the context to the exact snapshot contents a user message was sent with
 (and, for edit, the pending outputs too), warning about files changed or deleted since.
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import FileProblem, load_text
+from bb7.fsio import FileProblem
 from bb7.paths import project_path
 from bb7.state import lock
-from bb7.state.local import Buffers, local_file, read_local, same_text, text_of
+from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import (
     EXTERNAL,
     GLOBAL,
@@ -51,7 +51,7 @@ class ContextWarning(msgspec.Struct, frozen=True):
 
 
 class Restored(msgspec.Struct, frozen=True):
-    """The result of fork, edit and new-with-context: the chat, its draft, and warnings."""
+    """The result of fork and edit: the chat, its draft, and warnings."""
 
     chat: Chat
     draft: str
@@ -286,11 +286,6 @@ def _restore_context(
     return warnings
 
 
-def _warning_part(warning: ContextWarning) -> EventPart:
-    action = f"fork_warning_{warning.issue}"
-    return EventPart(Event(action=action, path=warning.path, file_id=warning.file_id))
-
-
 def fork_chat(
     store: Store, chat_id: str, message_id: int, *, buffers: Buffers | None = None
 ) -> Restored | Problem:
@@ -346,37 +341,6 @@ def edit_message(
             store.set_retry(chat_id, "", [])
             store.update_chat(chat_id, draft=target.text())
             return Restored(chat=_fresh(store, chat_id), draft=target.text(), warnings=warnings)
-    except Abort as abort:
-        return abort.problem
-
-
-def new_chat_with_context(store: Store, chat_id: str) -> Restored | Problem:
-    """A new empty chat with the same model and files: whole files snapshotted fresh from
-    disk, sections copied; files that can no longer be read are left out with a warning."""
-    try:
-        with store.transaction():
-            source = _chat_or_abort(store, chat_id)
-            chat = new_chat(store, model=source.model, reasoning_effort=source.reasoning_effort)
-            warnings: list[ContextWarning] = []
-            for entry in store.entries(chat_id):
-                if entry.kind == SECTION:
-                    store.put_entry(chat.id, entry)
-                    continue
-                loaded = load_text(local_file(store, entry.path))
-                if isinstance(loaded, FileProblem):
-                    issue = "deleted" if loaded.kind == "missing" else "modified"
-                    warnings.append(ContextWarning(entry.path, issue, entry.file_id))
-                    continue
-                store.put_entry(
-                    chat.id,
-                    msgspec.structs.replace(
-                        entry,
-                        blob=store.put_blob(loaded),
-                        file_id=entry_file_id(entry.path, loaded),
-                        added=False,
-                    ),
-                )
-            return Restored(chat=_fresh(store, chat.id), draft="", warnings=warnings)
     except Abort as abort:
         return abort.problem
 

@@ -13,7 +13,6 @@ WRITABLE = "writable"
 READONLY = "readonly"
 SECTION = "section"
 EXTERNAL = "external"
-ENTRY_KINDS = (WRITABLE, READONLY, SECTION, EXTERNAL)
 
 PROJECT = "project"
 GLOBAL = "global"

@@ -50,7 +50,7 @@ class Notify(msgspec.Struct, frozen=True):
     message: str
 
 
-class FileStatus(msgspec.Struct, frozen=True):
+class StatusItem(msgspec.Struct, frozen=True):
     """Status of one file of the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'."""
 
     status: str
@@ -61,7 +61,7 @@ class FileStatus(msgspec.Struct, frozen=True):
 class StatusChanged(msgspec.Struct, frozen=True):
     """New statuses keyed by absolute path; `full` replaces the whole Lua cache."""
 
-    files: dict[str, FileStatus]
+    files: dict[str, StatusItem]
     removed: list[str] = []
     full: bool = False
 
@@ -86,7 +86,7 @@ class Streamed(msgspec.Struct, frozen=True):
     event: Any
 
 
-class Done(msgspec.Struct, frozen=True):
+class SendDone(msgspec.Struct, frozen=True):
     """A response ended (becomes `User BB7ResponseDone` with data ok, files, errors).
 
     `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
@@ -142,7 +142,7 @@ class Models(msgspec.Struct, frozen=True):
     """The `models` event: the provider's models, tool-capable first; `current` is the active
     chat's model; `error` says why there is no list."""
 
-    models: list[Any] = []  # bb7.llm.models.ModelInfo (not imported: see host_handlers)
+    models: list[Any] = []  # bb7.llm.models.ModelInfo (not imported: see bb7.host.handlers)
     current: str = ""
     warning: str | None = None
     error: str | None = None
@@ -284,7 +284,7 @@ class StatusesArgs(msgspec.Struct, frozen=True):
     all: bool = False
 
 
-# --- the chat view (python/bb7/host_chat.py) ----------------------------------------------
+# --- the chat view and the chat list -------------------------------------------------------
 
 
 class ChatSummary(msgspec.Struct, frozen=True):
@@ -346,7 +346,7 @@ class SearchChatsArgs(msgspec.Struct, frozen=True):
     query: str
 
 
-class SearchHit(msgspec.Struct, frozen=True):
+class ChatSearchHit(msgspec.Struct, frozen=True):
     """A chat found by `search_chats`: by its `name` or a `message` (with an excerpt)."""
 
     chat: ChatSummary
@@ -361,7 +361,7 @@ class MessageArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
 
 
-class Restored(msgspec.Struct, frozen=True):
+class ChatRestored(msgspec.Struct, frozen=True):
     """After fork or edit: the chat now active, the draft to edit, and warnings about files
     that changed since the message was sent."""
 

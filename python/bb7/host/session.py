@@ -1,37 +1,32 @@
-"""What the host keeps between requests: the project it serves, the active chat (held with a
-lease while this host has it open), the options from `setup()`, and what the editor last saw.
+"""What the host keeps between requests: the project it serves, the lease on the chat it
+holds, the options from `setup()`, what the editor last saw, and the running sends.
 
 Only bookkeeping around the state layer (`bb7.state`): opening the workspace of Neovim's working
-directory, taking and renewing the active chat's lease, and turning the editor's absolute paths
-and buffers into the project paths and `Buffers` the core works with. Decisions stay in the core.
+directory, taking and renewing a chat's lease. Which chat a request works on is
+`bb7.host.needs`'s question, turning the editor's paths and buffers into the core's
+`bb7.host.editor`'s; decisions stay in the core.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bb7.chat import DEFAULT_MODEL
-from bb7.editor_text import from_lines
-from bb7.protocol import BufferText, Settings
+from bb7.host.protocol import Settings
 from bb7.state import lock
-from bb7.state.chats import new_chat
-from bb7.state.context import resolve
-from bb7.state.local import Buffers, LocalText, LocalView, local_file
+from bb7.state.local import LocalView
 from bb7.state.records import Chat, Problem
 from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
 from bb7.state.workspace import Workspace, open_workspace
 
-if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host_handlers)
+if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host.handlers)
     from bb7.chat.send import SendHandle
 
 logger = logging.getLogger(__name__)
-
-NO_CHAT = "no active chat: :BB7NewChat starts one (so does :BB7Add)"
 
 
 def find_root(start: Path) -> Path:
@@ -43,8 +38,8 @@ def find_root(start: Path) -> Path:
 
 
 class Session:
-    """The host's project and active chat. Used on pynvim's loop thread only, except the
-    lease keeper's own thread (which has its own database connection)."""
+    """The host's project and held chat. Used on pynvim's loop thread only, except the lease
+    keeper's own thread (which has its own database connection)."""
 
     def __init__(self) -> None:
         self.root: Path | None = None
@@ -103,48 +98,11 @@ class Session:
             )
         return self.workspace
 
-    # -- the active chat -----------------------------------------------------------------------
+    # -- the chat's lease -----------------------------------------------------------------------
 
-    def active(self) -> tuple[Store, Chat] | None:
-        """The active chat, for reading (no lease needed)."""
-        if self.workspace is None:
-            return None
-        return self.workspace.active()
-
-    def reading(self) -> tuple[Store, Chat] | Problem:
-        """The active chat for reading, or why there is none."""
-        workspace = self.project()
-        if isinstance(workspace, Problem):
-            return workspace
-        return workspace.active() or Problem("no_chat", NO_CHAT)
-
-    def chat(self, *, create: bool = False) -> tuple[Store, Chat] | Problem:
-        """The active chat, held by this host; with `create`, a new one when there is none."""
-        workspace = self.project()
-        if isinstance(workspace, Problem):
-            return workspace
-        found = workspace.active()
-        if found is None:
-            if not create:
-                return Problem("no_chat", NO_CHAT)
-            store = workspace.home()
-            found = store, new_chat(store)
-            workspace.set_active(store, found[1].id)
-        held = self._hold(*found)
-        return held if isinstance(held, Problem) else found
-
-    def new_chat(self, name: str | None) -> tuple[Store, Chat] | Problem:
-        """Start a chat in the project and make it the active one."""
-        workspace = self.project()
-        if isinstance(workspace, Problem):
-            return workspace
-        store = workspace.home()
-        chat = new_chat(store, name=name or "")
-        workspace.set_active(store, chat.id)
-        held = self._hold(store, chat)
-        return held if isinstance(held, Problem) else (store, chat)
-
-    def _hold(self, store: Store, chat: Chat) -> Problem | None:
+    def hold(self, store: Store, chat: Chat) -> Problem | None:
+        """Hold `chat` for this host (a lease, renewed in the background), giving up the one
+        held before; refused when another bb7 holds it."""
         keeper = self._keeper
         if keeper is not None and keeper.chat_id == chat.id and keeper.store is store:
             return None
@@ -169,41 +127,8 @@ class Session:
             self.workspace.close()
         self.workspace = None
 
-    # -- paths and buffers ---------------------------------------------------------------------
-
-    @staticmethod
-    def path(store: Store, raw: str) -> str | Problem:
-        """The project path (or external absolute path) the editor's path `raw` names."""
-        found = resolve(store, raw)
-        return found if isinstance(found, Problem) else found.path
-
-    def shown(self, raw: str) -> str:
-        """An editor path as messages name it: relative to the project root when inside it."""
-        if self.root is not None and Path(raw).is_relative_to(self.root):
-            return Path(raw).relative_to(self.root).as_posix()
-        return raw
-
-    @staticmethod
-    def editor_path(store: Store, path: str) -> str:
-        """The absolute path the editor knows a stored path by (`local_file` as a string;
-        without pathlib, which a 500-file status refresh notices)."""
-        if os.path.isabs(path) or store.root is None:
-            return str(local_file(store, path))
-        return os.path.join(store.root, path)
-
     def model(self, chat: Chat | None, override: str | None = None) -> str:
         """The model a request uses: this send's, else the chat's, else the option, else
         bb7's."""
         chat_model = chat.model if chat is not None else ""
         return override or chat_model or self.settings.provider.model or DEFAULT_MODEL
-
-    def buffers(self, store: Store, buffers: Iterable[BufferText]) -> Buffers:
-        """The unsaved text of the editor's buffers, by project path (others read the disk)."""
-        out: dict[str, LocalText] = {}
-        for buffer in buffers:
-            if buffer.lines is None:
-                continue
-            path = self.path(store, buffer.path)
-            if isinstance(path, str):
-                out[path] = LocalText(from_lines(buffer.lines, buffer.eol), buffer.changedtick)
-        return out

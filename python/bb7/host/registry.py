@@ -1,12 +1,13 @@
-"""The host's handler table: method name -> (argument Struct, function), and the dispatch glue.
+"""The host's dispatch: method name -> (argument Struct, function), decoding and replies.
 
-A handler is `fn(ctx, args) -> result`: `args` is the decoded Struct, `result` any msgspec-encodable
-value, or a `Problem` when the user must act. Requests (`vim.rpcrequest`) get the result back in a
-`Reply`; notifications (`vim.rpcnotify`, for long work such as `send`) reply through events.
-Handlers run on pynvim's loop thread and must return in well under 10 ms: slow work goes to
-`ctx.spawn`, whose thread talks back through `ctx.emit` (thread-safe). A handler may call Lua
+A function is `fn(ctx, args) -> result`: `args` is the decoded Struct, `result` any
+msgspec-encodable value. When the user must act, it raises `Refused(problem)`; the reply then
+carries the `Problem`. Requests (`vim.rpcrequest`) get the result back in a `Reply`;
+notifications (`vim.rpcnotify`, for long work such as `send`) reply through events.
+Functions run on pynvim's loop thread and must return in well under 10 ms: slow work goes to
+`ctx.spawn`, whose thread talks back through `ctx.emit` (thread-safe). A function may call Lua
 and wait for its value with `ctx.lua` (pynvim nests the call inside the request it answers).
-This module knows nothing about what the methods do; `bb7.host_handlers` fills the table.
+This module knows nothing about what the methods do; `bb7.host.handlers` holds the route table.
 """
 
 from __future__ import annotations
@@ -19,13 +20,28 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from bb7 import __version__
-from bb7.host_events import EventSink
-from bb7.protocol import Notify, Problem, Reply
+from bb7.host.events import EventSink
+from bb7.host.protocol import Notify, Problem, Reply
 
 logger = logging.getLogger(__name__)
 
 A = TypeVar("A")
+T = TypeVar("T")
+
+
+class Refused(Exception):
+    """A handler's "no, and here is what to do": the reply carries `problem`."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def accept(value: T | Problem) -> T:
+    """`value`, or `Refused` when the core refused (returned a `Problem`)."""
+    if isinstance(value, Problem):
+        raise Refused(value)
+    return value
 
 
 class Context:
@@ -82,11 +98,10 @@ class Context:
 class Route(Generic[A]):
     args_type: type[A]
     fn: Callable[[Context, A], object]
-    planned: bool = False
 
 
 class Registry:
-    """Requests and notifications by name. Later layers add one line per method."""
+    """Requests and notifications by name, with hooks for the host's start and exit."""
 
     def __init__(self) -> None:
         self.requests: dict[str, Route[Any]] = {}
@@ -114,7 +129,7 @@ class Registry:
                 logger.exception("closing %s failed", fn)
 
     def request(self, name: str, args_type: type[A], fn: Callable[[Context, A], object]) -> None:
-        """Register a quick request; replaces a `planned` placeholder of the same name."""
+        """Register a quick request."""
         _add(self.requests, name, Route(args_type, fn))
 
     def notification(
@@ -123,34 +138,11 @@ class Registry:
         """Register a notification (long work; its outcome goes back as events)."""
         _add(self.notifications, name, Route(args_type, fn))
 
-    def planned_request(self, name: str, args_type: type[Any]) -> None:
-        """A request Lua already sends whose backend is not built yet: answers not_available."""
-        _add(self.requests, name, Route(args_type, _not_available(name), planned=True))
-
-    def planned_notification(self, name: str, args_type: type[Any]) -> None:
-        _add(self.notifications, name, Route(args_type, _not_available(name), planned=True))
-
-    def planned(self) -> list[str]:
-        """Names still answered by a placeholder (for :checkhealth and the docs)."""
-        routes = {**self.requests, **self.notifications}
-        return sorted(name for name, route in routes.items() if route.planned)
-
 
 def _add(table: dict[str, Route[Any]], name: str, route: Route[Any]) -> None:
-    existing = table.get(name)
-    if existing is not None and not existing.planned:
+    if name in table:
         raise ValueError(f"bb7 host: method {name!r} is registered twice")
     table[name] = route
-
-
-def _not_available(name: str) -> Callable[[Context, object], Problem]:
-    def handler(ctx: Context, args: object) -> Problem:
-        return Problem(
-            "not_available",
-            f"`{name}` is not available yet in bb7 {__version__}; update bb7 to use it",
-        )
-
-    return handler
 
 
 def _run(route: Route[Any], ctx: Context, name: str, args: list[Any]) -> object:
@@ -165,6 +157,8 @@ def _run(route: Route[Any], ctx: Context, name: str, args: list[Any]) -> object:
         return Problem("invalid_args", f"bad arguments for `{name}`: {err}")
     try:
         return route.fn(ctx, decoded)
+    except Refused as refused:
+        return refused.problem
     except Exception as err:
         logger.exception("handler %s failed", name)
         return Problem("bug", f"`{name}` failed: {err!r} (details in :BB7Log)")

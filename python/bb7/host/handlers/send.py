@@ -1,16 +1,16 @@
-"""Host handlers that talk to (or stand in for) the model: `send`/`cancel` (the send loop of
+"""Routes that talk to (or stand in for) the model: `send`/`cancel` (the send loop of
 `bb7.chat.send`), `:BB7Paste` and the models list.
 
 A send's events (from its worker threads) go to Lua as they come: `request_started`, then
 `chunk`, `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing` as
-`Streamed`, then `diff_error` when its file changes failed, then one `done` (`protocol.Done`,
-also for failures and cancel), maybe a `title`.
-Lua refreshes the statuses on `done` with its current buffers.
+`Streamed`, then `diff_error` when its file changes failed, then one `done` (`SendDone`, also
+for failures and cancel), maybe a `title`. Lua refreshes the statuses on `done` with its
+current buffers.
 
-They need the edit formats and the LLM client, whose imports cost about 100 ms; the host imports
-this module on first use (see `bb7.host_handlers`) and warms it up in the background after
-`ready`, so neither the cold start nor the first call pays for it. Slow work (HTTP, running a
-`cmd:` key source) happens in worker threads that answer with events.
+They need the edit formats and the LLM client, whose imports cost about 100 ms; the route
+table imports this module on first use (see `bb7.host.handlers`) and warms it up in the
+background after `ready`, so neither the cold start nor the first call pays for it. Slow work
+(HTTP, running a `cmd:` key source) happens in worker threads that answer with events.
 """
 
 from __future__ import annotations
@@ -21,21 +21,15 @@ import msgspec
 
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
+from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.formats import DEFAULT_MODE, DiffMode
 from bb7.formats.apply import describe_error
-from bb7.host_registry import Context
-from bb7.host_session import Session
-from bb7.host_state import publish
-from bb7.llm.keys import ApiKey, resolve_api_key
-from bb7.llm.models import ModelList, default_cache_dir, load_models, tools_first
-from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
-from bb7.llm.wire import ReasoningEffort
-from bb7.paste import paste_response
-from bb7.protocol import (
+from bb7.host.handlers.project import publish
+from bb7.host.needs import Call, Held, Reading
+from bb7.host.protocol import (
     CancelArgs,
     DiffError,
-    Done,
     Models,
     NoArgs,
     Notify,
@@ -43,10 +37,16 @@ from bb7.protocol import (
     RequestStarted,
     Said,
     SendArgs,
+    SendDone,
     Streamed,
 )
-from bb7.state.records import Chat, Problem
-from bb7.state.store import Store
+from bb7.host.registry import Refused, accept
+from bb7.host.session import Session
+from bb7.llm.keys import ApiKey, resolve_api_key
+from bb7.llm.models import ModelList, default_cache_dir, load_models, tools_first
+from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.llm.wire import ReasoningEffort
+from bb7.state.records import Chat
 
 NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."
 
@@ -65,30 +65,28 @@ def provider(session: Session) -> ProviderConfig:
     return ProviderConfig() if base_url is None else ProviderConfig(base_url=base_url)
 
 
-def send(session: Session, ctx: Context, args: SendArgs) -> Problem | None:
+def send(c: Call, args: SendArgs) -> None:
     """Start a send in the active chat (a new one if none); the answer comes as events."""
-    found = session.chat(create=True)
-    if isinstance(found, Problem):
-        return _refused(ctx, args.request_id, found)
-    store, chat = found
-    handle = start_send(
-        store,
-        chat.id,
-        args.text,
-        _config(session, chat, args.model),
-        _Forward(ctx, session, store, args.request_id),
-        buffers=session.buffers(store, args.buffers),
-    )
-    if isinstance(handle, Problem):
-        return _refused(ctx, args.request_id, handle)
-    session.sends[args.request_id] = handle
-    return None
-
-
-def _refused(ctx: Context, request_id: str, problem: Problem) -> Problem:
-    """A send that could not start still ends with `done`, so nothing waits for it forever."""
-    ctx.emit("done", Done(request_id, ok=False, kind=problem.kind, message=problem.message))
-    return problem
+    try:
+        h = c.project().held(create=True)
+        handle = accept(
+            start_send(
+                h.store,
+                h.chat.id,
+                args.text,
+                _config(h.session, h.chat, args.model),
+                _Forward(h, args.request_id),
+                buffers=h.buffers(args.buffers).text,
+            )
+        )
+    except Refused as refused:
+        # A send that could not start still ends with `done`, so nothing waits for it forever.
+        problem = refused.problem
+        c.emit(
+            "done", SendDone(args.request_id, ok=False, kind=problem.kind, message=problem.message)
+        )
+        raise
+    c.session.sends[args.request_id] = handle
 
 
 def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
@@ -107,36 +105,35 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
 class _Forward:
     """The send loop's `on_event`: each event to Lua (from the send's worker threads)."""
 
-    def __init__(self, ctx: Context, session: Session, store: Store, request_id: str) -> None:
-        self.ctx = ctx
-        self.session = session
-        self.store = store
+    def __init__(self, r: Reading, request_id: str) -> None:
+        self.r = r
         self.request_id = request_id
 
     def __call__(self, event: ev.SendEvent) -> None:
-        rid = self.request_id
+        rid, ctx = self.request_id, self.r.ctx
         if isinstance(event, ev.Started):
-            self.ctx.emit(
+            ctx.emit(
                 "request_started",
                 RequestStarted(rid, event.chat_id, event.model, event.edit_format, event.repair),
             )
         elif isinstance(event, ev.Done | ev.Failed):
-            self.ctx.post(self._forget)
+            ctx.post(self._forget)
             if isinstance(event, ev.Done) and not event.ok:
-                self.ctx.emit("diff_error", DiffError(rid, event.errors, event.retry_saved))
-            self.ctx.emit("done", self._done(event))
+                ctx.emit("diff_error", DiffError(rid, event.errors, event.retry_saved))
+            ctx.emit("done", self._done(event))
         else:
             # Named by the event's own tag (`chunk`, `reasoning`, ...).
-            self.ctx.emit(str(type(event).__struct_config__.tag), Streamed(rid, event))
+            ctx.emit(str(type(event).__struct_config__.tag), Streamed(rid, event))
 
     def _forget(self) -> None:
-        self.session.sends.pop(self.request_id, None)
+        self.r.session.sends.pop(self.request_id, None)
 
-    def _done(self, event: ev.Done | ev.Failed) -> Done:
+    def _done(self, event: ev.Done | ev.Failed) -> SendDone:
+        rid = self.request_id
         if isinstance(event, ev.Failed):
             message = event.message + (NO_KEY_HINT if event.kind == "auth" else "")
-            return Done(self.request_id, ok=False, kind=event.kind, message=message, outcome=event)
-        files = [self.session.editor_path(self.store, f.path) for f in event.files]
+            return SendDone(rid, ok=False, kind=event.kind, message=message, outcome=event)
+        files = [self.r.editor_path(f.path) for f in event.files]
         errors = [describe_error(e) for e in event.errors]
         message = (
             ""
@@ -144,35 +141,30 @@ class _Forward:
             else "the answer's file changes could not be applied; "
             + ("the next message sends the errors so the model can fix them")
         )
-        return Done(
-            self.request_id, ok=event.ok, files=files, errors=errors, message=message, outcome=event
+        return SendDone(
+            rid, ok=event.ok, files=files, errors=errors, message=message, outcome=event
         )
 
 
-def cancel(session: Session, ctx: Context, args: CancelArgs) -> None:
+def cancel(c: Call, args: CancelArgs) -> None:
     """Stop a streaming send (the given one, else every running one)."""
+    sends = c.session.sends
     if args.request_id is not None:
-        handles = [session.sends[args.request_id]] if args.request_id in session.sends else []
+        handles = [sends[args.request_id]] if args.request_id in sends else []
     else:
-        handles = list(session.sends.values())
+        handles = list(sends.values())
     if not handles:
-        ctx.emit("notify", Notify("info", "nothing to cancel"))
+        c.emit("notify", Notify("info", "nothing to cancel"))
     for handle in handles:
         handle.cancel()
 
 
-def paste(session: Session, ctx: Context, args: PasteArgs) -> Said | Problem:
-    found = session.chat(create=True)
-    if isinstance(found, Problem):
-        return found
-    store, chat = found
-    buffers = session.buffers(store, args.buffers)
-    pasted = paste_response(store, chat.id, args.text, diff_mode(session), buffers)
-    if isinstance(pasted, Problem):
-        return pasted
+def paste(h: Held, args: PasteArgs) -> Said:
+    buffers = h.buffers(args.buffers).text
+    pasted = accept(paste_response(h.store, h.chat.id, args.text, diff_mode(h.session), buffers))
     recorded = pasted.recorded
     changed = [o.path for o in recorded.outputs]
-    publish(ctx, session, store, chat.id, buffers, [*changed, *recorded.reverted, *pasted.added])
+    publish(h, buffers, [*changed, *recorded.reverted, *pasted.added])
     if not changed:
         return Said("the pasted edits change nothing: every file already has that content")
     added = f"; added to the chat: {', '.join(pasted.added)}" if pasted.added else ""
@@ -180,13 +172,13 @@ def paste(session: Session, ctx: Context, args: PasteArgs) -> Said | Problem:
     return Said(f"pasted, to review: {', '.join(changed)} (:BB7Diff, :BB7Apply){added}")
 
 
-def models(session: Session, ctx: Context, args: NoArgs) -> bool:
+def models(c: Call, args: NoArgs) -> bool:
     """Start fetching the models list (cached for a day); the `models` event brings it."""
-    found = session.active()
-    current = session.model(None if found is None else found[1])
-    config = provider(session)
-    key_spec = session.settings.provider.api_key
-    root = session.root
+    r = c.active()
+    current = c.session.model(None if r is None else r.chat)
+    config = provider(c.session)
+    key_spec = c.session.settings.provider.api_key
+    root = c.session.root
 
     def fetch() -> None:
         key = resolve_api_key(key_spec, config.base_url, cwd=root)
@@ -196,9 +188,9 @@ def models(session: Session, ctx: Context, args: NoArgs) -> bool:
             listed = load_models(client, default_cache_dir())
         finally:
             client.close()
-        ctx.emit("models", _models_event(listed, current))
+        c.emit("models", _models_event(listed, current))
 
-    ctx.spawn(fetch, name="models")
+    c.ctx.spawn(fetch, name="models")
     return True
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pynvim
 
-from bb7.host import Host
-from bb7.host_handlers import build_registry
+from bb7.host.handlers import build_registry
+from bb7.host.rpc import Host
 
 
 @pynvim.plugin

@@ -1,0 +1,173 @@
+"""Every method the host answers, in one table: Lua command -> host request -> core.
+
+One row per method: its name, its argument Struct (`bb7.host.protocol`), its handler, and what
+the handler needs (`bb7.host.needs`): `call` (just the host), `project`, `reading` (the active
+chat, to read), `held` (the active chat, held by this host) or `held_or_new`. The need is
+resolved before the handler runs, and a refusal on the way (no project, no chat, a lease held
+elsewhere) is the reply: a handler body is only the core call.
+
+Handlers in `bb7.host.handlers.send` import the LLM client and the edit formats (~100 ms), so
+they are imported on first use and warmed up in a background thread a moment after the host is
+ready: neither the cold start nor the first requests (`:BB7Chat`) wait for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from bb7.host import needs
+from bb7.host.handlers import chats, context, health, outputs, project, view
+from bb7.host.needs import Call
+from bb7.host.protocol import (
+    AddArgs,
+    ApplyArgs,
+    BuffersArgs,
+    CancelArgs,
+    ChatIdArgs,
+    ChatViewArgs,
+    EchoEventsArgs,
+    FileArgs,
+    FileListArgs,
+    InitArgs,
+    MessageArgs,
+    NewChatArgs,
+    NoArgs,
+    Notify,
+    OpenArgs,
+    PasteArgs,
+    PathArgs,
+    PinChatArgs,
+    PingArgs,
+    RenameChatArgs,
+    SaveDraftArgs,
+    SearchChatsArgs,
+    SendArgs,
+    SetModelArgs,
+    SetReadonlyArgs,
+    StatusesArgs,
+)
+from bb7.host.registry import Context, Registry
+from bb7.host.session import Session
+
+A = TypeVar("A")
+N = TypeVar("N", bound=Call)
+
+# Imported in the background after `ready` (see the module docstring).
+WARM_UP = ("bb7.host.handlers.send",)
+# Seconds after `ready` before the warm-up starts: an import holds the GIL in bursts, which
+# slowed the first requests (open, the chat view) by ~25 ms.
+WARM_UP_DELAY = 1.0
+
+
+@dataclass(frozen=True)
+class Route(Generic[N, A]):
+    """A method: `handler(needs(ctx, session), args)`. A notification replies with events."""
+
+    name: str
+    args_type: type[A]
+    handler: Callable[[N, A], object]
+    needs: Callable[[Context, Session], N]
+    notification: bool = False
+
+    def bind(self, session: Session) -> Callable[[Context, A], object]:
+        return lambda ctx, args: self.handler(self.needs(ctx, session), args)
+
+
+def route(
+    name: str,
+    args_type: type[A],
+    handler: Callable[[N, A], object],
+    needs: Callable[[Context, Session], N],
+    *,
+    notification: bool = False,
+) -> Route[Any, Any]:
+    return Route(name, args_type, handler, needs, notification)
+
+
+def lazy(module: str, name: str) -> Callable[[Any, Any], object]:
+    """The handler `name` of `module`, imported when first called."""
+
+    def handler(need: Any, args: Any) -> object:
+        fn: Callable[[Any, Any], object] = getattr(importlib.import_module(module), name)
+        return fn(need, args)
+
+    return handler
+
+
+SEND = "bb7.host.handlers.send"
+
+ROUTES: tuple[Route[Any, Any], ...] = (
+    # health
+    route("ping", PingArgs, health.ping, needs.call),
+    route("echo_events", EchoEventsArgs, health.echo_events, needs.call),
+    # the project and its statuses
+    route("open", OpenArgs, project.open_project, needs.call),
+    route("init", InitArgs, project.init, needs.call),
+    route("statuses", StatusesArgs, project.statuses, needs.call),
+    # chats
+    route("active_chat", NoArgs, chats.active_chat, needs.held_or_new),
+    route("new_chat", NewChatArgs, chats.new_chat, needs.project),
+    route("set_model", SetModelArgs, chats.set_model, needs.held_or_new),
+    route("chat_list", NoArgs, chats.chat_list, needs.project),
+    route("switch_chat", ChatIdArgs, chats.switch_chat, needs.project),
+    route("rename_chat", RenameChatArgs, chats.rename_chat, needs.project),
+    route("pin_chat", PinChatArgs, chats.pin_chat, needs.project),
+    route("delete_chat", ChatIdArgs, chats.delete_chat, needs.project),
+    route("search_chats", SearchChatsArgs, chats.search_chats, needs.project),
+    route("fork_chat", MessageArgs, chats.fork_chat, needs.held),
+    route("edit_message", MessageArgs, chats.edit_message, needs.held),
+    route("save_draft", SaveDraftArgs, chats.save_draft, needs.project),
+    # context
+    route("add", AddArgs, context.add, needs.held_or_new),
+    route("remove", PathArgs, context.remove, needs.held),
+    route("update_file", FileArgs, context.update_file, needs.held),
+    route("update_all", FileListArgs, context.update_all, needs.held),
+    route("set_readonly", SetReadonlyArgs, context.set_readonly, needs.held),
+    # pending outputs
+    route("apply", ApplyArgs, outputs.apply, needs.held),
+    route("apply_all", BuffersArgs, outputs.apply_all, needs.held),
+    route("discard", PathArgs, outputs.discard, needs.held),
+    route("undo_apply", PathArgs, outputs.undo_apply, needs.held),
+    route("diff", PathArgs, outputs.diff, needs.reading),
+    route("finish_merge", PathArgs, outputs.finish_merge, needs.held),
+    route("file_diff", FileArgs, outputs.file_diff, needs.reading),
+    # the chat view
+    route("chat_view", ChatViewArgs, view.chat_view, needs.project),
+    route("file_list", FileListArgs, view.file_list, needs.reading),
+    # the model (imported on first use)
+    route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
+    route("models", NoArgs, lazy(SEND, "models"), needs.call),
+    route("send", SendArgs, lazy(SEND, "send"), needs.call, notification=True),
+    route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
+)
+
+
+def _import(module: str) -> None:
+    time.sleep(WARM_UP_DELAY)
+    importlib.import_module(module)
+
+
+def _start(session: Session) -> Callable[[Context], None]:
+    def start(ctx: Context) -> None:
+        # Called from the lease keeper's thread when another bb7 took the chat over.
+        session.on_lease_lost = lambda problem: ctx.emit("notify", Notify("warn", problem.message))
+        for module in WARM_UP:
+            ctx.spawn(_import, module, name=f"import {module}")
+
+    return start
+
+
+def build_registry(routes: tuple[Route[Any, Any], ...] = ROUTES) -> Registry:
+    """A registry serving `routes` for one host (one `Session`)."""
+    registry = Registry()
+    session = Session()
+    registry.at_start(_start(session))
+    registry.at_close(session.close)
+    for r in routes:
+        add = registry.notification if r.notification else registry.request
+        add(r.name, r.args_type, r.bind(session))
+    return registry

@@ -1,0 +1,147 @@
+"""The project's chats: the active one (`active_chat`, `new_chat`, `set_model`), the chat list
+(switch, rename, pin, delete, search), fork and edit from a message, drafts.
+
+A change of the active chat publishes its files' statuses (signs, statusline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bb7.host.handlers.project import publish, publish_all
+from bb7.host.needs import Held, Project
+from bb7.host.protocol import (
+    ChatIdArgs,
+    ChatRestored,
+    ChatSearchHit,
+    ChatSummary,
+    MessageArgs,
+    NewChatArgs,
+    NoArgs,
+    PinChatArgs,
+    RenameChatArgs,
+    Said,
+    SaveDraftArgs,
+    SearchChatsArgs,
+    SetModelArgs,
+)
+from bb7.host.registry import accept
+from bb7.state import chats
+from bb7.state.records import Chat, Problem
+from bb7.state.store import Store
+from bb7.state.workspace import Workspace
+
+
+def summary(ws: Workspace, chat: Chat) -> ChatSummary:
+    active = ws.active()
+    return ChatSummary(
+        id=chat.id,
+        name=chat.name,
+        scope=chat.scope,
+        pinned=chat.pinned,
+        updated=chat.updated,
+        model=chat.model,
+        active=active is not None and active[1].id == chat.id,
+    )
+
+
+def activate(p: Project, store: Store, chat: Chat) -> ChatSummary:
+    """Make `chat` the active one, held by this host, and show its files' statuses."""
+    p.ws.set_active(store, chat.id)
+    p.held()
+    publish_all(p)
+    return summary(p.ws, chat)
+
+
+def active_chat(h: Held, args: NoArgs) -> Chat:
+    """The active chat (a new one when there is none), held by this host."""
+    return h.chat
+
+
+def new_chat(p: Project, args: NewChatArgs) -> Said:
+    h = p.new_chat(args.name)
+    publish(h, {})
+    return Said(f"new chat: {h.chat.name}")
+
+
+def set_model(h: Held, args: SetModelArgs) -> Said:
+    effort = h.chat.reasoning_effort
+    accept(chats.save_settings(h.store, h.chat.id, model=args.model, reasoning_effort=effort))
+    return Said(f"model of {h.chat.name}: {args.model}")
+
+
+def chat_list(p: Project, args: NoArgs) -> list[ChatSummary]:
+    """Every chat, pinned first, then the most recently used."""
+    return [summary(p.ws, chat) for chat in chats.list_chats(p.ws.stores())]
+
+
+def switch_chat(p: Project, args: ChatIdArgs) -> ChatSummary:
+    return activate(p, *p.find(args.chat_id))
+
+
+def rename_chat(p: Project, args: RenameChatArgs) -> ChatSummary:
+    store, chat = p.find(args.chat_id)
+    return summary(p.ws, accept(chats.rename_chat(store, chat.id, args.name)))
+
+
+def pin_chat(p: Project, args: PinChatArgs) -> ChatSummary:
+    store, chat = p.find(args.chat_id)
+    return summary(p.ws, accept(chats.set_pinned(store, chat.id, args.pinned)))
+
+
+def delete_chat(p: Project, args: ChatIdArgs) -> ChatSummary | None:
+    """Delete a chat; when it was the active one, the most recent other chat becomes active
+    (returned), or none."""
+    store, chat = p.find(args.chat_id)
+    active = p.ws.active()
+    accept(chats.delete_chat(store, chat.id))
+    if active is not None and active[1].id != chat.id:
+        return summary(p.ws, active[1])
+    rest = chats.list_chats(p.ws.stores())
+    if not rest:
+        p.ws.set_active(p.ws.home(), None)
+        publish_all(p)
+        return None
+    return activate(p, *p.find(rest[0].id))
+
+
+def search_chats(p: Project, args: SearchChatsArgs) -> list[ChatSearchHit]:
+    return [
+        ChatSearchHit(summary(p.ws, hit.chat), hit.match, hit.excerpt)
+        for hit in chats.search_chats(p.ws.stores(), args.query)
+    ]
+
+
+def _restore(
+    h: Held, args: MessageArgs, restore: Callable[..., chats.Restored | Problem]
+) -> ChatRestored:
+    """Fork or edit from a user message of the active chat; the chat it leaves active (the
+    fork, or the cut chat) shows its files' statuses."""
+    buffers = h.buffers(args.buffers).text
+    restored = accept(restore(h.store, h.chat.id, args.message_id, buffers=buffers))
+    activate(h, h.store, restored.chat)
+    return ChatRestored(
+        chat_id=restored.chat.id,
+        draft=restored.draft,
+        warnings=[
+            f"{w.path} was {w.issue} since that message was sent; the chat has the file as it "
+            "was then"
+            for w in restored.warnings
+        ],
+    )
+
+
+def fork_chat(h: Held, args: MessageArgs) -> ChatRestored:
+    """A new chat with the history before a user message of the active chat, made active."""
+    return _restore(h, args, chats.fork_chat)
+
+
+def edit_message(h: Held, args: MessageArgs) -> ChatRestored:
+    """Cut the active chat before a user message; its text becomes the draft."""
+    return _restore(h, args, chats.edit_message)
+
+
+def save_draft(p: Project, args: SaveDraftArgs) -> None:
+    store, chat = p.find(args.chat_id)
+    if chat.draft != args.draft:
+        accept(chats.save_draft(store, chat.id, args.draft))

@@ -1,0 +1,104 @@
+"""The chat's pending outputs: apply (one file, every file), discard, undo an apply, the
+`:BB7Diff` merge (`diff`, `finish_merge`) and the files panel's unified diff (`file_diff`).
+
+Writes to a file that is loaded in Neovim go through its buffer (`Held.writer`), so undo, marks
+and the buffer's view stay; other files are written atomically by the core. The core re-checks
+the local text right before writing; the Lua side re-checks the buffer's changedtick.
+"""
+
+from __future__ import annotations
+
+from bb7.host.editor import to_lines
+from bb7.host.handlers.project import publish, publishing
+from bb7.host.needs import Held, Reading
+from bb7.host.protocol import ApplyArgs, BuffersArgs, DiffView, FileArgs, PathArgs, Problem, Said
+from bb7.host.registry import Refused, accept
+from bb7.state import outputs
+from bb7.state.merge import finish_merge as core_finish_merge
+
+# How the editor says what the core refused, naming the commands that resolve it.
+APPLY_REFUSALS = {
+    "conflict": "{path} has local changes (~M) that the pending change would overwrite; "
+    ":BB7Apply! applies over them (undo with :BB7UndoApply), :BB7Diff merges by hand",
+    "exists": "{path} now exists locally, but the model wrote it as a new file (!A); "
+    ":BB7Apply! overwrites it (undo with :BB7UndoApply), :BB7Diff merges by hand",
+}
+
+MERGE_OUTCOMES = {
+    "full": "{path}: all of the pending change is merged",
+    "partial": "{path}: part of the pending change is merged; :BB7Diff shows the rest",
+    "none": "{path}: nothing merged; the change is still pending",
+}
+
+
+def apply(h: Held, args: ApplyArgs) -> Said:
+    path, buffers = h.path(args.path), h.buffers(args.buffers)
+    with publishing(h, buffers.text, [path]):
+        done = outputs.apply_output(
+            h.store,
+            h.chat.id,
+            path,
+            seen=h.seen(path),
+            buffers=buffers.text,
+            force=args.force,
+            write=h.writer(buffers),
+        )
+    if isinstance(done, Problem):
+        hint = APPLY_REFUSALS.get(done.kind)
+        raise Refused(Problem(done.kind, hint.format(path=h.shown(args.path))) if hint else done)
+    if done.status == "~M":
+        return Said(f"applied {done.path} over your local changes (undo with :BB7UndoApply)")
+    return Said(f"applied {done.path}")
+
+
+def apply_all(h: Held, args: BuffersArgs) -> Said:
+    buffers = h.buffers(args.buffers)
+    reports = outputs.apply_all(h.store, h.chat.id, buffers.text, write=h.writer(buffers))
+    publish(h, buffers.text)
+    if not reports:
+        raise Refused(Problem("nothing_pending", f"{h.chat.name} has no pending changes"))
+    applied = sum(r.applied for r in reports)
+    lines = [f"{r.status or ' ':>2} {r.path}: {r.message}" for r in reports]
+    return Said(f"applied {applied} of {len(reports)} pending changes:\n" + "\n".join(lines))
+
+
+def discard(h: Held, args: PathArgs) -> Said:
+    path, buffers = h.path(args.path), h.buffers(args.buffers)
+    with publishing(h, buffers.text, [path]):
+        gone = accept(outputs.discard_output(h.store, h.chat.id, path))
+    return Said(f"discarded the pending change of {gone.path}")
+
+
+def undo_apply(h: Held, args: PathArgs) -> Said:
+    path, buffers = h.path(args.path), h.buffers(args.buffers)
+    with publishing(h, buffers.text, [path]):
+        done = accept(
+            outputs.undo_apply(
+                h.store, h.chat.id, path, buffers=buffers.text, write=h.writer(buffers)
+            )
+        )
+    return Said(f"restored {done.path} as before the last apply; its change is pending again")
+
+
+def diff(r: Reading, args: PathArgs) -> DiffView:
+    """The pending output of a file, for `:BB7Diff`."""
+    path = r.path(args.path)
+    output = r.store.output(r.chat.id, path)
+    if output is None:
+        raise Refused(Problem("no_output", f"{path} has no pending change to merge"))
+    content = to_lines(r.store.blob(output.blob))
+    return DiffView(path=r.editor_path(path), name=path, lines=content.lines, eol=content.eol)
+
+
+def finish_merge(h: Held, args: PathArgs) -> Said:
+    """The diff tab of `:BB7Diff` closed: record what the user took from the output."""
+    path, buffers = h.path(args.path), h.buffers(args.buffers)
+    with publishing(h, buffers.text, [path]):
+        outcome = accept(core_finish_merge(h.store, h.chat.id, path, buffers.text))
+    return Said(MERGE_OUTCOMES[outcome.outcome].format(path=outcome.path))
+
+
+def file_diff(r: Reading, args: FileArgs) -> str:
+    """The pending change of a file as a unified diff (local text -> pending output)."""
+    path = r.path(args.path)
+    return accept(outputs.output_diff(r.store, r.chat.id, path, r.buffers(args.buffers).text))

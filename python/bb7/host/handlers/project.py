@@ -1,0 +1,103 @@
+"""The project a host serves (`open`, `init`) and the statuses of the active chat's files
+(`statuses`, and `publish`, which every route that changes a file's status calls)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bb7.host.editor import project_path
+from bb7.host.needs import Call, Reading
+from bb7.host.protocol import (
+    BufferText,
+    InitArgs,
+    OpenArgs,
+    Opened,
+    Problem,
+    Said,
+    StatusChanged,
+    StatusesArgs,
+    StatusItem,
+)
+from bb7.host.registry import Refused
+from bb7.state.local import Buffers, LocalView
+from bb7.state.status import file_statuses, pending_lines
+
+
+def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) -> None:
+    """Emit `status_changed` for `paths` of the chat (every file, replacing Lua's cache, when
+    None); paths no longer in the chat are sent as removed."""
+    if paths is not None and not paths:
+        return
+    store, chat_id, seen = r.store, r.chat.id, r.session.seen
+    files: dict[str, StatusItem] = {}
+    shown: set[str] = set()
+    for row in file_statuses(store, chat_id, buffers, paths=paths):
+        if row.path in shown:
+            continue  # a section of a file that is also whole: the whole file's status counts
+        shown.add(row.path)
+        lines = pending_lines(store, chat_id, row.path, buffers) if row.has_output else []
+        files[r.editor_path(row.path)] = StatusItem(row.status, lines)
+        seen[row.path] = LocalView(row.local_hash, row.changedtick)
+    removed = [r.editor_path(p) for p in paths or () if p not in shown]
+    r.emit("status_changed", StatusChanged(files=files, removed=removed, full=paths is None))
+
+
+def publish_all(c: Call, buffers: Iterable[BufferText] = ()) -> None:
+    """Every status of the active chat (none without one)."""
+    r = c.active()
+    if r is None:
+        c.emit("status_changed", StatusChanged(files={}, full=True))
+        return
+    publish(r, r.buffers(buffers).text)
+
+
+def statuses(c: Call, args: StatusesArgs) -> int:
+    """Recompute the statuses of the given buffers' files (all files with `all`)."""
+    r = c.active()
+    if r is None:
+        if args.all:
+            publish_all(c)
+        return 0
+    buffers = r.buffers(args.buffers).text
+    if args.all:
+        publish(r, buffers)
+        return len(args.buffers)
+    paths = [p for p in (project_path(r.store, b.path) for b in args.buffers) if isinstance(p, str)]
+    publish(r, buffers, paths)
+    return len(paths)
+
+
+def open_project(c: Call, args: OpenArgs) -> Opened:
+    c.session.open(Path(args.root), args.settings)
+    publish_all(c, args.buffers)
+    r = c.active()
+    return Opened(
+        root=str(c.session.root),
+        initialized=c.session.workspace is not None,
+        chat=None if r is None else r.chat.id,
+    )
+
+
+def init(c: Call, args: InitArgs) -> Said:
+    root = Path(args.root)
+    if not root.is_dir():
+        raise Refused(Problem("invalid_root", f"{root} is not a directory"))
+    if root.resolve() == Path.home().resolve():
+        raise Refused(
+            Problem("invalid_root", "refusing to use the home directory as a project root")
+        )
+    state = c.session.init(root)
+    publish_all(c)
+    return Said(f"bb7 is ready in {root} (state in {state})")
+
+
+@contextmanager
+def publishing(r: Reading, buffers: Buffers, paths: Collection[str]) -> Iterator[None]:
+    """Publish the statuses of `paths` after the block, whether it succeeded or was refused
+    (a refusal may still have changed what the user should see, e.g. a changed file)."""
+    try:
+        yield
+    finally:
+        publish(r, buffers, paths)
