@@ -82,9 +82,9 @@ M.schema = {
     name = 'python',
     type = types.optional_string,
     doc = [[Python interpreter that runs the bb7 host. When nil, bb7 uses
-`<plugin>/.venv/bin/python` if it exists (made by `make install` or the
-lazy.nvim `build`), else the venv that |:BB7Install| creates under
-`stdpath('data')/bb7/venv`. The interpreter needs pynvim, msgspec, rapidfuzz
+`<plugin>/.venv/bin/python` if it exists (made by `make install` in a
+checkout), else the venv that |:BB7Install| and the lazy.nvim `build` create
+under `stdpath('data')/bb7/venv`. The interpreter needs pynvim, msgspec, rapidfuzz
 and httpx; bb7's own Python code always comes from the plugin checkout.]],
   },
   {

@@ -96,3 +96,14 @@ def answered(nvim: Any, text: str) -> None:
     """Waits until the answer is stored and drawn again (the stream is over)."""
     wait_for(nvim, f"not {STREAMING}", 10000)
     wait_for_conversation(nvim, text)
+
+
+def pick_with(nvim: Any, choice: str) -> None:
+    """A picker in place of the built-in vim.ui.select (as telescope or fzf-lua install one):
+    it keeps what it was offered in `_G.offered` and chooses `choice`."""
+    nvim.exec_lua(
+        "local choice = ... vim.ui.select = function(items, opts, on_choice)"
+        "  _G.offered = { prompt = opts.prompt, items = items }"
+        "  on_choice(vim.tbl_contains(items, choice) and choice or nil) end",
+        choice,
+    )

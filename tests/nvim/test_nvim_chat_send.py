@@ -266,3 +266,44 @@ def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: L
     assert view.exec_lua(
         "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, -1, false)"
     ) == [""]
+
+
+def test_a_new_chat_is_named_after_its_first_exchange(
+    launch: Callable[..., Any], project: Path, server: LLMServer
+) -> None:
+    seeded = Seeded(project)
+    seeded.chat("")  # the default name, as a new chat has
+    seeded.store.close()
+    nvim = with_ui(
+        launch(),
+        "{ provider = { base_url = ..., model = 'test/tools-model' } }",
+        server.base_url,
+    )
+    open_view(nvim, "")
+    server.push(
+        stream(text_chunk("Hello there."), finish()),
+        stream(text_chunk("Greeting the model"), finish()),  # the title request
+    )
+    send(nvim, "Say hello")
+    answered(nvim, "Hello there.")
+    rows = wait_for_screen(nvim, " Greeting the model · test/tools-model")
+    assert rows
+    title_request = server.chat_requests()[-1]["body"]
+    assert "Say hello" in title_request and '"max_tokens":30' in title_request
+
+
+def test_dismissing_the_retry_banner_drops_the_errors(
+    view: Any, server: LLMServer, project: Path
+) -> None:
+    server.push(stream(text_chunk("Here."), *tool_call("edit_file", edit_a("two = 3", "x"))))
+    send(view, "Make two 22")
+    answered(view, "failed to apply")
+    focus(view, "conversation")
+    view.input("gR")
+    wait_for(view, "not require('bb7.chat.view').state.retry")
+    rows = wait_for_screen(view, "Message · <CR> send")
+    assert not any("failed to apply" in row for row in rows)
+    server.push(stream(text_chunk("Fresh."), finish()))
+    send(view, "Something else")
+    answered(view, "Fresh.")
+    assert "two = 3" not in server.chat_requests()[-1]["body"]  # the errors stayed behind

@@ -41,7 +41,8 @@ def server() -> Iterator[LLMServer]:
 def chat(ready: Any, server: LLMServer) -> Any:
     """The `ready` editor talking to the local server; a.py and b.py are in the chat."""
     ready.exec_lua(
-        "require('bb7').setup({ status = { debounce_ms = 20 },"
+        # No titles: their request would take the next scripted response.
+        "require('bb7').setup({ status = { debounce_ms = 20 }, titles = { enabled = false },"
         " provider = { base_url = ..., model = 'test/tools-model' } })",
         server.base_url,
     )

@@ -22,7 +22,7 @@ function M.buf(pane)
   local buf, created = view.buf(pane)
   if created then
     require('bb7.chat.keys').attach(buf, pane, M)
-    if pane == 'input' then require('bb7.chat.input').setup(buf) end
+    if pane == 'input' then require('bb7.chat.input').setup(buf, M) end
   end
   return buf
 end

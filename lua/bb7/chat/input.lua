@@ -48,9 +48,11 @@ function M.complete(findstart, base)
   return items
 end
 
---- Sets up `buf` as the input: draft saving and `@` completion.
+--- Sets up `buf` as the input: draft saving and `@` completion (a completed path is added,
+--- then `controller` redraws the view).
 ---@param buf integer
-function M.setup(buf)
+---@param controller table
+function M.setup(buf, controller)
   vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
     buffer = buf,
     desc = 'bb7: save the draft (debounced)',
@@ -66,10 +68,13 @@ function M.setup(buf)
     desc = 'bb7: complete a project path after @',
     callback = function()
       if vim.v.char ~= '@' then return end
-      require('bb7.chat.picker').load(function()
-        if vim.api.nvim_get_current_buf() == buf and vim.fn.mode() == 'i' then
-          vim.api.nvim_feedkeys(vim.keycode('<C-x><C-o>'), 'n', false)
-        end
+      -- After the `@` is in (and outside the text lock): list the files, then complete.
+      vim.schedule(function()
+        require('bb7.chat.picker').load(function()
+          if vim.api.nvim_get_current_buf() == buf and vim.fn.mode() == 'i' then
+            vim.api.nvim_feedkeys(vim.keycode('<C-x><C-o>'), 'n', false)
+          end
+        end)
       end)
     end,
   })
@@ -79,7 +84,7 @@ function M.setup(buf)
     callback = function()
       local data = vim.v.completed_item and vim.v.completed_item.user_data
       if type(data) == 'table' and data.bb7_add then
-        require('bb7.chat.picker').add(data.bb7_add)
+        require('bb7.chat.picker').add(data.bb7_add, function() controller.refresh() end)
       end
     end,
   })

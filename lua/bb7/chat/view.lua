@@ -120,7 +120,7 @@ function M.winbars()
     local room = vim.api.nvim_win_get_width(conversation)
       - vim.api.nvim_strwidth(model .. right)
       - 4
-    local name = S.chat.name .. (S.chat.scope == 'global' and ' (global)' or '')
+    local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
     vim.wo[conversation].winbar = ('%%#BB7ChatTitle# %s%%* · %s%%#BB7ChatStatus#%s'):format(
       escape(M.truncate(name, math.max(room, 8))),
       escape(model),

@@ -34,6 +34,7 @@ from bb7.host.protocol import (
     FileListArgs,
     InitArgs,
     MessageArgs,
+    MoveChatArgs,
     NewChatArgs,
     NoArgs,
     Notify,
@@ -121,6 +122,8 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("fork_chat", MessageArgs, chats.fork_chat, needs.held),
     route("edit_message", MessageArgs, chats.edit_message, needs.held),
     route("save_draft", SaveDraftArgs, chats.save_draft, needs.project),
+    route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
+    route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
     route("add", AddArgs, context.add, needs.held_or_new),
     route("remove", PathArgs, context.remove, needs.held),
@@ -136,8 +139,9 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("finish_merge", PathArgs, outputs.finish_merge, needs.held),
     route("file_diff", FileArgs, outputs.file_diff, needs.reading),
     # the chat view
-    route("chat_view", ChatViewArgs, view.chat_view, needs.project),
+    route("chat_view", ChatViewArgs, view.chat_view, needs.call),
     route("file_list", FileListArgs, view.file_list, needs.reading),
+    route("project_files", NoArgs, view.project_files, needs.call),
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", NoArgs, lazy(SEND, "models"), needs.call),
