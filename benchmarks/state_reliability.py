@@ -4,7 +4,8 @@ Runs add, remove, update, local edits (including line-ending-only ones), model o
 `record_outputs`, sometimes against stale bases), apply (plain, forced, merged, raced by a local
 edit), apply all, discard, vimdiff-style merges, undo, sending, fork, edit-message, read-only
 toggles, restarts (reopening the database) and real crashes (a child process SIGKILLed while it
-applies) against a project in a temp dir. After every operation it checks:
+applies; the next open settles the interrupted apply) against a project in a temp dir. After
+every operation it checks:
 
 - every project file holds exactly what a simple model says (no local change is lost unless
   the user applied over it explicitly),
@@ -33,6 +34,7 @@ from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text
 from bb7.state.merge import finish_merge, merge3
 from bb7.state.records import ContextEntry, Problem
+from bb7.state.recovery import recover
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.status import file_statuses
 from bb7.state.store import init_project
@@ -343,7 +345,10 @@ class Run:
                     if self.expect_ok(got, what):
                         self._applied(path, merged.text)
                     return
-            self.expect_refused(got, "conflict" if path in self.model.entries else "exists", what)
+            kind = "exists"
+            if path in self.model.entries:
+                kind = "gone" if self.model.local.get(path) is None else "conflict"
+            self.expect_refused(got, kind, what)
             return
         if self.expect_ok(got, what):
             self._applied(path, output)
@@ -499,9 +504,15 @@ class Run:
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
         child.wait()
+        # The next open settles the interrupted apply: finished if the file was replaced (undo
+        # brings the old text back), else rolled back; either way no temp file is left.
         self.store = init_project(self.root)
-        for leftover in (self.root / path).parent.glob("*.bb7-tmp"):
-            leftover.unlink()
+        recover(self.store)
+        leftovers = list((self.root / path).parent.glob("*.bb7-tmp"))
+        if leftovers:
+            self.violation(f"crash apply {path}: temp files left {leftovers}")
+            for leftover in leftovers:
+                leftover.unlink()
         target = self.root / path
         disk = target.read_bytes().decode("utf-8") if target.exists() else None
         if disk not in (before, output):
@@ -510,14 +521,9 @@ class Run:
             self.resync()
             return
         if self.store.output(self.chat_id, path) is None:
-            self._applied(path, output)  # the child committed
-        elif disk == output and disk != before:
-            # Killed between rename and commit: the file is new, the state old; applying
-            # again loses nothing and needs no force.
-            self.model.local[path] = disk
-            got = outputs.apply_output(self.store, self.chat_id, path)
-            if self.expect_ok(got, f"re-apply after crash {path}"):
-                self._applied(path, output)
+            self._applied(path, output)  # the child committed, or recovery finished the apply
+        elif disk != before:
+            self.violation(f"crash apply {path}: the file was replaced, the output is pending")
 
     # -- invariants ---------------------------------------------------------------------------
 

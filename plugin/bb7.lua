@@ -2,8 +2,8 @@
 if vim.g.loaded_bb7 then return end
 vim.g.loaded_bb7 = true
 
-if vim.fn.has('nvim-0.10') == 0 then
-  vim.notify('bb7: needs Neovim 0.10 or newer', vim.log.levels.ERROR, { title = 'bb7' })
+if vim.fn.has('nvim-0.11.4') == 0 then
+  vim.notify('bb7: needs Neovim 0.11.4 or newer', vim.log.levels.ERROR, { title = 'bb7' })
   return
 end
 

@@ -9,6 +9,21 @@ vim.o.signcolumn = 'yes:2'
 vim.o.statusline = ' %f %m%=%{v:lua.require("bb7").statusline()} '
 require('bb7').setup()
 
+-- `:help bb7` needs a tags file beside the help, which plugin managers write on install. Made
+-- in a scratch dir and renamed into place, so a demo starting alongside never reads half a file.
+local function helptags()
+  local doc = root .. '/doc'
+  local tags, help = vim.uv.fs_stat(doc .. '/tags'), vim.uv.fs_stat(doc .. '/bb7.txt')
+  if not help or (tags and tags.mtime.sec >= help.mtime.sec) then return end
+  local scratch = ('%s/.tags-%d'):format(doc, vim.fn.getpid())
+  vim.fn.mkdir(scratch, 'p')
+  vim.uv.fs_copyfile(doc .. '/bb7.txt', scratch .. '/bb7.txt')
+  vim.cmd.helptags(vim.fn.fnameescape(scratch))
+  vim.uv.fs_rename(scratch .. '/tags', doc .. '/tags')
+  vim.fn.delete(scratch, 'rf')
+end
+helptags()
+
 -- An answer as a web chat would give it, ready for :BB7Paste.
 vim.fn.setreg('r', vim.fn.readfile(root .. '/python/bb7/examples/apply-demo/response.md'))
 

@@ -21,11 +21,14 @@ JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, a
 A response is a dict: `status` (default 200), `headers`, and either `body` (a JSON value or a
 string, sent whole) or `events`, a list of steps streamed in order:
   {"data": {...}}      one SSE event with that JSON     {"done": true}     `data: [DONE]`
-  {"raw": "text"}      bytes exactly as given           {"comment": "x"}   `: x` keep-alive
+  {"raw": "text"}      bytes exactly as given (a str is  {"comment": "x"}   `: x` keep-alive
+                       sent as UTF-8, bytes as they are)
   {"sleep": s}         pause s seconds                  {"stall": s}       send nothing for s
                                                          seconds or until the client hangs up
   {"drop": true}       cut the connection mid-stream     {"clock": true}    a text chunk whose
                                                          text is the server's time.monotonic()
+  {"repeat": step, "every": s}   send `step` every s seconds until the client hangs up (a
+                                 provider that sends keep-alives, or text, forever)
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
 `"stall_before_headers": s` waits (or notes the client hanging up) before the status line.
 """
@@ -387,6 +390,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
+            elif "repeat" in step:
+                data = _encode_step(step["repeat"])
+                while not self._hung_up_within(step["every"]):
+                    try:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    except OSError:
+                        break
+                self.server.owner._note_disconnect()
+                self.close_connection = True
+                return
             else:
                 for piece in _pieces(_encode_step(step), byte_by_byte):
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
@@ -417,7 +430,8 @@ def _encode_step(step: dict[str, Any]) -> bytes:
     if "done" in step:
         return b"data: [DONE]\n\n"
     if "raw" in step:
-        return str(step["raw"]).encode()
+        raw = step["raw"]
+        return raw if isinstance(raw, bytes) else str(raw).encode()
     if "comment" in step:
         return b": " + str(step["comment"]).encode() + b"\n\n"
     if "clock" in step:

@@ -5,7 +5,7 @@
 --- are `notify` (rpcnotify) and answer with events. Never called from the statusline.
 local M = {}
 
---- Must equal `PROTOCOL` in python/bb7/protocol.py.
+--- Must equal `PROTOCOL` in python/bb7/host/protocol.py.
 M.PROTOCOL = 2
 
 local STDERR_LINES = 20
@@ -26,10 +26,21 @@ local H = {
 
 local log = require('bb7.log')
 
+---@alias bb7.HostState 'stopped'|'starting'|'ready'
+
+---@return bb7.HostState
 function M.state() return H.state end
+
+---@return boolean
 function M.is_ready() return H.state == 'ready' end
 
---- What `:checkhealth` shows: the `ready` payload, cold start time in ms, stderr tail.
+---@class bb7.HostStatus
+---@field info? bb7.Ready the `ready` payload (nil while stopped)
+---@field ready_ms? number cold start time in ms
+---@field stderr string[] the last lines the host wrote to stderr
+
+--- What `:checkhealth` shows.
+---@return bb7.HostStatus
 function M.status() return { info = H.info, ready_ms = H.ready_ms, stderr = H.stderr } end
 
 local function first_line(text) return (tostring(text):gsub('\n.*', '')) end
@@ -137,7 +148,9 @@ local function start_rplugin()
   return true
 end
 
---- Starts the host if it is not running. Returns true, or false and a message (also notified).
+--- Starts the host if it is not running (the message is also notified).
+---@return boolean ok
+---@return string? problem why it could not start
 function M.start()
   if H.state ~= 'stopped' then return true end
   -- Commands work without setup(): the first one applies the defaults (highlights, autocmds).
@@ -218,6 +231,8 @@ function M.open()
   })
 end
 
+--- The host's `ready` event: check its protocol, then send what was queued.
+---@param info bb7.Ready
 function M.on_ready(info)
   if H.state ~= 'starting' or info.channel ~= H.chan then
     log.debug('ignoring ready from channel %s', tostring(info.channel))
@@ -246,6 +261,7 @@ function M.on_ready(info)
 end
 
 --- Reports an error to the user unless it was already reported (a crash notifies once).
+---@param err? bb7.Problem
 function M.report(err)
   if err and not err.reported then log.notify(err.message, 'error') end
 end
@@ -261,15 +277,25 @@ end
 
 --- A quick request; `cb(err, value)` runs when the host answered (at once when it is ready).
 --- `err` is `{ kind, message }`; the default `cb` notifies errors.
+---@param method string
+---@param args? table
+---@param cb? fun(err: bb7.Problem?, value: any)
 function M.request(method, args, cb)
   enqueue({ kind = 'request', method = method, args = args, cb = cb })
 end
 
 --- A notification (long work); its outcome and errors come back as events.
+---@param method string
+---@param args? table
 function M.notify(method, args) enqueue({ kind = 'notify', method = method, args = args }) end
 
 --- Waits up to `timeout_ms` for the host, then makes a request; returns `err, value`.
 --- Only for `:checkhealth` and scripts: commands use the queued `request`.
+---@param method string
+---@param args? table
+---@param timeout_ms? integer default 5000
+---@return bb7.Problem? err
+---@return any value
 function M.request_sync(method, args, timeout_ms)
   local ok, problem = M.start()
   if not ok then return { kind = 'no_host', message = problem } end

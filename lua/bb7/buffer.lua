@@ -11,6 +11,8 @@ end
 
 --- What the host gets of a buffer: `lines` only when it has unsaved changes (else the host
 --- reads the file), and `buf`/`changedtick` so it can write through it.
+---@param buf integer
+---@return table
 function M.text(buf)
   return {
     path = vim.api.nvim_buf_get_name(buf),
@@ -23,6 +25,8 @@ end
 
 --- The buffers a request about file `path` needs (every file of the chat when nil): that
 --- file's buffer if loaded, and every buffer with unsaved changes.
+---@param path string?
+---@return table[]
 function M.for_request(path)
   local files = path == nil and require('bb7.status').files() or {}
   local out = {}
@@ -53,25 +57,48 @@ end
 
 local function first_line(err) return (tostring(err):gsub('\n.*', '')) end
 
---- Called by the host (inside its apply request): replaces the text of `buf` with `lines`
---- as one undoable change and writes the file. `eol`: whether the file ends with a newline.
---- Returns nil, or why nothing was written (the buffer is then as it was).
-function M.replace(buf, changedtick, lines, eol)
+--- Puts `lines` into `buf` as one undoable change, without writing the file (only the lines
+--- that differ change, so marks and folds elsewhere stay). `eol`: whether the text ends with a
+--- newline. Returns nil, or why nothing changed.
+---@param buf integer
+---@param changedtick integer the tick the host's text came from
+---@param lines string[]
+---@param eol boolean
+---@return string? problem
+function M.put(buf, changedtick, lines, eol)
   if not vim.api.nvim_buf_is_loaded(buf) then return 'its buffer is not loaded any more' end
   if vim.api.nvim_buf_get_changedtick(buf) ~= changedtick then
     return 'its buffer changed just now'
   end
   local old = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local old_eol, old_fixeol = vim.bo[buf].endofline, vim.bo[buf].fixendofline
   local ok, err = pcall(set_changed_lines, buf, old, lines)
-  if ok then
-    vim.bo[buf].endofline = eol
-    if not eol then vim.bo[buf].fixendofline = false end
-    -- The host already knows the new status: no refresh from our own BufWritePost.
-    ok, err = pcall(require('bb7.status').quietly, function()
-      vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepalt write! ++p') end)
-    end)
+  if not ok then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, old)
+    return first_line(err)
   end
+  vim.bo[buf].endofline = eol
+  if not eol then vim.bo[buf].fixendofline = false end
+  return nil
+end
+
+--- Called by the host (inside its apply request): replaces the text of `buf` with `lines`
+--- as one undoable change and writes the file. `eol`: whether the file ends with a newline.
+--- Returns nil, or why nothing was written (the buffer is then as it was).
+---@param buf integer
+---@param changedtick integer
+---@param lines string[]
+---@param eol boolean
+---@return string? problem
+function M.replace(buf, changedtick, lines, eol)
+  local old_eol, old_fixeol = vim.bo[buf].endofline, vim.bo[buf].fixendofline
+  local old = vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local err = M.put(buf, changedtick, lines, eol)
+  if err then return err end
+  -- The host already knows the new status: no refresh from our own BufWritePost.
+  local ok
+  ok, err = pcall(require('bb7.status').quietly, function()
+    vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepalt write! ++p') end)
+  end)
   if ok then return nil end
   vim.bo[buf].endofline, vim.bo[buf].fixendofline = old_eol, old_fixeol
   if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), old) then

@@ -198,6 +198,49 @@ skipped and listed.]],
 file is not touched.]],
     run = path_request('discard'),
   },
+  -- Reviewing and merging in the editor (lua/bb7/review.lua).
+  {
+    name = 'BB7Review',
+    usage = ':BB7Review [path]',
+    nargs = '?',
+    complete = context_files(PENDING),
+    desc = 'bb7: review the pending change inline, hunk by hunk',
+    doc = [[The first way to review: draws the pending change of [path] (default:
+the current buffer; a path is opened first) in place, without changing the
+buffer's text: the lines a hunk would replace are highlighted
+(|hl-BB7ReviewDelete|), its new lines shown below them as virtual lines
+(|hl-BB7ReviewAdd|). Your own unsaved edits are never hunks. Keys in that
+buffer while reviewing (|bb7-option-keys.review_next| and following):
+`]h` / `[h` next and previous hunk, `ga` accepts the hunk under the cursor
+(its lines go into the buffer as one undo step; nothing is written to disk;
+the other hunks stay pending), `gr` rejects it (dropped from the pending
+change; the next request tells the model), `gA` / `gR` all hunks, `q` (or
+:BB7Review again) ends the review. When no hunk is left the review ends and
+says so; |:w| writes what you accepted.]],
+    run = function(opts)
+      local path = opts.fargs[1] and target(opts) or nil
+      require('bb7.review').toggle(path)
+    end,
+  },
+  {
+    name = 'BB7Merge',
+    usage = ':BB7Merge [path]',
+    nargs = '?',
+    complete = context_files(PENDING),
+    desc = 'bb7: merge the pending change over your local edits',
+    doc = [[Three-way merge of the snapshot the model saw, your local text (the
+buffer, unsaved edits included) and the pending change of [path] (default:
+the current buffer), into the buffer as one undo step (|u| takes it back;
+|:w| writes it). Changes on different lines are all kept. Where your edits
+and the model's change the same lines nothing is guessed and no conflict
+markers are written: those hunks stay pending and open in |:BB7Review|,
+with a message naming their lines. The CLI's `bb7 output apply --merge` is
+the same merge, on the file.]],
+    run = function(opts)
+      local path = opts.fargs[1] and target(opts) or nil
+      require('bb7.review').merge(path)
+    end,
+  },
   {
     name = 'BB7Diff',
     usage = ':BB7Diff [path]',
@@ -208,7 +251,8 @@ file is not touched.]],
 tab: use |]c|, |[c|, |do| and |dp|. Closing the tab (or `q` in the output
 window) records what was merged: all of it (the change is applied), part
 (the rest stays pending and the next :BB7Diff shows only that) or nothing.
-The file is saved when it had no unsaved changes before the diff.]],
+The file is not written: hunks you took stay in the buffer, modified, like
+any Vim diff; |:w| writes them.]],
     run = function(opts)
       backend().request('diff', { path = target(opts) }, function(err, view)
         if err then return backend().report(err) end
@@ -260,22 +304,30 @@ changes and the message says which edit failed and why.]],
   },
   {
     name = 'BB7UndoApply',
-    usage = ':BB7UndoApply [path]',
+    usage = ':BB7UndoApply[!] [path]',
     nargs = '?',
+    bang = true,
     complete = context_files(),
-    desc = 'bb7: undo the last apply of a file',
+    desc = 'bb7: undo the last apply of a file (! over later edits)',
     doc = [[Restores [path] (default: the current file) as it was before the last
-|:BB7Apply| and brings the pending output back.]],
-    run = path_request('undo_apply'),
+|:BB7Apply| (or |:BB7Merge|) and brings the pending output back. Refused
+when the file changed since the apply; `:BB7UndoApply!` undoes anyway,
+over those edits.]],
+    run = function(opts)
+      local path = target(opts)
+      local args = { path = path, force = opts.bang, buffers = buffers(path) }
+      backend().request('undo_apply', args, answer)
+    end,
   },
   {
     name = 'BB7Install',
     usage = ':BB7Install',
     desc = "bb7: install bb7's Python environment",
-    doc = [[Creates a venv under `stdpath('data')/bb7/venv` and pip-installs bb7 and
-its dependencies into it. Needed only when the plugin has no `.venv` and
-the `python` option is not set; bb7 asks for it again when its dependencies
-change.]],
+    doc = [[Creates a venv under `stdpath('data')/bb7/venv` and installs bb7 and its
+dependencies into it with uv (from $PATH, or put into the venv by pip;
+seconds), else with pip. Says each step as it starts. Needed only when the
+plugin has no `.venv` and the `python` option is not set; bb7 asks for it
+again when its dependencies change.]],
     run = function() require('bb7.install').run() end,
   },
   {
@@ -298,6 +350,8 @@ M.plugs = {
   { '<Plug>(bb7-apply)', 'n', '<Cmd>BB7Apply<CR>', 'bb7: apply the pending change' },
   { '<Plug>(bb7-discard)', 'n', '<Cmd>BB7Discard<CR>', 'bb7: discard the pending change' },
   { '<Plug>(bb7-diff)', 'n', '<Cmd>BB7Diff<CR>', 'bb7: merge the pending change in vimdiff' },
+  { '<Plug>(bb7-review)', 'n', '<Cmd>BB7Review<CR>', 'bb7: review the pending change inline' },
+  { '<Plug>(bb7-merge)', 'n', '<Cmd>BB7Merge<CR>', 'bb7: merge the pending change over edits' },
   { '<Plug>(bb7-cancel)', 'n', '<Cmd>BB7Cancel<CR>', 'bb7: cancel the streaming response' },
   {
     '<Plug>(bb7-next-pending)',
@@ -314,6 +368,8 @@ M.plugs = {
 }
 
 --- Runs command `spec` (called by the user command); usage mistakes become messages.
+---@param spec table
+---@param opts table the user command's arguments
 function M.run(spec, opts)
   local ok, err = pcall(spec.run, opts)
   if not ok then
@@ -323,6 +379,7 @@ function M.run(spec, opts)
 end
 
 --- Defines every command and `<Plug>` mapping (from plugin/bb7.lua).
+---@return nil
 function M.define()
   for _, spec in ipairs(M.specs) do
     vim.api.nvim_create_user_command(spec.name, function(opts) M.run(spec, opts) end, {

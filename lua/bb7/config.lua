@@ -3,6 +3,28 @@
 --- `doc/bb7.txt` is generated from `M.schema` by `scripts/gen_doc.lua`, so they cannot drift.
 local M = {}
 
+--- Provider presets, by name; the Python table (`bb7.llm.presets.PRESETS`) says what each fills
+--- in, and a test keeps the two lists equal.
+M.presets = {
+  'openrouter',
+  'openai',
+  'anthropic',
+  'ollama',
+  'llamacpp',
+  'lmstudio',
+  'vllm',
+  'groq',
+  'deepseek',
+  'mistral',
+  'xai',
+  'gemini',
+  'together',
+  'fireworks',
+}
+
+--- Reasoning efforts `provider.reasoning_effort` takes (as `bb7.llm.wire.ReasoningEffort`).
+M.efforts = { 'none', 'minimal', 'low', 'medium', 'high' }
+
 local function quote_all(values)
   return table.concat(vim.tbl_map(function(v) return "'" .. v .. "'" end, values), ', ')
 end
@@ -16,8 +38,19 @@ local function one_of(...)
   return { expect = 'one of ' .. quote_all(values), check = function(v) return set[v] == true end }
 end
 
+local function optional(kind)
+  return {
+    expect = kind.expect .. ' or nil',
+    check = function(v) return v == nil or kind.check(v) end,
+  }
+end
+
 local types = {
   string = { expect = 'a string', check = function(v) return type(v) == 'string' and v ~= '' end },
+  seconds = {
+    expect = 'a number of seconds > 0 or nil',
+    check = function(v) return v == nil or (type(v) == 'number' and v > 0) end,
+  },
   optional_string = {
     expect = 'a string or nil',
     check = function(v) return v == nil or (type(v) == 'string' and v ~= '') end,
@@ -54,15 +87,21 @@ local types = {
       return true
     end,
   },
-  -- The value is a *source* of the key, never the key: it is never echoed in errors.
+  -- The value is a *source* of the key, never the key: it is never echoed in errors. The
+  -- grammar is `bb7.llm.keys.parse_key_spec`'s (a test runs one list of specs through both):
+  -- blank (the provider's usual variable), cmd:<command>, file:<path>, env:<name>, or a bare
+  -- upper-case name (so a raw key pasted by mistake is refused).
   key_source = {
     expect = "nil, an environment variable name, 'cmd:<command>' or 'file:<path>'",
     secret = true,
     check = function(v)
       if v == nil then return true end
       if type(v) ~= 'string' then return false end
-      if v:match('^cmd:.') or v:match('^file:.') then return true end
-      return v:match('^[%a_][%w_]*$') ~= nil
+      local spec = vim.trim(v)
+      local prefix, rest = spec:match('^(%l+):(.*)$')
+      if prefix == 'cmd' or prefix == 'file' then return vim.trim(rest) ~= '' end
+      if prefix == 'env' then return vim.trim(rest):match('^[%a_][%w_]*$') ~= nil end
+      return spec == '' or spec:match('^[%u_][%u%d_]*$') ~= nil
     end,
   },
 }
@@ -116,11 +155,24 @@ Without tools, as blocks in the answer: 'edit_blocks' (EDIT blocks) or
 support gets text blocks whatever the mode.]],
   },
   {
+    name = 'provider.preset',
+    type = optional(one_of(unpack(M.presets))),
+    doc = [[The provider by name: it fills in the base URL, where the key lives
+and the provider's quirks (how reasoning effort is sent, longer time limits
+for a server on this machine). `provider = 'ollama'` is short for
+`provider = { preset = 'ollama' }`. When nil: the preset whose host
+`base_url` is on, else 'openrouter'. 'anthropic' and 'gemini' are their
+OpenAI-compatible endpoints; 'ollama', 'llamacpp', 'lmstudio' and 'vllm'
+are servers on this machine at their usual ports (no key; vLLM's
+`$VLLM_API_KEY` when set).]],
+  },
+  {
     name = 'provider.base_url',
-    default = 'https://openrouter.ai/api/v1',
-    type = types.string,
-    doc = [[Base URL of an OpenAI-compatible Chat Completions API (OpenRouter,
-OpenAI, Ollama, llama.cpp server, vLLM, LM Studio, ...).]],
+    type = types.optional_string,
+    doc = [[Base URL of an OpenAI-compatible Chat Completions API. When nil, the
+preset's (OpenRouter's, 'https://openrouter.ai/api/v1', without a preset).
+Set it with a preset to reach that kind of server elsewhere, e.g. Ollama on
+another machine.]],
   },
   {
     name = 'provider.model',
@@ -132,10 +184,46 @@ the chat's last model is used; pick one with |:BB7Model|.]],
     name = 'provider.api_key',
     type = types.key_source,
     doc = [[Where the API key comes from, never the key itself: the name of an
-environment variable, 'cmd:<shell command>' (its output), or
-'file:<path>' (its first line). When nil: the provider's usual variable
+environment variable ('MY_KEY', or 'env:<name>' for any name),
+'cmd:<shell command>' (its output), or 'file:<path>' (its first line).
+When nil: the provider's usual variable
 (`$OPENROUTER_API_KEY` for OpenRouter, `$OPENAI_API_KEY` for OpenAI, ...),
-and no key for a server on this machine. The key is never logged or stored.]],
+and no key for a server on this machine. The key is never logged or stored,
+nor anything a `cmd:` command prints.]],
+  },
+  {
+    name = 'provider.reasoning_effort',
+    type = optional(one_of(unpack(M.efforts))),
+    doc = [[How hard a reasoning model thinks, for chats that have not chosen
+their own: sent as OpenRouter's `reasoning`, OpenAI's `reasoning_effort` or
+Anthropic's thinking budget, as the preset says; 'none' asks for no
+reasoning. Presets whose servers take no such setting (DeepSeek, Mistral,
+llama.cpp) leave it out and say so. When nil, the model's default.
+`require('bb7.reasoning').pick()` switches it for the active chat (which
+keeps its choice, as `bb7 chat --reasoning` does).]],
+  },
+  {
+    name = 'provider.timeout',
+    type = types.seconds,
+    doc = [[Seconds one answer may take in all, retries included; then it stops
+and keeps what arrived. When nil: 900 (1800 for a server on this
+machine).]],
+  },
+  {
+    name = 'provider.idle_timeout',
+    type = types.seconds,
+    doc = [[Seconds without progress (answer text, reasoning, tool-call
+arguments) before an answer is given up; keep-alive comments do not count.
+When nil: 180 (600 for a server on this machine, which may read a long
+prompt for minutes before its first word).]],
+  },
+  {
+    name = 'provider.retries',
+    default = 3,
+    type = types.count,
+    doc = [[How many times a request that fails before any output (connection
+refused, rate limit, server error, silence) is sent again, with growing
+waits; no retry starts after 60 s or past `provider.timeout`.]],
   },
   {
     name = 'layout',
@@ -186,7 +274,8 @@ signs win when both want the same line.]],
   sign('conflict', '~M', 'BB7SignConflict', '`~M` (local changes and a pending change)'),
   sign('readonly', 'R', 'BB7SignReadonly', '`R` (read-only context file)'),
   sign('section', 'S', 'BB7SignSection', '`S` (a section of the file is in context)'),
-  sign('pending_line', '│', 'BB7SignPendingLine', 'lines a pending change touches'),
+  sign('pending_line', '│', 'BB7SignPendingLine', "lines the model's pending change touches"),
+  sign('user_line', '┆', 'BB7SignUserLine', 'lines you changed since the snapshot the model saw'),
   {
     name = 'status.debounce_ms',
     default = 200,
@@ -203,9 +292,12 @@ both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
   },
 }
 
--- Keys in bb7's own buffers (the chat view); never global mappings. Declared with where they
--- apply and what they run in `lua/bb7/chat/keys.lua`; each is an option here.
+-- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
+-- Declared once, with where they apply and what they run, in `lua/bb7/chat/keys.lua`; each is
+-- an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
+M.keys = {}
 for _, key in ipairs(require('bb7.chat.keys').specs) do
+  table.insert(M.keys, { key.name, key.default, key.desc })
   table.insert(M.schema, {
     name = 'keys.' .. key.name,
     default = key.default,
@@ -247,6 +339,8 @@ end
 
 --- A fresh table of all defaults; with `opts`, the user's values over them (sign tables are
 --- merged key by key, so `{ text = '+' }` keeps the default highlight).
+---@param opts table?
+---@return table
 function M.defaults(opts)
   local out = {}
   for _, option in ipairs(M.schema) do
@@ -290,9 +384,14 @@ end
 
 --- Validates `opts` and returns the merged configuration plus the sorted unknown option names.
 --- Raises "bb7: `x` should be …" (without Lua position noise) on the first bad value.
+---@param opts table?
+---@return table merged, string[] unknown
 function M.resolve(opts)
   if opts == nil then opts = {} end
   if type(opts) ~= 'table' then fail('opts', 'a table', opts) end
+  if type(opts.provider) == 'string' then -- `provider = 'ollama'`: a preset by name
+    opts = vim.tbl_extend('force', opts, { provider = { preset = opts.provider } })
+  end
   local unknown = {}
   check_shape(opts, '', unknown)
   table.sort(unknown)
@@ -310,6 +409,7 @@ end
 M.current = nil
 M.unknown = {}
 
+---@return table
 function M.get()
   if M.current == nil then M.current = M.defaults() end
   return M.current

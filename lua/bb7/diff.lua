@@ -2,7 +2,8 @@
 --- read-only scratch buffer; take hunks with Vim's own |do| (in the file) or |dp| (in the
 --- output), move with |]c| and |[c|. Closing the output window (or the tab) tells the host,
 --- which records what was taken: all of it, part (the rest stays pending, so the next
---- `:BB7Diff` shows only that), or nothing.
+--- `:BB7Diff` shows only that), or nothing. The file is never written here: taken hunks stay
+--- in the modified buffer until the user writes it.
 local M = {}
 
 local function finish(session)
@@ -17,23 +18,22 @@ local function finish(session)
       vim.cmd.tabclose(vim.api.nvim_tabpage_get_number(tab))
     end
   end
-  -- Hunks taken into a file that had no unsaved changes are saved; otherwise the user's own
-  -- unsaved edits are in the buffer too, and saving stays their call. (An unloaded buffer
-  -- was saved or left unchanged: the host reads the file.)
-  local loaded = vim.api.nvim_buf_is_loaded(session.buf)
-  if loaded and vim.bo[session.buf].modified and not session.was_modified then
-    vim.api.nvim_buf_call(session.buf, function() vim.cmd('silent keepalt update') end)
-  end
   require('bb7.backend').request('finish_merge', {
     path = session.path,
     buffers = require('bb7.buffer').for_request(session.path),
   }, function(err, value)
     if err then return require('bb7.backend').report(err) end
-    require('bb7.log').notify(value.message)
+    -- Like any Vim diff, taken hunks stay in the buffer: the file is the user's to write.
+    local buf = session.buf
+    local took = vim.api.nvim_buf_is_loaded(buf)
+      and vim.bo[buf].modified
+      and vim.api.nvim_buf_get_changedtick(buf) ~= session.tick
+    require('bb7.log').notify(took and value.message .. '; :w writes them' or value.message)
   end)
 end
 
 --- Opens the diff tab for `view` = { path, name, lines, eol } (the host's `diff` reply).
+---@param view { path: string, name: string, lines: string[], eol: boolean }
 function M.open(view)
   vim.cmd('tab split ' .. vim.fn.fnameescape(view.path))
   local buf = vim.api.nvim_get_current_buf()
@@ -43,7 +43,7 @@ function M.open(view)
     path = view.path,
     buf = buf,
     tab = vim.api.nvim_get_current_tabpage(),
-    was_modified = vim.bo[buf].modified,
+    tick = vim.api.nvim_buf_get_changedtick(buf),
   }
   vim.cmd('diffthis')
   vim.cmd('rightbelow vertical new')

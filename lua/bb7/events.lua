@@ -15,6 +15,7 @@ end
 -- A response ended: statuses again with the buffers as they are now, and a word when it
 -- failed, unless the chat view is open: it shows the failure in the conversation (and a
 -- long message would stop the user at a hit-enter prompt while typing there).
+---@param p bb7.SendDone
 local function done(p)
   require('bb7.status').refresh(vim.api.nvim_list_bufs(), true)
   local view = package.loaded['bb7.chat']
@@ -38,6 +39,9 @@ local builtin = {
 }
 
 --- Calls `fn(payload)` for every event `name`; returns a function that removes the listener.
+---@param name bb7.EventName|string
+---@param fn fun(payload: any)
+---@return fun() remove
 function M.on(name, fn)
   listeners[name] = listeners[name] or {}
   table.insert(listeners[name], fn)
@@ -58,6 +62,8 @@ local function call(name, fn, payload)
   end
 end
 
+--- The host's entry point (`exec_lua`): one batch of events, in order.
+---@param batch bb7.Event[]
 function M.dispatch(batch)
   M.stats.flushes = M.stats.flushes + 1
   for _, event in ipairs(batch) do

@@ -1,5 +1,6 @@
---- `:checkhealth bb7`: Neovim, configuration, Python and its packages, a host round trip,
---- where the API key comes from (never the key), the project's `.bb7/` and the log.
+--- `:checkhealth bb7`: Neovim, configuration, Python and its packages, a host round trip, the
+--- provider preset and whether its server answers `/models`, where the API key comes from
+--- (never the key), the project's `.bb7/` and the log.
 local M = {}
 
 local DEPENDENCIES = { 'pynvim', 'msgspec', 'rapidfuzz', 'httpx' }
@@ -62,26 +63,61 @@ local function check_host(h)
   if #status.stderr > 0 then h.info('host stderr:\n' .. table.concat(status.stderr, '\n')) end
 end
 
+--- The preset in force and its server's answer to `GET /models`, from `bb7.llm.probe` (the
+--- Python side owns the preset table). Returns the probe's facts, or nil.
+local function check_provider(h)
+  h.start('bb7: provider')
+  local provider = require('bb7.config').get().provider
+  local python = require('bb7.install').resolve()
+  if not python then return h.warn('not checked: no Python to run the check') end
+  local args = vim.json.encode({
+    preset = provider.preset,
+    base_url = provider.base_url,
+    api_key = provider.api_key,
+  })
+  local pythonpath = require('bb7.install').root .. '/python'
+  local result = vim
+    .system({ python, '-m', 'bb7.llm.probe', args }, { text = true, env = { PYTHONPATH = pythonpath } })
+    :wait(15000)
+  if result.code ~= 0 then
+    return h.error('cannot check the provider: ' .. vim.trim(result.stderr or ''))
+  end
+  local info = vim.json.decode(result.stdout, { luanil = { object = true } })
+  local named = provider.preset and 'preset' or 'preset (from the base URL)'
+  h.ok(('%s %s: %s, %s'):format(named, info.preset, info.title, info.base_url))
+  if info.answers then
+    h.ok(('the server answers /models: %d models'):format(info.models))
+  else
+    h.warn('the server does not answer /models: ' .. info.problem, {
+      info['local'] and 'Start the server, or set provider.base_url to where it runs'
+        or 'Check the network and provider.base_url',
+    })
+  end
+  return info
+end
+
 --- Says where the key comes from and whether it is there, never what it is.
-local function check_api_key(h)
+local function check_api_key(h, info)
   h.start('bb7: API key')
   local provider = require('bb7.config').get().provider
-  local source = provider.api_key
-  if source == nil then
-    local host = provider.base_url:match('^%a+://([^/:]+)') or ''
-    if host == 'localhost' or host:match('^127%.') then
-      return h.ok('none needed: the provider is a server on this machine')
-    elseif host ~= 'openrouter.ai' then
-      return h.info(
-        ("the provider's usual variable for %s (see :help bb7-option-provider.api_key)"):format(
-          host
-        )
+  -- Read with the grammar `setup()` checks (config.lua `key_source`): blank is no spec.
+  local source = provider.api_key and vim.trim(provider.api_key)
+  if source == nil or source == '' then
+    if info == nil then
+      return h.info("the provider's usual variable (see :help bb7-option-provider.api_key)")
+    elseif info.key_env == nil then
+      return h.ok(
+        info['local'] and 'none needed: the provider is a server on this machine'
+          or 'none sent: set provider.api_key if the server wants one'
       )
+    elseif not info.key_required and (vim.env[info.key_env] or '') == '' then
+      return h.ok(('none needed ($%s is sent when set)'):format(info.key_env))
     end
-    source = 'OPENROUTER_API_KEY' -- the default provider's
+    source = info.key_env
   end
   local command = source:match('^cmd:(.*)')
-  local path = source:match('^file:(.*)')
+  local path = source:match('^file:%s*(.*)')
+  source = vim.trim(source:match('^env:(.*)') or source)
   if command then
     -- Only the program: an inline argument could be the key itself.
     h.info(('from the output of a command (%s ...); not run here'):format(command:match('%S+')))
@@ -121,15 +157,15 @@ function M.check()
   local h = vim.health
   h.start('bb7: Neovim')
   local version = tostring(vim.version())
-  if vim.fn.has('nvim-0.10') == 1 then
+  if vim.fn.has('nvim-0.11.4') == 1 then
     h.ok('Neovim ' .. version)
   else
-    h.error('Neovim ' .. version .. ': bb7 needs 0.10 or newer')
+    h.error('Neovim ' .. version .. ': bb7 needs 0.11.4 or newer')
   end
   check_config(h)
   check_python(h)
   check_host(h)
-  check_api_key(h)
+  check_api_key(h, check_provider(h))
   check_project(h)
   h.start('bb7: log')
   local log = require('bb7.log')

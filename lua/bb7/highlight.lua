@@ -2,7 +2,10 @@
 --- re-applied on `ColorScheme`. The list also feeds the generated help (|bb7-highlights|).
 local M = {}
 
+---@alias bb7.HighlightGroup [string, vim.api.keyset.highlight, string]
+
 --- { name, definition, description }, in documentation order.
+---@type bb7.HighlightGroup[]
 M.groups = {
   { 'BB7SignModified', { link = 'Changed' }, 'Sign of a file with a pending change (`M`).' },
   { 'BB7SignAdded', { link = 'Added' }, 'Sign of a pending new file (`A`).' },
@@ -15,7 +18,11 @@ M.groups = {
   { 'BB7SignConflict', { link = 'DiagnosticError' }, 'Sign of a conflict (`~M`).' },
   { 'BB7SignReadonly', { link = 'Comment' }, 'Sign of a read-only context file (`R`).' },
   { 'BB7SignSection', { link = 'Comment' }, 'Sign of a file with a section in context (`S`).' },
-  { 'BB7SignPendingLine', { link = 'Changed' }, 'Sign on lines a pending change touches.' },
+  { 'BB7SignPendingLine', { link = 'Changed' }, "Sign on lines the model's change touches." },
+  { 'BB7SignUserLine', { link = 'Comment' }, 'Sign on lines you changed since the snapshot.' },
+  { 'BB7ReviewDelete', { link = 'DiffDelete' }, 'Lines a hunk would remove (|:BB7Review|).' },
+  { 'BB7ReviewAdd', { link = 'DiffAdd' }, 'Lines a hunk would add (|:BB7Review|).' },
+  { 'BB7ReviewHunk', { link = 'Comment' }, 'Label of a hunk (|:BB7Review|).' },
   { 'BB7ChatTitle', { link = 'Title' }, "Chat name in the chat view's window bar." },
   { 'BB7ChatUser', { link = 'Title' }, 'Heading of your messages (`## You`).' },
   { 'BB7ChatAssistant', { link = 'Function' }, "Heading of the model's answers." },
@@ -31,6 +38,7 @@ M.groups = {
   { 'BB7HelpKey', { link = 'Special' }, "Keys in the chat view's help popup." },
 }
 
+--- Defines every group (`default = true`: a colorscheme's own definition wins).
 function M.apply()
   for _, group in ipairs(M.groups) do
     vim.api.nvim_set_hl(0, group[1], vim.tbl_extend('force', group[2], { default = true }))

@@ -6,6 +6,7 @@ local M = {}
 local H = { seq = 0 }
 
 --- Validates and applies `opts` (see |bb7-config|). Idempotent; starts nothing.
+---@param opts? table the options of |bb7-config| (unknown ones are reported and ignored)
 function M.setup(opts)
   local config = require('bb7.config')
   local merged, unknown = config.resolve(opts)
@@ -79,13 +80,20 @@ end
 
 --- Status of a buffer's file in the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'.
 --- Reads the Lua-side cache; never calls the host (safe in statuslines).
+---@param bufnr? integer default: the current buffer
+---@return string
 function M.status(bufnr) return require('bb7.status').get(bufnr) end
 
 --- Statusline component: '' when blank, else 'bb7:' followed by the status.
+---@param bufnr? integer default: the current buffer
+---@return string
 function M.statusline(bufnr) return require('bb7.status').statusline(bufnr) end
 
 --- Sends `text` to the model in the active chat; returns the request id. `opts.model`
 --- overrides the chat's model. Progress arrives as events and `User` autocmds.
+---@param text string
+---@param opts? { model?: string }
+---@return string request_id
 function M.send(text, opts)
   if type(text) ~= 'string' or text == '' then
     error('bb7: `text` should be a non-empty string', 0)

@@ -7,9 +7,13 @@ local MAX_BYTES = 1024 * 1024
 
 local H = { file = nil }
 
+---@alias bb7.LogLevel 'off'|'error'|'warn'|'info'|'debug'
+
+---@return string
 function M.path() return vim.fn.stdpath('log') .. '/bb7.log' end
 
 --- The level in force: `$BB7_LOG_LEVEL`, else the `log_level` option.
+---@return bb7.LogLevel
 function M.level()
   local env = vim.env.BB7_LOG_LEVEL
   if env and LEVELS[env:lower()] then return env:lower() end
@@ -27,6 +31,10 @@ local function open()
   return H.file
 end
 
+--- Appends a line to the log if `level` is enabled; `fmt` is formatted with the rest.
+---@param level bb7.LogLevel
+---@param fmt string
+---@param ... any
 function M.write(level, fmt, ...)
   if LEVELS[level] > LEVELS[M.level()] then return end
   local file = open()
@@ -36,10 +44,18 @@ function M.write(level, fmt, ...)
   file:flush()
 end
 
-function M.debug(...) M.write('debug', ...) end
-function M.info(...) M.write('info', ...) end
-function M.warn(...) M.write('warn', ...) end
-function M.error(...) M.write('error', ...) end
+---@param fmt string
+---@param ... any
+function M.debug(fmt, ...) M.write('debug', fmt, ...) end
+---@param fmt string
+---@param ... any
+function M.info(fmt, ...) M.write('info', fmt, ...) end
+---@param fmt string
+---@param ... any
+function M.warn(fmt, ...) M.write('warn', fmt, ...) end
+---@param fmt string
+---@param ... any
+function M.error(fmt, ...) M.write('error', fmt, ...) end
 
 local NOTIFY_LEVELS = {
   error = vim.log.levels.ERROR,
@@ -66,7 +82,8 @@ function M.one_line(message)
 end
 
 --- Tell the user in one line; the log gets the whole message (always, when it was cut).
---- `level` is 'error', 'warn' or 'info'.
+---@param message string
+---@param level? 'error'|'warn'|'info' default 'info'
 function M.notify(message, level)
   level = level or 'info'
   local line, cut = M.one_line(message)

@@ -19,7 +19,7 @@ M.SIGN = {
 }
 
 local H = {
-  files = {}, -- absolute path -> { status = 'M', lines = { 3, 4 } }
+  files = {}, -- absolute path -> { status = 'M', lines = { 3, 4 }, user_lines = { 7 } }
   dirty = {}, -- buffers waiting for the debounce timer
   timer = nil,
   quiet = false, -- while bb7 itself writes a buffer (the host sends the new status)
@@ -31,8 +31,11 @@ local function bufnr(buf)
 end
 
 --- Files of the active chat as last reported by the host: absolute path -> entry.
+---@return table<string, table>
 function M.files() return H.files end
 
+---@param buf integer?
+---@return string
 function M.get(buf)
   buf = bufnr(buf)
   if not vim.api.nvim_buf_is_valid(buf) then return '' end
@@ -40,12 +43,15 @@ function M.get(buf)
   return entry and entry.status or ''
 end
 
+---@param buf integer?
+---@return string
 function M.statusline(buf)
   local status = M.get(buf)
   return status == '' and '' or ('bb7:' .. status)
 end
 
 --- Draws the cached status of one buffer: `vim.b.bb7_status` and signs.
+---@param buf integer
 function M.render(buf)
   if not vim.api.nvim_buf_is_loaded(buf) then return end
   local entry = H.files[vim.api.nvim_buf_get_name(buf)]
@@ -62,13 +68,19 @@ function M.render(buf)
     })
   end
   if signs[M.SIGN[status]] then mark(0, signs[M.SIGN[status]]) end
+  -- The model's lines and the user's own edits are marked apart (a line both changed is the
+  -- model's: accepting would replace it).
   local count = vim.api.nvim_buf_line_count(buf)
+  for _, line in ipairs(entry.user_lines or {}) do
+    if line >= 1 and line <= count then mark(line - 1, signs.user_line) end
+  end
   for _, line in ipairs(entry.lines or {}) do
     if line >= 1 and line <= count then mark(line - 1, signs.pending_line) end
   end
 end
 
 --- Moves the cursor to the next (1) or previous (-1) line a pending change touches.
+---@param direction integer
 function M.jump(direction)
   local entry = H.files[vim.api.nvim_buf_get_name(0)]
   local current = vim.api.nvim_win_get_cursor(0)[1]
@@ -79,6 +91,8 @@ function M.jump(direction)
   end
 end
 
+--- Takes a `status_changed` event from the host into the cache and redraws.
+---@param event { files: table?, removed: string[]?, full: boolean? }
 function M.on_status_changed(event)
   local changed = {}
   if event.full then
@@ -88,7 +102,7 @@ function M.on_status_changed(event)
     H.files = {}
   end
   for path, file in pairs(event.files or {}) do
-    H.files[path] = { status = file.status, lines = file.lines }
+    H.files[path] = { status = file.status, lines = file.lines, user_lines = file.user_lines }
     changed[path] = true
   end
   for _, path in ipairs(event.removed or {}) do
@@ -115,6 +129,7 @@ local function quiet(err)
 end
 
 --- Runs `fn()` without status refreshes (bb7 writing a buffer; errors pass through).
+---@param fn fun()
 function M.quietly(fn)
   H.quiet = true
   local ok, err = pcall(fn)
@@ -124,6 +139,8 @@ end
 
 --- Asks the host to recompute the statuses of `bufs` (files of the chat only), or of every
 --- file when `all`. Does nothing while the host is not running: it never starts it.
+---@param bufs integer[]
+---@param all boolean?
 function M.refresh(bufs, all)
   local backend = require('bb7.backend')
   if H.quiet or not backend.is_ready() then return end
@@ -138,6 +155,7 @@ function M.refresh(bufs, all)
 end
 
 --- Refreshes `buf` once it has been left alone for `status.debounce_ms` (TextChanged).
+---@param buf integer
 function M.schedule_refresh(buf)
   if not H.files[vim.api.nvim_buf_get_name(buf)] then return end
   H.dirty[buf] = true

@@ -1,6 +1,10 @@
 """bb7: LLM-assisted, non-agentic coding for Neovim; file changes land in a reviewable sandbox."""
 
-from typing import Any
+from __future__ import annotations
+
+TYPE_CHECKING = False  # importing typing would slow every `bb7` command down
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

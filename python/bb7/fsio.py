@@ -1,29 +1,53 @@
 """Reading project files as text and writing them atomically; nothing else touches the disk.
 
 Text is decoded as UTF-8 with no newline translation, so CRLF and a BOM survive a round trip.
-Writes go to a temp file in the same directory, are fsynced, take over the old file's mode and
-are renamed into place: a crash leaves either the old or the new file, never a partial one.
+Only regular files are read or replaced: the type is checked with stat and the file is opened
+with O_NONBLOCK, so a FIFO or a device never hangs bb7 or fills its memory. Writes go to a temp
+file (`.NAME.XXXX.bb7-tmp`) in the same directory, are fsynced, take over the old file's mode
+and are renamed into place: a crash leaves either the old or the new file, never a partial one.
+A symlink is written through to its target (the link stays a link); callers check that the
+target is one bb7 may write (`bb7.paths.project_path`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import signal
 import stat
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 BINARY_PROBE = 8192
+TEMP_SUFFIX = ".bb7-tmp"
+
+# Test tooling: a test names a step of a write (or of an apply, see `bb7.state.outputs`) in this
+# variable, and the process kills itself there, as a power cut or `kill -9` would.
+CRASH_ENV = "BB7_CRASH_AT"
+
+FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
 
 
 class FileProblem(msgspec.Struct, frozen=True):
-    """Why a file is not usable as text: missing, binary, too_large, not_utf8 or unreadable."""
+    """Why a file is not usable as text."""
 
-    kind: str
+    kind: FileProblemKind
     message: str
+
+
+class NotRegularFile(OSError):
+    """Raised by `atomic_write` for a target that is a FIFO, device, socket or directory."""
+
+
+def crash_point(step: str) -> None:
+    """Die here, without any clean-up, when the test tooling asks for it (see `CRASH_ENV`)."""
+    if os.environ.get(CRASH_ENV) == step:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def is_binary(data: bytes) -> bool:
@@ -31,22 +55,58 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_PROBE]
 
 
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words for a message."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def _special(path: Path, mode: int) -> FileProblem:
+    return FileProblem(
+        "special", f"{path} is {kind_of(mode)}, not a regular file; bb7 only reads regular files"
+    )
+
+
 def load_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | FileProblem:
     """The file's exact text, or why it cannot be edited as text."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return FileProblem(
-                "too_large", f"{path} is {size} bytes, over the limit of {max_bytes} bytes"
-            )
-        data = path.read_bytes()
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            return FileProblem("unreadable", f"{path} is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            return _special(path, info.st_mode)
+        if info.st_size > max_bytes:
+            return _too_large(path, info.st_size, max_bytes)
+        # O_NONBLOCK: the path may have become a FIFO since the stat; opening one must not wait
+        # for a writer. fstat then checks what was actually opened.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            opened = os.fstat(handle.fileno())
+            if not stat.S_ISREG(opened.st_mode):
+                return _special(path, opened.st_mode)
+            data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         return FileProblem("missing", f"{path} does not exist")
     except IsADirectoryError:
         return FileProblem("unreadable", f"{path} is a directory")
     except OSError as exc:
         return FileProblem("unreadable", f"{path} cannot be read: {exc.strerror}")
+    if len(data) > max_bytes:
+        return _too_large(path, len(data), max_bytes)
     return decode(data, str(path))
+
+
+def _too_large(path: Path, size: int, max_bytes: int) -> FileProblem:
+    return FileProblem("too_large", f"{path} is {size} bytes, over the limit of {max_bytes} bytes")
 
 
 def decode(data: bytes, name: str) -> str | FileProblem:
@@ -58,19 +118,55 @@ def decode(data: bytes, name: str) -> str | FileProblem:
         return FileProblem("not_utf8", f"{name} is not valid UTF-8 (byte {exc.start})")
 
 
+def write_target(path: Path) -> Path:
+    """The file a write to `path` replaces: the target of a symlink (followed to the end),
+    else `path` itself."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def is_read_only(path: Path) -> bool:
+    """Whether the existing file at `path` (through symlinks) has no owner write bit, the way
+    an editor marks a file it should not overwrite without `:w!`."""
+    try:
+        return not path.stat().st_mode & stat.S_IWUSR
+    except OSError:
+        return False
+
+
+def temp_files(directory: Path, name: str) -> list[Path]:
+    """bb7's own temp files for a file called `name` in `directory` (left by a killed write)."""
+    try:
+        return sorted(directory.glob(f".{glob_escape(name)}.*{TEMP_SUFFIX}"))
+    except OSError:
+        return []
+
+
+def glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Replace `path` with `text` (UTF-8) atomically, keeping the existing file's mode.
 
-    Raises OSError when the write fails; the original file is then untouched.
+    A symlink is written through (see `write_target`). Raises `NotRegularFile` when the target
+    exists and is not a regular file, OSError when the write fails; the original file is then
+    untouched.
     """
     data = text.encode("utf-8")
+    path = write_target(path)
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
     try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+        info = os.stat(path)
     except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".bb7-tmp", dir=directory)
+        mode: int | None = None
+    else:
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(
+                errno.EINVAL, f"{kind_of(info.st_mode)}, not a regular file", str(path)
+            )
+        mode = stat.S_IMODE(info.st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -80,12 +176,14 @@ def atomic_write(path: Path, text: str) -> None:
             os.chmod(tmp, mode)
         else:
             os.chmod(tmp, 0o666 & ~_umask())
+        crash_point("after_temp_write")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     _fsync_dir(directory)
+    crash_point("after_rename")
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -1,24 +1,38 @@
 """Project path rules: every path bb7 stores or writes is relative to the root and inside it.
 
 Refused: empty paths, `..` that leaves the root, absolute paths outside it, paths through a
-symlink that resolves outside it, and anything inside `.git/` or `.bb7/`.
+symlink that resolves outside it, and anything named `.git` or `.bb7` or inside one, at any depth
+(a vendored repository, a submodule's `.git` file) and in any case (a case-insensitive disk folds
+`.GIT/config` into `.git/config`).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 import msgspec
 
 PROTECTED = (".git", ".bb7")
 
 
-class PathProblem(msgspec.Struct, frozen=True):
-    """Why a path was refused: `empty`, `outside_root`, `protected`."""
+PathProblemKind = Literal["empty", "outside_root", "protected"]
 
-    kind: str
+
+class PathProblem(msgspec.Struct, frozen=True):
+    """Why a path was refused."""
+
+    kind: PathProblemKind
     message: str
+
+
+def protected_part(parts: tuple[str, ...]) -> str | None:
+    """The first of `parts` that names bb7's or git's own state (any case), if any."""
+    for part in parts:
+        if part.casefold() in PROTECTED:
+            return part
+    return None
 
 
 def project_path(root: Path, path: str) -> str | PathProblem:
@@ -39,8 +53,12 @@ def project_path(root: Path, path: str) -> str | PathProblem:
     parts = PurePosixPath(relative.as_posix()).parts
     if not parts or parts == (".",):
         return PathProblem("empty", f"{raw} names the project root, not a file")
-    if parts[0] in PROTECTED:
-        return PathProblem("protected", f"{raw} is inside {parts[0]}/, which bb7 never edits")
+    protected = protected_part(parts)
+    if protected is not None:
+        return PathProblem(
+            "protected",
+            f"{raw}: {protected}/ holds git's or bb7's own state, which bb7 never edits",
+        )
     real = Path(os.path.realpath(root_real / relative))
     if real != root_real and root_real not in real.parents:
         return PathProblem(

@@ -614,3 +614,68 @@ def test_changes_to_a_file_the_user_discarded_meanwhile_are_not_stored(chat: Cha
     assert chat.store.outputs(chat.chat_id) == []
     assert chat.roles()[-2] == ("assistant", "Also q.")
     assert outcome.message_id == chat.store.messages(chat.chat_id)[-2].id
+
+
+def test_a_failing_key_command_is_named_with_its_exit_code_and_its_output_kept_nowhere(
+    chat: Chat,
+) -> None:
+    # A password manager that prints the key (or part of it) on failure, on both streams.
+    command = f"cmd:echo {SECRET}; echo {SECRET} >&2; exit 3"
+    outcome, _ = chat.send("Hello?", api_key=command)
+    assert isinstance(outcome, ev.Failed) and outcome.kind == "auth"
+    assert outcome.message == (
+        "The API key command `echo ...` failed with exit code 3 (its output is not shown: it may "
+        "hold the key). Run it in a terminal to see why."
+    )
+    assert chat.server.chat_requests() == []
+    assert chat.roles() == [
+        ("user", "Hello?"),
+        ("system", f"The request failed: {outcome.message}"),
+    ]
+    for stored in (chat.root / ".bb7").rglob("*"):
+        if stored.is_file():
+            assert SECRET.encode() not in stored.read_bytes(), stored
+
+
+def test_a_chunk_the_client_cannot_fully_read_becomes_a_stream_warning(chat: Chat) -> None:
+    chat.server.push(
+        stream(text_chunk("Fine"), {"raw": "data: {half a chunk\n\n"}, text_chunk("."), finish())
+    )
+    outcome, events = chat.send("Hello?", diff_mode="edit_blocks")
+    assert isinstance(outcome, ev.Done) and outcome.text == "Fine."
+    assert [(n.kind, n.message) for n in events.of(ev.Notice) if n.kind == "stream"] == [
+        (
+            "stream",
+            "Skipped part of the provider's stream that bb7 cannot read: "
+            "a chunk that is not valid JSON (13 bytes).",
+        )
+    ]
+
+
+def test_a_failed_answer_still_reports_its_usage_and_duration(chat: Chat) -> None:
+    error = {"code": 400, "message": "Token limit reached"}
+    usage = {"prompt_tokens": 43, "completion_tokens": 10, "total_tokens": 53, "cost": 0.5}
+    chat.server.push(
+        stream(text_chunk("Par"), {"data": {"choices": [], "error": error, "usage": usage}})
+    )
+    outcome, _ = chat.send("Hello?")
+    assert isinstance(outcome, ev.Failed) and outcome.kind == "provider"
+    assert outcome.usage is not None
+    assert (outcome.usage.prompt_tokens, outcome.usage.completion_tokens) == (43, 10)
+    assert outcome.usage.cost == 0.5 and outcome.usage.duration > 0
+
+
+def test_a_reasoning_effort_the_preset_cannot_send_is_left_out_and_said(
+    chat: Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)
+    chat.server.push(stream(text_chunk("Hi."), finish()))
+    provider = msgspec.structs.replace(chat.config().provider, preset="deepseek")
+    outcome, events = chat.send("Hello?", provider=provider, reasoning_effort="high")
+    assert isinstance(outcome, ev.Done)
+    assert [n.message for n in events.of(ev.Notice) if n.kind == "reasoning"] == [
+        "DeepSeek takes no reasoning effort setting; the request goes without it."
+    ]
+    sent = chat.server.chat_requests()[0]
+    assert sent["headers"]["authorization"] == f"Bearer {SECRET}"  # the preset's variable
+    assert "reasoning_effort" not in sent["json"] and "reasoning" not in sent["json"]

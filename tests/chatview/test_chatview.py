@@ -11,7 +11,7 @@ from bb7.chatview.conversation import (
     render,
     usage_line,
 )
-from bb7.chatview.files import format_tokens, panel
+from bb7.chatview.files import panel
 from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart, Usage
 from bb7.state.status import FileStatus
 
@@ -138,7 +138,7 @@ def test_the_files_panel_is_a_tree_with_statuses_and_tokens() -> None:
     x = shown.rows[1]
     assert (x.path, x.abs, x.status, x.has_output) == ("src/bb7/x.py", "/p/src/bb7/x.py", "M", True)
     assert shown.rows[0].path == ""  # a directory row
-    assert shown.total_tokens == 1525
+    assert (shown.total_tokens, shown.total_tokens_text) == (1525, "1.5k")
 
 
 def test_sections_and_outside_files_get_their_own_rows() -> None:
@@ -159,15 +159,6 @@ def test_sections_and_outside_files_get_their_own_rows() -> None:
         "S  a.py:2-4",
     ]
     assert shown.rows[3].abs == "/home/u/notes/n.md"
-
-
-def test_token_counts_read_at_a_glance() -> None:
-    assert [format_tokens(n) for n in (950, 1234, 12_345, 1_300_000)] == [
-        "950",
-        "1.2k",
-        "12k",
-        "1.3M",
-    ]
 
 
 def test_an_answer_ends_with_a_quiet_usage_line_and_the_chat_has_totals() -> None:

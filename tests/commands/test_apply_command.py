@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -170,7 +171,9 @@ def test_file_ids_are_checked_against_the_files_on_disk(
     assert code == 1 and json.loads(out)["errors"][0]["kind"] == "file_id_mismatch"
 
 
-def test_the_response_can_come_from_stdin_in_openai_shape(tmp_path: Path) -> None:
+def test_the_response_can_come_from_stdin_in_openai_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _project(tmp_path)
     arguments = json.dumps(_edit("src/app.py", "hello", "hi"))
     call = {
@@ -178,14 +181,10 @@ def test_the_response_can_come_from_stdin_in_openai_shape(tmp_path: Path) -> Non
         "type": "function",
         "function": {"name": "edit_file", "arguments": arguments},
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "bb7.cli", "apply", "--root", str(root), "--mode", "search_replace"],
-        input=json.dumps({"tool_calls": [call]}),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    stdin = json.dumps({"tool_calls": [call]}).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code, _, err = _run(capsys, "--root", str(root), "--mode", "search_replace")
+    assert code == 0, err
     assert "print('hi')" in (root / "src/app.py").read_text()
 
 
@@ -265,9 +264,13 @@ def test_a_failed_write_restores_the_files_already_written(tmp_path: Path) -> No
 
 
 def test_the_installed_command_runs_as_a_subprocess(tmp_path: Path) -> None:
+    # The one smoke test of a real `bb7` process (the other CLI tests run bb7.cli.main): the
+    # console script pip installed next to this interpreter.
     root = _project(tmp_path)
+    script = Path(sys.executable).parent / "bb7"
+    assert script.exists(), "bb7 is not installed in this interpreter's environment"
     done = subprocess.run(
-        [sys.executable, "-m", "bb7.cli", "apply", "--root", str(root), "--dry-run", "-"],
+        [str(script), "apply", "--root", str(root), "--dry-run", "-"],
         input=GOOD_TEXT,
         capture_output=True,
         text=True,
@@ -276,3 +279,14 @@ def test_the_installed_command_runs_as_a_subprocess(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "3 files would change" in done.stdout
     assert (root / "src/app.py").read_text() == APP
+
+
+def test_a_block_that_changes_nothing_is_skipped_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    text = "tool.sh\n<<<<<<< SEARCH\necho old\n=======\necho old\n>>>>>>> REPLACE\n" + GOOD_TEXT
+    code, _, err = _run(capsys, "--root", str(root), str(_response(tmp_path, text)))
+    assert code == 0
+    assert "note: block 1" in err and "tool.sh" in err and "changes nothing" in err
+    assert (root / "tool.sh").read_text() == "#!/bin/sh\necho new\n"

@@ -1,9 +1,9 @@
-"""`bb7 chat` as a real process against the scripted server running as its own process."""
+"""`bb7 chat` (in-process, see tests/cli_runner.py) against the scripted server running as its
+own process."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +14,9 @@ import httpx
 import pytest
 
 from bb7.fileid import file_id
+from cli_runner import run_cli
 from llm_server import (
+    chunk,
     error_response,
     finish,
     reasoning_chunk,
@@ -61,33 +63,23 @@ def server() -> Iterator[Server]:
 
 
 class Cli:
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
-        self.root, self.env = root, env
+    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.root, self.capsys = root, capsys
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "bb7.cli", *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        return run_cli(self.capsys, *args)
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> Cli:
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
     root = tmp_path / "proj"
     root.mkdir()
     (root / "app.py").write_text(APP)
-    env = dict(
-        os.environ,
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-    )
-    env.pop("OPENROUTER_API_KEY", None)
-    made = Cli(root, env)
+    for name in ("DATA", "CACHE", "CONFIG"):
+        monkeypatch.setenv(f"XDG_{name}_HOME", str(tmp_path / name.lower()))
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    monkeypatch.chdir(root)
+    made = Cli(root, capsys)
     assert made("init").returncode == 0
     assert made("add", "app.py").returncode == 0
     return made
@@ -162,9 +154,11 @@ def test_failed_edits_exit_1_and_the_next_bb7_chat_sends_the_retry_context(
     assert " M  app.py" in fixed.stdout
 
 
-def test_provider_errors_exit_1_readably_without_the_key(cli: Cli, server: Server) -> None:
+def test_provider_errors_exit_1_readably_without_the_key(
+    cli: Cli, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server.push(error_response(401, f"bad key {SECRET}"))
-    cli.env["BB7_CLI_KEY"] = SECRET
+    monkeypatch.setenv("BB7_CLI_KEY", SECRET)
     done = cli(
         "chat", "--base-url", server.base_url, "--api-key", "BB7_CLI_KEY", "--model", "m", "Hi"
     )
@@ -180,3 +174,74 @@ def test_the_openrouter_default_needs_openrouter_api_key(cli: Cli) -> None:
     done = cli("chat", "Hi")  # the default base URL; nothing is sent without a key
     assert done.returncode == 1
     assert "OPENROUTER_API_KEY is not set" in done.stderr
+
+
+def test_a_provider_preset_brings_its_key_variable_and_reasoning_dialect(
+    cli: Cli, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.push(stream(text_chunk("Thought it over."), finish()))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    done = cli(
+        "chat",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "claude-sonnet-4-5",
+        "--reasoning-effort",
+        "high",
+        "Hi",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Thought it over.\n")
+    sent = server.chat_requests()[0]
+    assert sent["headers"]["authorization"] == f"Bearer {SECRET}"
+    assert sent["json"]["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+    assert "reasoning_effort" not in sent["json"] and "reasoning" not in sent["json"]
+
+
+def test_a_preset_without_its_key_fails_before_sending(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    done = cli("chat", "--provider", "groq", "Hi")
+    assert done.returncode == 1
+    assert "GROQ_API_KEY is not set (needed for https://api.groq.com/openai/v1)" in done.stderr
+
+
+def test_keep_alives_forever_end_at_the_idle_timeout_flag(cli: Cli, server: Server) -> None:
+    keep_alives = {"repeat": {"comment": "OPENROUTER PROCESSING"}, "every": 0.05}
+    server.push(stream(text_chunk("Half"), keep_alives, done=False))
+    done = cli(
+        "chat", "--base-url", server.base_url, "--idle-timeout", "0.5", "--retries", "0", "Hi"
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("Half\n")
+    assert done.stderr.splitlines()[-1] == (
+        "bb7: The provider sent only keep-alive comments, no answer, for 0.5 s (the idle limit). "
+        "The partial answer is kept; send again to get a complete one."
+    )
+
+
+def test_an_unknown_preset_is_refused_by_the_command_line(cli: Cli) -> None:
+    done = cli("chat", "--provider", "olama", "Hi")
+    assert done.returncode == 2
+    assert "invalid choice: 'olama'" in done.stderr
+
+
+def test_an_answer_in_content_parts_is_printed_with_its_reasoning(cli: Cli, server: Server) -> None:
+    # Mistral's magistral models: content as a list of text and thinking parts.
+    thinking = [{"type": "thinking", "thinking": [{"type": "text", "text": "2+2 is 4."}]}]
+    server.push(
+        stream(
+            chunk({"role": "assistant", "content": thinking}),
+            chunk({"content": [{"type": "text", "text": "2 + 2 = 4"}]}),
+            finish(),
+        )
+    )
+    done = cli("chat", "--base-url", server.base_url, "--show-reasoning", "What is 2+2?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("2 + 2 = 4\n")
+    assert done.stderr.startswith("2+2 is 4.\n")
+    assert "warning" not in done.stderr

@@ -3,10 +3,12 @@ outside the lines it reports."""
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bb7.edits import Applied, replace
+from bb7.edits import Applied, LineIndex, replace
 
 # File text uses these characters; `new` uses others, so the line-completion rules of the exact
 # tier (which look for the file's own text restated in `new`) cannot fire by accident.
@@ -82,3 +84,27 @@ def test_no_edit_changes_bytes_outside_the_reported_lines(
     assert outcome.content.startswith(before)
     assert outcome.content.endswith(after)
     assert len(outcome.content) >= len(before) + len(after)
+
+
+@settings(max_examples=300)
+@given(
+    text=st.text("ab\r\n", max_size=60),
+    reads=st.lists(st.integers(0, 40), max_size=12),
+    words=st.lists(st.sampled_from(["a", "ab", "b\r", "ba"]), max_size=3),
+)
+def test_lines_read_on_demand_equal_a_full_split(
+    text: str, reads: list[int], words: list[str]
+) -> None:
+    """However lines are reached (words found first, lines read in any order), each reads as
+    the whole-content split gives it, and each starts where that split says."""
+    full = LineIndex(text).all_texts()
+    offsets = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
+    index = LineIndex(text)
+    assert len(index) == len(full)
+    for word in words:
+        assert all(full[k].find(word) >= 0 or word.endswith("\r") for k in index.word_lines(word))
+    for k in reads:
+        if k < len(full):
+            assert index.texts[k] == full[k]
+            assert index.start(k) == offsets[k]
+    assert list(index.texts[2:5]) == full[2:5]

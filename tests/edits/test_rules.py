@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bb7.edits import Applied, EditError, LineIndex, replace
+from bb7.edits import Applied, EditError, LineIndex, locate, replace
 
 
 def applied(content: str, old: str, new: str, **kw: object) -> Applied:
@@ -263,3 +263,147 @@ def test_deleting_an_indented_line_takes_its_indentation_too() -> None:
 
 def test_an_indented_old_is_not_matched_inside_a_deeper_indented_line() -> None:
     assert applied("    }\n  }\n", "  }\n", "  };\n").content == "    }\n  };\n"
+
+
+# --- classes seen in real models' answers (issue 13) ------------------------------------------
+
+BOM = "\ufeff"
+FUNC = "function f() {\n    const a = 1;\n    const b = 2;\n}\n"
+
+
+# --- an unindented one-line SEARCH matching inside an indented line ----------------------------
+
+
+def test_lines_added_after_a_dedented_whole_line_get_its_indentation() -> None:
+    result = applied(FUNC, "const a = 1;\n", "const a = 1;\nconst c = 3;\n", whole_lines=True)
+    assert (
+        result.content
+        == "function f() {\n    const a = 1;\n    const c = 3;\n    const b = 2;\n}\n"
+    )
+
+
+def test_the_same_without_final_newlines() -> None:
+    result = applied(FUNC, "const a = 1;", "const a = 1;\nconst c = 3;", whole_lines=True)
+    assert (
+        result.content
+        == "function f() {\n    const a = 1;\n    const c = 3;\n    const b = 2;\n}\n"
+    )
+
+
+def test_indented_added_lines_after_a_dedented_line_are_refused() -> None:
+    # Relative to old's line (8 columns) or already at the file's depth (4)? Not guessed.
+    error = refused(
+        FUNC, "const a = 1;\n", "const a = 1;\n    const c = 3;\n", "ambiguous", whole_lines=True
+    )
+    assert "indentation" in error.message and "line 2" in error.message
+
+
+def test_a_substring_inside_a_line_is_still_a_substring_edit() -> None:
+    assert applied(FUNC, "a = 1", "a = 10").content == FUNC.replace("a = 1", "a = 10")
+    # Without whole_lines (tool calls), old_string is text: a plain replacement.
+    result = applied(FUNC, "const a = 1;\n", "const a = 1;\nconst c = 3;\n")
+    assert result.content == FUNC.replace("const a = 1;\n", "const a = 1;\nconst c = 3;\n")
+
+
+# --- a byte-order mark carried by REPLACE ---------------------------------------------------------
+
+
+def test_a_new_file_keeps_the_bom_its_content_starts_with() -> None:
+    assert applied("", "", BOM + "namespace A\n{\n}\n").content == BOM + "namespace A\n{\n}\n"
+
+
+def test_a_bom_file_gets_one_bom_whatever_new_carries() -> None:
+    result = applied(BOM + "x = 1\n", "x = 1\n", BOM + "x = 2\n")
+    assert result.content == BOM + "x = 2\n"
+
+
+# --- an empty SEARCH on an existing file ----------------------------------------------------------
+
+
+def test_an_empty_old_on_a_non_empty_file_says_how_to_append_or_rewrite() -> None:
+    error = refused("a\nb\n", "", "c\n", "invalid")
+    assert "append" in error.message and "last lines" in error.message
+    assert "write_file" in error.message
+
+
+def test_a_first_or_last_context_line_the_file_lacks_is_dropped_from_both_sides() -> None:
+    file = "a = 1\nb = 2\n\n# note\n\nc = 3\n"
+    old = "b = 2\n\n# note\n\n# invented\n"
+    result = applied(file, old, "b = 2\n\n# note\nd = 4\n\n# invented\n")
+    assert result.strategy == "stray_context"
+    assert result.content == "a = 1\nb = 2\n\n# note\nd = 4\n\nc = 3\n"
+    # Changed by new, or present elsewhere in the file, it is not stray context: refused.
+    refused(file, old, "b = 2\n\n# note\nd = 4\n\n# other\n", "not_found")
+    refused(file, "b = 2\n\n# note\n\na = 1\n", "b = 2\n\n# note\nd = 4\n\na = 1\n", "not_found")
+
+
+def test_a_no_op_edit_is_located_without_changing_anything() -> None:
+    found = locate("a\n  b\nc\n", "b\n")
+    assert isinstance(found, Applied) and found.content == "a\n  b\nc\n"
+    assert (found.strategy, found.start_line, found.end_line) == ("unchanged", 2, 2)
+    assert isinstance(locate("a\nb\na\n", "a\n"), EditError)
+
+
+def test_markdown_prose_and_examples_hold_no_elisions() -> None:
+    file = "# Doc\n\nIntro.\n"
+    new = "Intro...\n\n...\n\n```py\n# ... rest of code ...\n```\n"
+    assert applied(file, "Intro.\n", new, path="README.md").content == "# Doc\n\n" + new
+    refused(file, "Intro.\n", new, "invalid")  # the same text in a code file is an elision
+    # A marker in a comment is still one in Markdown.
+    refused(
+        file, "Intro.\n", "Intro.\n<!-- ... rest of the section ... -->\n", "invalid", path="a.md"
+    )
+
+
+# --- tab-aligned continuation lines ---------------------------------------------------------------
+
+ALIGNED = "static int f(void)\n{\n\tresult = compute_the_thing(alpha,\n\t\t\t\t   beta);\n}\n"
+
+
+def test_a_changed_line_keeps_the_files_exact_tabs_and_alignment_spaces() -> None:
+    # Sent with spaces (tab width 8: 35 columns); the file line is 4 tabs and 3 spaces.
+    old = "        result = compute_the_thing(alpha,\n                                   beta);\n"
+    new = "        result = compute_the_thing(alpha,\n                                   gamma);\n"
+    assert applied(ALIGNED, old, new).content == ALIGNED.replace("beta", "gamma")
+
+
+def test_the_tab_width_comes_from_the_files_alignment_or_modeline() -> None:
+    assert LineIndex(ALIGNED).tab_width() == 8
+    assert LineIndex(ALIGNED).tab_width(configured=4) == 4  # the project's .editorconfig
+    assert LineIndex("x = 1\n# vim: set ts=4 sw=4:\n").tab_width(configured=8) == 4
+    assert LineIndex("/* -*- mode: c; tab-width: 3 -*- */\n").tab_width() == 3
+    assert LineIndex("\tx = 1\n").tab_width() is None
+
+
+def test_a_lone_changed_line_in_a_space_indented_file_keeps_its_tabs() -> None:
+    file = "int f(void)\n{\n    result = compute_the_thing(alpha,\n\t\t\t\t   beta);\n}\n"
+    old = "                                   beta);\n"
+    result = applied(file, old, old.replace("beta", "gamma"))
+    assert result.content == file.replace("beta", "gamma")
+    # An added line has no file line of its own: its 35 columns in the region's style.
+    new = old + "                                   delta);\n"
+    result = applied(file, old, new)
+    assert result.content == file.replace("beta);\n", "beta);\n\t\t\t\t   delta);\n")
+
+
+def test_a_one_line_over_escaped_change_is_unescaped_like_old() -> None:
+    file = 'void f(void)\n{\n    printf("\\032");\n}\n'
+    old = '    printf("\\\\032");'  # the file's \032 sent as \\032
+    new = '    printf("\\\\032\\\\n");'  # the same over-escaping
+    result = applied(file, old, new)
+    assert result.content == 'void f(void)\n{\n    printf("\\032\\n");\n}\n'
+
+
+def test_without_other_evidence_the_tab_width_that_shifts_nothing_wins() -> None:
+    file = "int f(void)\n{\n\tif (x) {\n\t\ty();\n\t}\n}\n"
+    old = "                y();\n"  # two tabs written as 8 columns each
+    result = applied(file, old, old + "                        z();\n")
+    assert result.content == file.replace("\t\ty();\n", "\t\ty();\n\t\t\tz();\n")
+
+
+def test_deleting_text_that_starts_with_a_line_break_leaves_the_blank_lines_around_it() -> None:
+    file = "x = 1\n\n    def f():\n        pass\n\ny = 2\n"
+    old = "\n    def f():\n        pass"  # takes the break before the block, not a blank line
+    assert applied(file, old, "").content == "x = 1\n\n\ny = 2\n" == file.replace(old, "")
+    # Whole lines without the break: the lines go, and the blank lines on both sides stay.
+    assert applied(file, old[1:], "").content == "x = 1\n\n\ny = 2\n"

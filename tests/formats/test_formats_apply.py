@@ -376,3 +376,58 @@ def test_a_crlf_project_keeps_crlf_through_blocks_and_tool_calls(tmp_path: Path)
         )
     )
     assert _contents(_run({"c.py": FileState(content=crlf)}, tool, tmp_path))["c.py"] == after_text
+
+
+def _blocks(path: str, *pairs: tuple[str, str], fence: str = "") -> str:
+    out = []
+    for search, replace in pairs:
+        opening, closing = (fence + "\n", fence[:3] + "\n") if fence else ("", "")
+        out.append(
+            f"{path}\n{opening}<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n{closing}"
+        )
+    return "\n".join(out)
+
+
+def test_a_no_op_block_that_matches_is_skipped_with_a_note(tmp_path: Path) -> None:
+    text = "a = 1\nb = 2\nc = 3\n"
+    response = _blocks("m.py", ("a = 1\n", "a = 1\n"), ("c = 3\n", "c = 30\n"))
+    result = _run(_files(m_py=text), response, tmp_path)
+    assert _contents(result) == {"m.py": "a = 1\nb = 2\nc = 30\n"}
+    (note,) = result.notes
+    assert "block 1" in note and "m.py" in note and "changes nothing" in note
+    assert [e.strategy for e in result.files[0].edits] == ["unchanged", "exact"]
+
+
+def test_a_no_op_block_that_matches_nothing_or_twice_still_fails(tmp_path: Path) -> None:
+    result = _run(_files(m_py="a = 1\n"), _blocks("m.py", ("zzz\n", "zzz\n")), tmp_path)
+    assert not result.ok and result.errors[0].kind == "not_found"
+    result = _run(_files(m_py="a\nb\na\n"), _blocks("m.py", ("a\n", "a\n")), tmp_path)
+    assert not result.ok and result.errors[0].kind == "ambiguous"
+
+
+def test_a_search_ending_with_a_blank_line_leaves_that_blank_line(tmp_path: Path) -> None:
+    text = "def f():\n    pass\n\n\ndef g():\n    pass\n\n\ndef h():\n    pass\n"
+    response = _blocks("m.py", ("def g():\n    pass\n\n", ""))
+    result = _run(_files(m_py=text), response, tmp_path)
+    assert _contents(result) == {"m.py": "def f():\n    pass\n\n\n\n\ndef h():\n    pass\n"}
+
+
+def test_a_fence_closing_both_sections_is_the_blocks_own_fence(tmp_path: Path) -> None:
+    text = "# Title\n\nSome text.\n\n## Next\n"
+    response = _blocks("doc.md", ("Some text.\n```\n", "Some other text.\n```\n"), fence="```md")
+    result = _run(_files(doc_md=text), response, tmp_path)
+    assert _contents(result) == {"doc.md": text.replace("Some text.", "Some other text.")}
+
+
+def test_elision_like_lines_in_markdown_are_text(tmp_path: Path) -> None:
+    text = "# Notes\n\nWrite tests.\n"
+    new = "Write tests.\n\nAnd then...\n\n```ts\nf() {\n  // ... other functions ...\n}\n```\n"
+    result = _run(_files(notes_md=text), _blocks("notes.md", ("Write tests.\n", new)), tmp_path)
+    assert _contents(result) == {"notes.md": "# Notes\n\n" + new}
+    # In code the same line stands for omitted code: refused.
+    result = _run(
+        _files(m_py="x = 1\n"),
+        _blocks("m.py", ("x = 1\n", "# ... other functions ...\n")),
+        tmp_path,
+    )
+    assert not result.ok and result.errors[0].kind == "invalid"

@@ -169,3 +169,18 @@ def test_a_git_conflict_shown_in_prose_is_not_an_error() -> None:
 def test_a_start_line_marker_in_the_replacement_is_an_error() -> None:
     (error,) = _errors("a.py\n<<<<<<< SEARCH\nx\n=======\n:start_line:4\ny\n>>>>>>> REPLACE\n")
     assert error.line == 5
+
+
+def test_one_empty_line_before_a_marker_is_layout() -> None:
+    text = "a.py\n<<<<<<< SEARCH\ndef f():\n    pass\n\n=======\n>>>>>>> REPLACE\n"
+    (block,) = _blocks(text)
+    assert block.search == "def f():\n    pass\n"
+    assert block.replace == ""
+    text = "a.py\n<<<<<<< SEARCH\nx = 1\n\n\n=======\nx = 2\n\n>>>>>>> REPLACE\n"
+    (block,) = _blocks(text)
+    assert (block.search, block.replace) == ("x = 1\n\n", "x = 2\n")
+
+
+def test_a_section_of_only_an_empty_line_keeps_it() -> None:
+    (block,) = _blocks("a.py\n<<<<<<< SEARCH\nx = 1\n=======\n\n>>>>>>> REPLACE\n")
+    assert block.replace == "\n"

@@ -3,68 +3,16 @@ project in a temp dir; no Neovim (the view itself is tested in tests/nvim/)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
+from host_harness import Host
 
 from bb7.chat import DEFAULT_MODEL
-from bb7.host.events import EventSink
-from bb7.host.handlers import build_registry
-from bb7.host.registry import Context, handle_request
 from bb7.state import chats, context
 from bb7.state.records import Message, TextPart
 from bb7.state.responses import edit_bases, record_outputs
-from bb7.state.store import Store, init_project
+from bb7.state.store import Store
 from bb7.state.workspace import Workspace
-
-
-class Host:
-    """The host's real handler table (`build_registry`), called as Lua calls it, after the
-    `open` every host gets first. Events (statuses) are kept in `events`."""
-
-    def __init__(self, root: Path) -> None:
-        self.registry = build_registry()
-        self.events: list[list[Any]] = []
-        sink = EventSink(self.events.extend, lambda delay, fn: fn())
-        self.ctx = Context(sink, lambda fn, *args: fn(*args))
-        self.call("open", root=str(root))
-
-    def call(self, method: str, **args: Any) -> Any:
-        reply = handle_request(self.registry, self.ctx, method, [args])
-        assert reply["ok"], reply["error"]
-        return reply["value"]
-
-    def refused(self, method: str, **args: Any) -> dict[str, str]:
-        reply = handle_request(self.registry, self.ctx, method, [args])
-        assert not reply["ok"], reply
-        error: dict[str, str] = reply["error"]
-        return error
-
-    def close(self) -> None:
-        self.registry.close()  # gives the chat's lease up, closes the databases
-
-
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    path = tmp_path / "proj"
-    path.mkdir()
-    (path / "a.py").write_text("one = 1\n")
-    return path
-
-
-@pytest.fixture
-def store(root: Path) -> Store:
-    return init_project(root)
-
-
-@pytest.fixture
-def host(root: Path, store: Store) -> Iterator[Host]:
-    running = Host(root)
-    yield running
-    running.close()
 
 
 def active_chat(store: Store, root: Path, name: str = "First") -> str:
@@ -159,7 +107,7 @@ def test_switching_chats_shows_the_other_chats_files_statuses(
         [
             "status_changed",
             {
-                "files": {str(root / "a.py"): {"status": "", "lines": []}},
+                "files": {str(root / "a.py"): {"status": "", "lines": [], "user_lines": []}},
                 "removed": [],
                 "full": True,
             },

@@ -254,4 +254,4 @@ def test_lua_and_python_speak_the_same_protocol_number() -> None:
 def test_every_struct_of_the_protocol_round_trips_through_msgpack() -> None:
     value = PingArgs(payload={"a": [1, 2]})
     assert msgspec.msgpack.decode(msgspec.msgpack.encode(value), type=PingArgs) == value
-    assert Problem("k", "m") == msgspec.convert({"kind": "k", "message": "m"}, Problem)
+    assert Problem("locked", "m") == msgspec.convert({"kind": "locked", "message": "m"}, Problem)

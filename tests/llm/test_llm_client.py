@@ -16,6 +16,7 @@ from bb7.llm.events import (
     Retrying,
     StreamError,
     StreamEvent,
+    StreamWarning,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -446,3 +447,46 @@ def test_connection_refused_is_retried_then_reported() -> None:
     assert isinstance(result, StreamError)
     assert (result.kind, result.attempts) == ("connection", 3)
     assert "Could not reach 127.0.0.1" in result.message
+
+
+def test_a_chunk_with_a_field_of_unexpected_type_keeps_the_rest_and_warns_once(
+    server: LLMServer,
+) -> None:
+    server.push(
+        stream(
+            chunk({"content": "Hello", "reasoning": {"unexpected": "object"}}),
+            chunk({"content": " world", "reasoning": {"again": True}}),
+            {"raw": "data: {broken\n\n"},
+            finish(),
+        )
+    )
+    result, recorder = run(server)
+    assert isinstance(result, Done) and result.text == "Hello world"
+    assert [w.message for w in recorder.of(StreamWarning)] == [
+        "Skipped part of the provider's stream that bb7 cannot read: "
+        "choices[0].delta.reasoning (object).",
+        "Skipped part of the provider's stream that bb7 cannot read: "
+        "a chunk that is not valid JSON (7 bytes).",
+    ]
+
+
+def test_usage_sent_with_an_error_chunk_is_kept(server: LLMServer) -> None:
+    usage = {"prompt_tokens": 43, "completion_tokens": 10, "total_tokens": 53, "cost": 0.002}
+    error = {"code": 400, "message": "Token limit reached"}
+    server.push(
+        stream(
+            reasoning_chunk("thinking"),
+            finish("length"),
+            chunk({"content": ""}, error=error, usage=usage),
+        )
+    )
+    result, _ = run(server)
+    assert isinstance(result, StreamError)
+    assert (result.kind, result.reasoning, result.finish_reason) == (
+        "provider",
+        "thinking",
+        "length",
+    )
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (43, 10)
+    assert result.usage.cost == 0.002

@@ -23,8 +23,8 @@ from bb7.llm.prompt import (
     choose_edit_format,
 )
 from bb7.llm.titles import clean_title, title_request
-from bb7.llm.tokens import estimate_tokens
 from bb7.llm.wire import ToolSpec
+from bb7.text.tokens import estimate_tokens
 
 TOOL = ToolSpec("write_file", "Write a whole file.", {"type": "object"})
 FILES = [

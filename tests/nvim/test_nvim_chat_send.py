@@ -25,7 +25,7 @@ from chat_view_helpers import (
 )
 from editor import notifications, wait_for
 
-from bb7.state.store import entry_file_id
+from bb7.fileid import entry_file_id
 from llm_server import (
     LLMServer,
     edits,

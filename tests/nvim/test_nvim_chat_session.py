@@ -15,7 +15,7 @@ from chat_state import Seeded
 from chat_view_helpers import COLS, ROWS, answered, focus, open_view, send, wait_for_conversation
 from editor import type_command, wait_for_status
 
-from bb7.state.store import entry_file_id
+from bb7.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"

@@ -19,6 +19,8 @@ COMMANDS = [
     "BB7ApplyAll",
     "BB7Discard",
     "BB7Diff",
+    "BB7Review",
+    "BB7Merge",
     "BB7Cancel",
     "BB7Model",
     "BB7Paste",

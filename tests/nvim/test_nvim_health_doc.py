@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from editor import NVIM, ROOT
 
+from llm_server import DEFAULT_MODELS, LLMServer
+
 
 def checkhealth(nvim: Any) -> str:
     nvim.command("checkhealth bb7")
@@ -99,3 +101,31 @@ def test_helptags_has_a_tag_for_every_option_command_function_and_group(
     expected += ["BB7StatusChanged", "BB7RequestStarted", "BB7ResponseDone", "b:bb7_status"]
     assert len(expected) > 60
     assert sorted(set(expected) - tags) == []
+
+
+def test_checkhealth_names_the_preset_and_whether_its_server_lists_models(launch: Any) -> None:
+    with LLMServer() as server:
+        nvim = launch()
+        nvim.exec_lua(
+            "require('bb7').setup({ provider = { preset = 'vllm', base_url = ... } })",
+            server.base_url,
+        )
+        report = checkhealth(nvim)
+        assert f"OK preset vllm: vLLM, {server.base_url}" in report
+        assert f"OK the server answers /models: {len(DEFAULT_MODELS)} models" in report
+        assert "OK none needed ($VLLM_API_KEY is sent when set)" in report
+        assert [r["path"] for r in server.requests] == ["/v1/models"]
+
+
+def test_checkhealth_says_when_the_preset_s_server_does_not_answer(launch: Any) -> None:
+    nvim = launch()
+    # Nothing listens on port 9 of this machine: the local preset's server is not running.
+    nvim.exec_lua(
+        "require('bb7').setup({ provider = { preset = 'llamacpp', base_url = ... } })",
+        "http://127.0.0.1:9/v1",
+    )
+    report = checkhealth(nvim)
+    assert "OK preset llamacpp: llama.cpp server, http://127.0.0.1:9/v1" in report
+    assert "WARNING the server does not answer /models: Could not reach 127.0.0.1:9" in report
+    assert "Start the server, or set provider.base_url to where it runs" in report
+    assert "OK none needed: the provider is a server on this machine" in report

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from editor import notifications, run, screen, signs, wait_for, wait_for_status
 
-from bb7.state.store import entry_file_id
+from bb7.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
@@ -162,3 +162,24 @@ def test_without_an_api_key_the_message_says_how_to_set_one_and_offers_paste(rea
     shown = notifications(ready)[-1]
     assert "OPENROUTER_API_KEY is not set" in shown and "export OPENROUTER_API_KEY=" in shown
     assert ":BB7Paste applies an answer pasted from any web chat" in shown
+
+
+def test_the_reasoning_effort_switched_at_runtime_goes_with_the_next_message(
+    ready: Any, server: LLMServer
+) -> None:
+    ready.exec_lua(
+        "require('bb7').setup({ titles = { enabled = false }, provider = { base_url = ...,"
+        " model = 'test/tools-model', reasoning_effort = 'low' } })",
+        server.base_url,
+    )
+    ready.exec_lua(LISTEN)
+    server.push(stream(text_chunk("one"), finish()), stream(text_chunk("two"), finish()))
+    send(ready, "First")
+    done(ready)
+    ready.exec_lua("require('bb7.reasoning').set('high', function(e) _G.effort_set = e end)")
+    wait_for(ready, "_G.effort_set == 'high'")
+    assert "reasoning effort of" in notifications(ready)[-1]
+    send(ready, "Second")
+    done(ready, 2)
+    efforts = [r["json"].get("reasoning_effort") for r in server.chat_requests()]
+    assert efforts == ["low", "high"]

@@ -28,7 +28,14 @@ def test_diff_mode_takes_exactly_the_modes_the_formats_know(launch: Any) -> None
             "bb7: `diff_mode` should be one of 'search_replace_multi', 'search_replace', "
             "'anchored', 'off', 'edit_blocks', 'search_replace_blocks', got \"bogus\"",
         ),
-        ({"provider": "openai"}, 'bb7: `provider` should be a table, got "openai"'),
+        ({"provider": 42}, "bb7: `provider` should be a table, got 42"),
+        (
+            {"provider": "olama"},
+            "bb7: `provider.preset` should be one of 'openrouter', 'openai', 'anthropic', "
+            "'ollama', ",
+        ),
+        ({"provider": {"timeout": 0}}, "bb7: `provider.timeout` should be a number of seconds > 0"),
+        ({"provider": {"retries": 1.5}}, "bb7: `provider.retries` should be a whole number >= 0"),
         ({"python": 42}, "bb7: `python` should be a string or nil, got 42"),
         ({"layout": "float"}, "bb7: `layout` should be one of 'tab', 'split', got \"float\""),
         ({"signs": {"priority": -1}}, "bb7: `signs.priority` should be a whole number >= 0"),
@@ -65,13 +72,27 @@ def test_valid_options_are_merged_over_the_defaults(launch: Any) -> None:
     opts = {"provider": {"api_key": "cmd:pass show openrouter"}, "keys": {"apply": False}}
     assert nvim.exec_lua(SETUP, opts) == [True]
     config = nvim.exec_lua("return require('bb7.config').get()")
-    assert config["provider"] == {
-        "api_key": "cmd:pass show openrouter",
-        "base_url": "https://openrouter.ai/api/v1",
-    }
+    assert config["provider"] == {"api_key": "cmd:pass show openrouter", "retries": 3}
     assert config["keys"]["apply"] is False
     assert config["keys"]["discard"] == "x"
     assert config["signs"]["modified"] == {"text": "M", "hl": "BB7SignModified"}
+
+
+def test_a_provider_preset_by_name_is_short_for_the_preset_table(launch: Any) -> None:
+    nvim = launch()
+    assert nvim.exec_lua(SETUP, {"provider": "ollama"}) == [True]
+    assert nvim.exec_lua("return require('bb7.config').get().provider") == {
+        "preset": "ollama",
+        "retries": 3,
+    }
+    opts = {"provider": {"preset": "groq", "model": "openai/gpt-oss-120b", "idle_timeout": 30}}
+    assert nvim.exec_lua(SETUP, opts) == [True]
+    provider = nvim.exec_lua("return require('bb7.config').get().provider")
+    assert (provider["preset"], provider["model"], provider["idle_timeout"]) == (
+        "groq",
+        "openai/gpt-oss-120b",
+        30,
+    )
 
 
 def test_setup_twice_replaces_the_config_and_keeps_one_set_of_autocmds(launch: Any) -> None:

@@ -1,35 +1,28 @@
-"""The state commands end to end: real `bb7` processes on a real project directory."""
+"""The state commands end to end: `bb7` (in-process, see tests/cli_runner.py) on a real project
+directory, its global store in the test's temp dir."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bb7.state import lock
-from bb7.state.records import Lease
+from bb7.state.records import Problem
 from bb7.state.responses import record_outputs
-from bb7.state.store import open_project
 from bb7.state.workspace import open_workspace
+from cli_runner import run_cli
 
 
 class Cli:
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
+    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
         self.root = root
-        self.env = env
+        self.capsys = capsys
 
     def __call__(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "bb7.cli", *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            text=True,
-        )
+        done = run_cli(self.capsys, *args)
         if ok:
             assert done.returncode == 0, done.stderr
         else:
@@ -39,11 +32,12 @@ class Cli:
 
     def model_writes(self, files: dict[str, str]) -> None:
         ws = open_workspace(self.root)
-        assert not hasattr(ws, "kind")
-        found = ws.active()  # type: ignore[union-attr]
+        assert not isinstance(ws, Problem), ws
+        found = ws.active()
         assert found is not None
-        assert not hasattr(record_outputs(found[0], found[1].id, files), "kind")
-        ws.close()  # type: ignore[union-attr]
+        recorded = record_outputs(found[0], found[1].id, files)
+        assert not isinstance(recorded, Problem), recorded
+        ws.close()
 
     def statuses(self) -> dict[str, str]:
         rows = json.loads(self("status", "--json").stdout)["files"]
@@ -54,13 +48,14 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> Cli:
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
     root = tmp_path / "proj"
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("def main():\n    return 1\n")
     (root / "README.md").write_text("# app\n\nusage\n")
-    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "xdg"))
-    return Cli(root, env)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(root)  # commands without --root act on the current directory
+    return Cli(root, capsys)
 
 
 def test_commands_before_init_say_to_run_init(cli: Cli) -> None:
@@ -112,6 +107,15 @@ def test_output_apply_diff_discard_and_undo(cli: Cli) -> None:
     assert cli.statuses() == {"src/app.py": "M"}
 
 
+def test_output_diff_keeps_a_form_feed_inside_its_line(cli: Cli) -> None:
+    (cli.root / "src" / "app.py").write_text("a\x0cb\nc\n")
+    cli("init")
+    cli("add", "src/app.py")
+    cli.model_writes({"src/app.py": "a\x0cb\nd\n"})
+    diff = cli("output", "diff", "src/app.py").stdout
+    assert diff == "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n a\x0cb\n-c\n+d\n"
+
+
 def test_apply_all_skips_conflicts_and_force_applies_one(cli: Cli) -> None:
     cli("init")
     cli("add", "src/app.py", "README.md")
@@ -122,6 +126,23 @@ def test_apply_all_skips_conflicts_and_force_applies_one(cli: Cli) -> None:
     assert "conflict" in cli("output", "apply", "src/app.py", ok=False).stderr
     cli("output", "apply", "--force", "src/app.py")
     assert (cli.root / "src" / "app.py").read_text() == "changed\n"
+
+
+def test_apply_merge_keeps_both_sides_and_leaves_overlaps_pending(cli: Cli) -> None:
+    base = [f"line {i}" for i in range(1, 7)]
+    app = cli.root / "src" / "app.py"
+    app.write_text("\n".join(base) + "\n")
+    cli("init")
+    cli("add", "src/app.py")
+    model = ["model 1", *base[1:4], "model 5", base[5]]
+    cli.model_writes({"src/app.py": "\n".join(model) + "\n"})
+    mine = [*base[:2], "mine 3", base[3], "mine 5", base[5]]
+    app.write_text("\n".join(mine) + "\n")
+    done = cli("output", "apply", "--merge", "src/app.py", ok=False)
+    assert "merged src/app.py except lines 5: they overlap your local edits" in done.stderr
+    assert app.read_text() == "\n".join(["model 1", *mine[1:]]) + "\n"
+    assert cli.statuses() == {"src/app.py": "~M"}
+    assert "-mine 5\n+model 5\n" in cli("output", "diff", "src/app.py").stdout
 
 
 def test_chats_list_new_switch_rename_delete(cli: Cli) -> None:
@@ -144,18 +165,35 @@ def test_chats_list_new_switch_rename_delete(cli: Cli) -> None:
     assert "no chat" in cli("chats", "switch", first, ok=False).stderr
 
 
+# Takes the chat's lease in its own process, like a Neovim, and keeps it until stdin closes.
+HOLD_LEASE = """
+import sys
+from bb7.state import lock
+from pathlib import Path
+from bb7.state.store import open_project
+store = open_project(Path(sys.argv[1]))
+print(type(lock.acquire(store, sys.argv[2])).__name__, flush=True)
+sys.stdin.read()
+"""
+
+
 def test_a_chat_open_in_another_process_is_refused_until_unlocked(cli: Cli) -> None:
     cli("init")
     cli("add", "src/app.py")
-    store = open_project(cli.root)
     chat_id = json.loads(cli("chats", "list", "--json").stdout)["active"]
-    assert not hasattr(store, "kind")
-    held = lock.acquire(store, chat_id)  # type: ignore[arg-type]
-    assert isinstance(held, Lease)  # this test process now holds the chat, like a Neovim
-    assert "open in another bb7 process" in cli("add", "README.md", ok=False).stderr
-    cli("chats", "unlock", chat_id)
-    cli("add", "README.md")
-    store.close()  # type: ignore[union-attr]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LEASE, str(cli.root), chat_id],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "Lease\n"
+        assert "open in another bb7 process" in cli("add", "README.md", ok=False).stderr
+        cli("chats", "unlock", chat_id)
+        cli("add", "README.md")
+    finally:
+        holder.communicate(timeout=10)
 
 
 def test_global_chats_take_files_as_read_only_externals(cli: Cli) -> None:

@@ -133,13 +133,17 @@ _APPLY_UNDER_A_FILE_SIZE_LIMIT = """
 import resource, signal, sys
 from pathlib import Path
 from bb7.state.outputs import apply_output
-from bb7.state.store import init_project
+from bb7.state.store import StoreError, init_project
 # Writes past 64 KiB now fail with EFBIG (a real I/O error, like a full disk).
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 store = init_project(Path(sys.argv[1]))
-result = apply_output(store, sys.argv[2], "f.txt")
-print(getattr(result, "kind", "applied"))
+try:
+    result = apply_output(store, sys.argv[2], "f.txt")
+except StoreError as exc:  # the intent (with both texts) is committed before the file write
+    print(exc.kind)
+else:
+    print(getattr(result, "kind", "applied"))
 """
 
 
@@ -153,7 +157,7 @@ def test_a_failed_write_leaves_file_snapshot_and_output_as_they_were(project: Pr
         text=True,
         check=True,
     )
-    assert child.stdout.strip() == "write_failed", child.stderr
+    assert child.stdout.strip() == "io", child.stderr
     assert project.read("f.txt") == "a\nb\nc\n"
     assert project.store.output(project.chat_id, "f.txt") is not None
     assert project.store.entry(project.chat_id, "f.txt") == before
@@ -226,6 +230,13 @@ def test_diff_shows_what_apply_would_do(project: Project) -> None:
     project.model_writes("f.txt", "a\nB\nc\n")
     diff = outputs.output_diff(project.store, project.chat_id, "f.txt")
     assert diff == "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+
+
+def test_a_form_feed_is_a_character_in_the_diff_not_a_line_break(project: Project) -> None:
+    _setup(project, "a\x0cb\nc\n")
+    project.model_writes("f.txt", "a\x0cb\nd\n")
+    diff = outputs.output_diff(project.store, project.chat_id, "f.txt")
+    assert diff == "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\x0cb\n-c\n+d\n"
 
 
 def test_undo_of_a_new_file_removes_it_and_restores_the_output(project: Project) -> None:

@@ -21,16 +21,6 @@ end
 local function backend() return require('bb7.backend') end
 local notify = ui.say
 
---- Token counts as users skim them (same as the host's `format_tokens`).
----@param count integer
----@return string
-function M.format_tokens(count)
-  if count < 1000 then return tostring(count) end
-  if count < 10000 then return ('%.1fk'):format(count / 1000) end
-  if count < 1000000 then return ('%dk'):format(math.floor(count / 1000 + 0.5)) end
-  return ('%.1fM'):format(count / 1000000)
-end
-
 --- Draws a `Panel` from the host.
 ---@param panel bb7.Panel
 function M.render(panel)
@@ -54,7 +44,7 @@ function M.render(panel)
       virt_text_pos = 'right_align',
     })
   end
-  view.state.total_tokens = M.format_tokens(panel.total_tokens)
+  view.state.total_tokens = panel.total_tokens_text
   local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
@@ -181,6 +171,14 @@ function M.vimdiff()
   local row = current()
   if not row then return end
   vim.cmd('BB7Diff ' .. vim.fn.fnameescape(row.abs))
+end
+
+--- Opens the file under the cursor, then reviews it inline or merges it (`bb7.review`).
+---@param action 'toggle'|'merge'
+function M.review(action)
+  if not current() then return end
+  M.open()
+  require('bb7.review')[action]()
 end
 
 ---@param redraw fun()

@@ -34,6 +34,15 @@ local function key(name, default, panes, mode, desc, action)
   return { name = name, default = default, panes = panes, mode = mode, desc = desc, action = action }
 end
 
+--- A key of a reviewed buffer: no chat-view pane; `bb7.review` maps it and runs it.
+---@param name string
+---@param default string
+---@param desc string
+---@return bb7.KeySpec
+local function review_key(name, default, desc)
+  return key(name, default, { 'review' }, 'n', desc, function() end)
+end
+
 ---@type bb7.KeySpec[] in help order
 M.specs = {
   key(
@@ -126,6 +135,9 @@ M.specs = {
     'pick a project file to add to the context',
     function(ctx) ctx.view.pick_file() end
   ),
+  key('reasoning', 'ge', VIEW, 'n', "choose the chat's reasoning effort", function(ctx)
+    require('bb7.reasoning').pick(function() ctx.view.refresh() end)
+  end),
   key(
     'fork',
     'gF',
@@ -197,6 +209,22 @@ M.specs = {
     'n',
     'merge the pending change in vimdiff (|:BB7Diff|)',
     function() files().vimdiff() end
+  ),
+  key(
+    'review',
+    'R',
+    { 'files' },
+    'n',
+    'review the pending change of the file under the cursor inline (|:BB7Review|)',
+    function() files().review('toggle') end
+  ),
+  key(
+    'merge',
+    'M',
+    { 'files' },
+    'n',
+    'merge the pending change under the cursor over your edits (|:BB7Merge|)',
+    function() files().review('merge') end
   ),
   key(
     'update',
@@ -286,6 +314,14 @@ M.specs = {
     'search the chats by name and message text (chat list)',
     function() chats().search() end
   ),
+  -- While reviewing a buffer (|:BB7Review|): `bb7.review` maps these in that buffer only.
+  review_key('review_next', ']h', 'go to the next hunk (review)'),
+  review_key('review_prev', '[h', 'go to the previous hunk (review)'),
+  review_key('review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)'),
+  review_key('review_reject', 'gr', 'reject the hunk under the cursor (review)'),
+  review_key('review_accept_all', 'gA', 'accept every hunk (review)'),
+  review_key('review_reject_all', 'gR', 'reject every hunk (review)'),
+  review_key('review_quit', 'q', 'end the review (review)'),
 }
 
 -- Native keys worth knowing in a pane, shown in the help popup after bb7's own.

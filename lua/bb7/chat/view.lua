@@ -21,7 +21,7 @@ local M = {}
 ---@field chat? bb7.ChatSummary the chat shown
 ---@field retry boolean the last answer's edits failed (the next send repairs them)
 ---@field usage string the chat's totals ('' before any answer)
----@field total_tokens? integer the context's estimated size
+---@field total_tokens? string the context's estimated size, as the host words it
 ---@field live? bb7.Live
 M.state = { bufs = {}, wins = {}, chat = nil, retry = false, usage = '', live = nil }
 

@@ -13,7 +13,7 @@ import msgspec
 
 from bb7.chat import DEFAULT_MODEL as DEFAULT_MODEL
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
-from bb7.llm.openai_compat import ProviderConfig
+from bb7.llm.config import ProviderConfig
 from bb7.llm.wire import ReasoningEffort
 
 

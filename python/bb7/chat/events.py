@@ -17,7 +17,8 @@ import msgspec
 from bb7.formats.apply import ApplyError
 
 # The client's own notice, forwarded as it is: the provider failed before answering and the
-# request goes out again after `delay` seconds (`reason` says why).
+# request goes out again after `delay` seconds (`reason` says why; `attempt` of
+# `max_attempts`). A chat view can count the seconds down from `delay`.
 from bb7.llm.events import Retrying as Retrying
 from bb7.state.records import Usage
 from bb7.state.status import FileStatus
@@ -41,7 +42,9 @@ class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
     """Something the user should know that does not stop the send. Kinds: context_near,
     context_over (prompt size against the model's context), models (the models list could not
     be read), instructions (an instruction file could not be read), retry (part of the retry
-    state no longer fits the files)."""
+    state no longer fits the files), stream (part of the provider's stream could not be read
+    and was skipped; the rest of the answer goes on), reasoning (the provider's preset takes no
+    reasoning effort, which is left out of the request)."""
 
     kind: str
     message: str
@@ -134,13 +137,15 @@ class Failed(msgspec.Struct, frozen=True, tag="error", tag_field="type"):
     """The send ended without a complete answer. `message` is for the user and never holds
     the API key. The user's message is always kept; a partial answer is kept as an assistant
     message (`message_id`, 0 when nothing had arrived), followed by a system message saying
-    what happened."""
+    what happened. `usage`: what the requests of the send cost and took, when any was made
+    (a provider that fails mid-answer may still report its tokens)."""
 
     chat_id: str
     kind: FailureKind
     message: str
     message_id: int = 0
     status: int | None = None
+    usage: Usage | None = None
 
 
 class TitleChanged(msgspec.Struct, frozen=True, tag="title", tag_field="type"):

@@ -24,6 +24,7 @@ _SAME: dict[str, EventAction] = {
     "user_applied": "user_applied",
     "user_partially_applied": "user_partially_applied",
     "user_discarded": "user_discarded",
+    "user_rejected_hunk": "user_rejected_hunk",
     "user_undid_apply": "user_undid_apply",
     "assistant_wrote": "assistant_wrote",
 }

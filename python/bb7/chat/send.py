@@ -202,6 +202,7 @@ class _Send:
                     self.config.provider.base_url,
                     environ=self.environ,
                     cwd=self.store.root,
+                    preset=self.config.provider.preset,
                 )
                 if isinstance(key, KeyProblem):
                     outcome: ev.Outcome = self._failed("auth", key.message)
@@ -271,6 +272,14 @@ class _Send:
         )
         for notice in turn.notices:
             self._emit(notice)
+        if not repair and self.config.reasoning_effort and client.preset.reasoning == "none":
+            self._emit(
+                ev.Notice(
+                    "reasoning",
+                    f"{client.preset.title} takes no reasoning effort setting; the request goes "
+                    "without it.",
+                )
+            )
         if self.handle.cancelled:
             return self._interrupted(None, None)
         end = self._stream(client, turn)
@@ -428,6 +437,7 @@ class _Send:
             message=redact(message, self.key),
             message_id=message_id,
             status=status,
+            usage=self.usage,
         )
 
     # -- helpers -----------------------------------------------------------------------------
@@ -456,8 +466,10 @@ class _Send:
     def _title(self, client: OpenAICompatClient) -> None:
         """Name the chat after its first exchange; any failure only goes to the log."""
         model = self.config.title_model
+        if not model or self.handle.cancelled:
+            return
         chat = self.store.chat(self.chat_id)
-        if not model or chat is None or not has_default_name(chat) or self.handle.cancelled:
+        if chat is None or not has_default_name(chat):
             return
         users = [m for m in self.store.messages(self.chat_id) if m.role == "user"]
         if len(users) != 1:
@@ -520,6 +532,8 @@ class _Forward:
             )
         elif isinstance(event, llm.Retrying):
             self.emit(event)
+        elif isinstance(event, llm.StreamWarning):
+            self.emit(ev.Notice("stream", event.message))
 
     def close(self) -> None:
         if self.parser is not None:

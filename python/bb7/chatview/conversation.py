@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.chatview.files import format_tokens
 from bb7.state.records import Event, EventPart, Message, ReasoningPart, Usage
+from bb7.text.lines import split_lines
+from bb7.text.tokens import format_tokens
 
 USER_HEADING = "## You"
 ASSISTANT_HEADING = "## Assistant"
@@ -124,12 +125,13 @@ class _Writer:
 
 
 def _text_lines(text: str) -> list[str]:
-    return text.strip("\n").split("\n")
+    """A block's lines without the blank lines around it (at least one line)."""
+    return split_lines(text.strip("\n")) or [""]
 
 
 def reasoning_lines(text: str) -> list[str]:
     """A reasoning block: a title, then every line quoted (how Lua streams it too)."""
-    return [REASONING_TITLE] + [QUOTE + line for line in text.strip("\n").split("\n")]
+    return [REASONING_TITLE] + [QUOTE + line for line in _text_lines(text)]
 
 
 def format_cost(cost: float) -> str:

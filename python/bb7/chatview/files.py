@@ -3,7 +3,7 @@ tree, each with its status and token count (from `bb7.state.status.file_statuses
 
 Directories with a single child directory are compressed (`src/bb7/`); files outside the project
 are grouped by their absolute directory, under `~` when in the home directory. A row's text
-holds the status column, the indentation and the name; Lua right-aligns the token count.
+holds the status column, the indentation and the name; Lua right-aligns the token text.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from bb7.state.status import FileStatus
+from bb7.text.tokens import format_tokens
 
 STATUS_WIDTH = 3  # the widest status is two cells ('~M', '!A') plus a space
 INDENT = "  "
@@ -36,19 +37,12 @@ class Row(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class Panel(msgspec.Struct, frozen=True):
+    """The rows, and the token total as a count and as the text Lua shows (`format_tokens`:
+    Lua draws token figures, it never formats them)."""
+
     rows: list[Row]
     total_tokens: int
-
-
-def format_tokens(count: int) -> str:
-    """Token counts as users skim them: 950, 1.2k, 12k, 1.3M."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{round(count / 1000)}k"
-    return f"{count / 1_000_000:.1f}M"
+    total_tokens_text: str
 
 
 class _Dir:
@@ -118,4 +112,5 @@ def panel(files: list[FileStatus], locate: Callable[[str], str], home: str = "")
     """The panel for `file_statuses(...)`; `locate` gives a stored path's absolute path."""
     rows: list[Row] = []
     _rows(_tree(files, home.rstrip(os.sep)), 0, locate, rows)
-    return Panel(rows, sum(f.tokens for f in files))
+    total = sum(f.tokens for f in files)
+    return Panel(rows, total, format_tokens(total))

@@ -28,7 +28,7 @@ from bb7.formats.apply import (
 )
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES, DiffMode
 from bb7.fsio import atomic_write, load_text
-from bb7.textdiff import colorize, line_counts, unified_diff
+from bb7.text.diff import colorize, line_counts, unified_diff
 
 
 class FileSummary(msgspec.Struct, kw_only=True):
@@ -54,7 +54,6 @@ class Report(msgspec.Struct, kw_only=True):
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "apply",
-        help="apply a model response to the files under a directory, all or nothing",
         description=(
             "Apply a model response (tool-call JSON, or text with SEARCH/REPLACE or EDIT "
             "blocks) to the files under --root. Either every edit applies and the files are "
@@ -100,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         failure = _write_all(root, result.files)
         if failure is not None:
             return _finish(args, False, [], [failure])
+    for note in result.notes:  # skipped no-op edits: applied, but worth knowing
+        print(f"note: {note}", file=sys.stderr)
     return _finish(args, True, result.files, [])
 
 

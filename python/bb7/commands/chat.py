@@ -21,7 +21,8 @@ from bb7.commands.session import active_chat, add_root_option, check, reported
 from bb7.commands.status import print_statuses
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
 from bb7.llm.models import default_cache_dir
-from bb7.llm.openai_compat import DEFAULT_BASE_URL, ProviderConfig
+from bb7.llm.presets import PRESETS
+from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
 
@@ -32,7 +33,6 @@ def register(subparsers: Any) -> None:
     modes = "; ".join(f"{mode}: {doc}" for mode, doc in DIFF_MODE_DOCS.items())
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "chat",
-        help="send a message in the active chat and print the streamed answer",
         description="Send MESSAGE in the active chat (a new one if none is active) with its "
         "context files (`bb7 add`), print the answer as it streams and then the file "
         "statuses. File changes become pending outputs (`bb7 output apply`). Exit 1 when they "
@@ -45,9 +45,25 @@ def register(subparsers: Any) -> None:
         "--model", help=f"model id (default: the chat's model, else {DEFAULT_MODEL})"
     )
     parser.add_argument(
-        "--base-url",
-        default=DEFAULT_BASE_URL,
-        help=f"OpenAI-compatible API base URL (default {DEFAULT_BASE_URL})",
+        "--provider",
+        choices=list(PRESETS),
+        help="provider preset: its base URL, key variable and quirks (default: openrouter)",
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible API base URL (default: the preset's)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="seconds for the whole answer (default 900; 1800 for a local server)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        metavar="S",
+        help="seconds without answer text before giving up (default 180; 600 locally)",
+    )
+    parser.add_argument(
+        "--retries", type=int, metavar="N", help="retries before the first output (default 3)"
     )
     parser.add_argument(
         "--api-key",
@@ -60,7 +76,10 @@ def register(subparsers: Any) -> None:
         "--mode", choices=DIFF_MODES, default=DEFAULT_MODE, help="how the model changes files"
     )
     parser.add_argument(
-        "--reasoning", choices=EFFORTS, help="reasoning effort (default: the chat's, if any)"
+        "--reasoning",
+        "--reasoning-effort",
+        choices=EFFORTS,
+        help="reasoning effort, where the provider takes one (default: the chat's, if any)",
     )
     parser.add_argument(
         "--auto-repair",
@@ -84,9 +103,19 @@ def run(args: argparse.Namespace) -> int:
         effort = cast("ReasoningEffort | None", args.reasoning or saved_effort)
         if (model, effort or "") != (chat.model, chat.reasoning_effort):
             check(save_settings(store, chat.id, model=model, reasoning_effort=effort or ""))
+        provider = provider_config(
+            args.provider,
+            args.base_url,
+            timeout=args.timeout,
+            idle_timeout=args.idle_timeout,
+            retries=args.retries,
+        )
+        if isinstance(provider, str):
+            print(f"bb7: {provider}", file=sys.stderr)
+            return 2
         config = SendConfig(
             model=model,
-            provider=ProviderConfig(base_url=args.base_url),
+            provider=provider,
             api_key=args.api_key,
             diff_mode=args.mode,
             reasoning_effort=effort,

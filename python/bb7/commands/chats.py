@@ -21,7 +21,6 @@ from bb7.state.records import GLOBAL, PROJECT
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "chats",
-        help="list, start, switch, rename, delete chats",
         description="Manage chats: project chats and global ones (read-only context).",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")

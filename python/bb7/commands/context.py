@@ -14,7 +14,6 @@ from bb7.state.records import Problem
 def register(subparsers: Any) -> None:
     add = subparsers.add_parser(
         "add",
-        help="add files (or PATH:START-END sections) to the active chat",
         description="Add files to the active chat's context (a new chat if none is active). "
         "PATH:START-END adds a read-only section; a file outside the project is added "
         "read-only. All paths are added, or none.",
@@ -26,7 +25,6 @@ def register(subparsers: Any) -> None:
 
     remove = subparsers.add_parser(
         "remove",
-        help="remove a file or section from the active chat",
         description="Remove a file (or PATH:START-END section) from the active chat's context.",
     )
     remove.add_argument("path", metavar="PATH[:START-END]")
@@ -35,7 +33,6 @@ def register(subparsers: Any) -> None:
 
     update = subparsers.add_parser(
         "update",
-        help="re-snapshot context files from the files on disk",
         description="Replace context files' snapshots with their current content on disk "
         "(a pending change is carried over onto it).",
     )

@@ -12,7 +12,6 @@ from bb7.state.store import init_project
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "init",
-        help="create .bb7/ (chats and snapshots) in the project root",
         description="Create .bb7/ with the project's bb7 database; safe to run again.",
     )
     add_root_option(parser)

@@ -7,14 +7,17 @@ import sys
 from typing import Any
 
 from bb7.commands.session import Failure, active_chat, add_root_option, check, reported
+from bb7.fsio import atomic_write
 from bb7.state import outputs
 from bb7.state.context import resolve
+from bb7.state.local import local_file
+from bb7.state.merge import describe_lines, merge_output
+from bb7.state.store import Store
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "output",
-        help="apply, discard, diff or undo the model's pending file changes",
         description="Act on a pending output of the active chat.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -64,13 +67,27 @@ def run_apply(args: argparse.Namespace) -> int:
             if failed:
                 raise Failure(f"{failed} of {len(reports)} pending outputs were not applied")
             return 0
-        done = check(
-            outputs.apply_output(
-                store, chat.id, _path(store, args.path), force=args.force, merge=args.merge
-            )
-        )
+        path = _path(store, args.path)
+        if args.merge and not args.force:
+            return _merge(store, chat.id, path)
+        done = check(outputs.apply_output(store, chat.id, path, force=args.force))
         how = "merged and applied" if done.merged else "applied"
         print(f"{how} {done.path}")
+    return 0
+
+
+def _merge(store: Store, chat_id: str, path: str) -> int:
+    """The editor's `:BB7Merge`, on the file: overlaps stay pending and fail the command."""
+    target = local_file(store, path)
+    merged = check(
+        merge_output(store, chat_id, path, None, lambda text: atomic_write(target, text))
+    )
+    if merged.overlaps:
+        raise Failure(
+            f"merged {path} except lines {describe_lines(merged.overlaps)}: they overlap your "
+            "local edits and stay pending (bb7 output diff shows them)"
+        )
+    print(f"merged and applied {path}")
     return 0
 
 

@@ -14,8 +14,6 @@ from typing import TypeVar
 
 import msgspec
 
-from bb7.state import lock
-from bb7.state.chats import new_chat
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store, StoreError
 from bb7.state.workspace import Workspace, open_workspace
@@ -83,6 +81,10 @@ def active_chat(
 
     With `create`, a project without an active chat gets a new one (so `bb7 add` just works).
     """
+    # Imported here, not above: commands that only read (`bb7 status`) start faster without.
+    from bb7.state import lock
+    from bb7.state.chats import new_chat
+
     with workspace(args) as ws:
         found = ws.active()
         if found is None:

@@ -19,10 +19,10 @@ class StatusReport(msgspec.Struct):
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "status",
-        help="show the status of each file in the active chat",
         description="Statuses: blank in sync, M pending change, A pending new file, !A new "
         "file whose path exists, ~ local differs from the snapshot, ~M conflict, R read-only, "
-        "S section. Tokens are a fast estimate (characters / 4).",
+        "S section. Tokens are a fast estimate (about 4 characters of code or English, or one "
+        "CJK character, a token).",
     )
     parser.add_argument("--json", action="store_true", help='print {"files": [...]}')
     add_root_option(parser)

@@ -34,10 +34,13 @@ def pick_tab_width(pairs: list[tuple[str, str]]) -> int:
     """
     if not any("\t" in a or "\t" in b for a, b in pairs):
         return 4
-    best, best_score = 4, -1
+    best, best_score = 4, (-1, False)
     for tab in (4, 2, 8, 3):
         deltas = Counter(width(f, tab) - width(o, tab) for o, f in pairs)
-        score = deltas.most_common(1)[0][1] if deltas else 0
+        top, count = deltas.most_common(1)[0] if deltas else (0, 0)
+        # Equal agreement: the width under which `old` is not shifted at all (the model only
+        # wrote each tab as spaces) is the likelier one.
+        score = (count, top == 0)
         if score > best_score:
             best, best_score = tab, score
     return best

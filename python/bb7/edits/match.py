@@ -11,6 +11,7 @@ whole-file table of normalised lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -18,7 +19,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
-from bb7.edits.text import LineIndex, Normalizer
+from bb7.edits.text import COUNT_CAP, LineIndex, Normalizer
 
 
 class Window(NamedTuple):
@@ -47,6 +48,10 @@ DRIFT_LINE_MIN = 72.0
 # ... and the whole window must be at least this similar to `old` (0-100). Real drift measured
 # 96-100 on our corpora, invented middles 50-76.
 DRIFT_BLOCK_MIN = 90.0
+# Candidate windows beyond which one pass under the loosest tier narrows them for every tier.
+PLAUSIBLE_MIN = 8
+# Candidate windows beyond which reading every line at once is cheaper than line by line.
+MANY_STARTS = 256
 # How many of the longest words of `old` are counted to find the rarest one.
 _WORDS_TRIED = 6
 _WORD = re.compile(r"\w+")
@@ -68,14 +73,43 @@ def window_starts(
     anchor = rarest_word(index, old_lines, skip)
     if anchor is not None:
         k, word = anchor
-        return [s for s in (line - k for line in index.word_lines(word)) if 0 <= s <= limit]
-    keys = [_loosest(line) for line in old_lines]
-    table = index.positions("loosest", _loosest)
-    found = _rarest_key(table, [key if k not in skip else "" for k, key in enumerate(keys)])
+        lines = index.word_lines(word)
+        if len(lines) > MANY_STARTS:
+            index.all_texts()  # every tier will read these windows: a list beats lazy reads
+        return [s for s in (line - k for line in lines) if 0 <= s <= limit]
+    keys = [_loosest(line) if k not in skip else "" for k, line in enumerate(old_lines)]
+    found = _lines_by_char(index, keys)
+    if found is None:
+        found = _rarest_key(index.positions("loosest", _loosest), keys)
     if found is None:
         return []
     k, lines = found
     return [s for s in (line - k for line in lines) if 0 <= s <= limit]
+
+
+# What folding and blank removal can produce from other characters: a line equal to a key under
+# `_loosest` holds every other character of the key literally.
+_PRODUCED = frozenset("'\"-. ")
+
+
+def _lines_by_char(index: LineIndex, keys: list[str]) -> tuple[int, list[int]] | None:
+    """(offset in keys, lines) for a wordless `old` (`}`, `{`, `);`) without normalising the
+    whole file: the lines holding a character of one key, found with `str.find`, that equal that
+    key under `_loosest`. The key whose character is rarest is used; None if no key has a
+    character that only it can produce."""
+    best: tuple[int, int, str] | None = None  # (count, offset in keys, char)
+    for k, key in enumerate(keys):
+        for char in dict.fromkeys(key):
+            if char in _PRODUCED:
+                continue
+            count = index.word_count(char)
+            if best is None or count < best[0]:
+                best = (count, k, char)
+    if best is None or best[0] > COUNT_CAP:
+        return None  # common everywhere: the whole-file table is cheaper than checking each
+    _, k, char = best
+    texts = index.texts
+    return k, [line for line in index.word_lines(char) if _loosest(texts[line]) == keys[k]]
 
 
 def rarest_word(
@@ -107,11 +141,21 @@ def find_lines(
     keys = [fn(line) for line in old_lines]
     texts = index.texts
     n = len(keys)
+    # Longer lines first: they tell candidates apart sooner than `}` or a blank line.
+    order = sorted(range(n), key=lambda j: -len(keys[j]))
     return [
         Window(s, s + n - 1, list(range(n)))
         for s in starts
-        if all(fn(texts[s + j]) == keys[j] for j in range(n))
+        if all(fn(texts[s + j]) == keys[j] for j in order)
     ]
+
+
+def plausible_starts(index: LineIndex, old_lines: list[str], starts: list[int]) -> list[int]:
+    """The starts whose window equals `old` under the loosest line tier: every line tier's
+    match is among them (each compares less loosely), so many candidates are narrowed once."""
+    if len(starts) <= PLAUSIBLE_MIN:
+        return starts
+    return [w.first for w in find_lines(index, old_lines, starts, _loosest)]
 
 
 def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
@@ -181,7 +225,7 @@ def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Wi
 
 
 def _place_skipping_blanks(
-    texts: list[str], keys: list[str], k: int, line: int, fn: Normalizer
+    texts: Sequence[str], keys: list[str], k: int, line: int, fn: Normalizer
 ) -> list[int] | None:
     """File lines for each key when key k sits at `line` and blank lines are skipped between."""
     if fn(texts[line]) != keys[k]:
@@ -279,7 +323,7 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
         probe = next(((k, fn(line)) for k, line in enumerate(old_lines) if line.strip()), None)
         if probe is None:
             return None
-        hit = process.extractOne(probe[1], index.texts, scorer=fuzz.ratio, processor=fn)
+        hit = process.extractOne(probe[1], index.all_texts(), scorer=fuzz.ratio, processor=fn)
         starts = [hit[2] - probe[0]] if hit is not None else [0]
     target = "\n".join(fn(line) for line in old_lines)
     best: tuple[int, int, float] | None = None

@@ -111,12 +111,14 @@ def unescape_variants(text: str) -> list[tuple[str, str]]:
     return variants
 
 
-def unescape_like(new: str, decoded_old: str, variant: str) -> str:
+def unescape_like(new: str, decoded_old: str, variant: str, old: str = "") -> str:
     """`new` decoded like `old` was, if `new` shows the same escaping.
 
     The evidence is in the lines: decoding an escaped `new` makes more of its lines equal to
     lines of the decoded `old`; decoding a plain `new` (whose backslashes are real code) makes
-    fewer.
+    fewer. When no line tells (a one-line change), the escapes do: `new` is decoded when
+    every escape it has is one `old` has too (the same over-escaping, such as `\\\\032` for
+    `\\032`).
     """
     table = _ESCAPES if variant == "full" else _QUOTE_ESCAPES
     decoded = _decode(new, table)
@@ -125,7 +127,24 @@ def unescape_like(new: str, decoded_old: str, variant: str) -> str:
     reference = set(decoded_old.split("\n"))
     before = sum(line in reference for line in new.split("\n"))
     after = sum(line in reference for line in decoded.split("\n"))
-    return decoded if after > before else new
+    if after != before or before:
+        # Lines of `new` already equal to decoded `old` lines: `new` is plain text.
+        return decoded if after > before else new
+    escapes = _escapes(new, table)
+    return decoded if escapes and escapes <= _escapes(old, table) else new
+
+
+def _escapes(text: str, table: dict[str, str]) -> set[str]:
+    """The escape pairs a left-to-right decoding of `text` with `table` would undo."""
+    found: set[str] = set()
+    i = text.find("\\")
+    while 0 <= i < len(text) - 1:
+        if text[i + 1] in table:
+            found.add(text[i : i + 2])
+            i = text.find("\\", i + 2)
+        else:
+            i = text.find("\\", i + 1)
+    return found
 
 
 # --- line-number gutters ---------------------------------------------------------------------
@@ -240,3 +259,40 @@ def is_elision(line: str) -> bool:
     if dotted:
         return bool(_ELIDED_WORDS.search(words))
     return wrapped and bool(_ELIDED_PHRASE.fullmatch(words))
+
+
+# Files whose lines are prose: `...` there is punctuation, and code in them is an example.
+PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org")
+_FENCE = re.compile(r"\s*(`{3,}|~{3,})")
+
+
+def is_prose(path: str | None) -> bool:
+    return path is not None and path.lower().endswith(PROSE_SUFFIXES)
+
+
+def elision_flags(lines: list[str], prose: bool = False) -> list[bool]:
+    """For each line, whether it stands for omitted text (`is_elision`).
+
+    In prose (Markdown and kin) only a marker wrapped in a comment or brackets counts
+    (`<!-- ... -->`, `[... rest of the section ...]`): a bare `...` or `and so on...` there is
+    punctuation, and lines inside fenced code blocks are example code, not the file's.
+    """
+    if not prose:
+        return [is_elision(line) for line in lines]
+    flags: list[bool] = []
+    fence = ""
+    for line in lines:
+        opened = _FENCE.match(line)
+        if fence:
+            if opened is not None and opened.group(1).startswith(fence) and not line.strip(" \t`~"):
+                fence = ""
+            flags.append(False)
+            continue
+        if opened is not None:
+            fence = opened.group(1)
+            flags.append(False)
+            continue
+        text = line.strip()
+        wrapped = text[:1] in "<[({" and is_elision(line)
+        flags.append(wrapped)
+    return flags

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
+from bb7.edits.indent import leading
 from bb7.edits.match import (
     LINE_TIERS,
     Window,
@@ -24,22 +26,34 @@ from bb7.edits.match import (
     find_ignoring_blank_lines,
     find_lines,
     find_truncated,
+    plausible_starts,
     window_starts,
 )
 from bb7.edits.replacement import build_lines
-from bb7.edits.text import LineIndex, split_lines
+from bb7.edits.text import LineIndex
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
+from bb7.text.lines import split_lines
 
 BOM = "\ufeff"
 # How similar (0-100) the last line of `new` must be to a file line that `old` cut short for
 # `new` to count as restating it.
 RESTATED_MIN = 80.0
+# Lines of `old` besides a stray first/last context line that must match for it to be dropped.
+STRAY_REST_MIN = 2
 # Placements of an elided `old` considered before giving up as ambiguous.
 MAX_ELISION_CHAINS = 16
+EMPTY_OLD = (
+    "old_string (or the SEARCH section) is empty but the file is not. An empty old_string only "
+    "creates a new or empty file; it neither appends nor replaces the whole file, since either "
+    "could be meant. To add text, put the line(s) next to the insertion point (the file's last "
+    "lines, to append) in old_string and repeat them in new_string with the addition; to "
+    "rewrite the file, use write_file, or put its whole current content in old_string."
+)
 _TRIED = (
     "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
     "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
-    "a fuzzy block match anchored on the first and last lines, and `...` elisions"
+    "a fuzzy block match anchored on the first and last lines, a first or last line the file "
+    "lacks, and `...` elisions"
 )
 
 
@@ -51,39 +65,77 @@ def replace(
     replace_all: bool = False,
     start_line: int | None = None,
     index: LineIndex | None = None,
+    path: str | None = None,
+    whole_lines: bool = False,
+    tab_width: int | None = None,
 ) -> EditOutcome:
     """Replace `old` with `new` in `content`.
 
     `start_line` (1-based) only chooses between otherwise equal candidates. `index` may be passed
     to reuse the line index of `content` across several edits (it must describe `content` without
-    its BOM).
+    its BOM). `path` (the file's name) tells prose such as Markdown, where a literal `...` is
+    punctuation rather than an elision. `whole_lines`: `old` and `new` are whole lines (text
+    blocks), so an `old` line found only after a line's indentation is that line, dedented.
+    `tab_width`: the project's setting for the file (.editorconfig); a modeline beats it.
     """
     if old == new:
         return _invalid(
             "old_string and new_string are identical, so the edit would change nothing. "
             "Send the changed text in new_string."
         )
+    options = _Options(replace_all, start_line, normalize.is_prose(path), whole_lines, tab_width)
+    return _replace(content, old, new, options, index)
+
+
+def locate(
+    content: str,
+    old: str,
+    *,
+    start_line: int | None = None,
+    index: LineIndex | None = None,
+    path: str | None = None,
+) -> EditOutcome:
+    """Where `replace` would find `old`, as an `Applied` that changes nothing (strategy
+    `unchanged`), or why it would not: for edits whose new text equals `old`."""
+    if not old:
+        return _invalid(EMPTY_OLD)
+    options = _Options(False, start_line, normalize.is_prose(path))
+    outcome = _replace(content, old, old, options, index)
+    if not isinstance(outcome, Applied):
+        return outcome
+    return Applied(content, "unchanged", outcome.start_line, outcome.end_line, outcome.similarity)
+
+
+class _Options(NamedTuple):
+    replace_all: bool
+    hint: int | None
+    prose: bool = False
+    whole_lines: bool = False
+    tab_width: int | None = None  # configured for the file (.editorconfig)
+
+
+def _replace(
+    content: str, old: str, new: str, options: _Options, index: LineIndex | None
+) -> EditOutcome:
+    """`replace` after its argument checks."""
     bom = BOM if content.startswith(BOM) else ""
     body = content[len(bom) :]
     old = old.removeprefix(BOM).replace("\r\n", "\n")
-    new = new.removeprefix(BOM)
     if not old:
         if body:
-            return _invalid(
-                "old_string is empty but the file is not: an empty old_string only creates a new "
-                "or empty file. To insert text, put the line(s) next to the insertion point in "
-                "old_string and repeat them in new_string with the addition."
-            )
+            return _invalid(EMPTY_OLD)
+        # A new file: a BOM the model wrote is part of its content.
         lines = new.count("\n") + (0 if new.endswith("\n") else 1)
-        return Applied(bom + new, "create", 1, max(lines, 1), 1.0)
+        return Applied(bom + new.removeprefix(bom), "create", 1, max(lines, 1), 1.0)
+    new = new.removeprefix(BOM)
     new = new.replace("\r\n", "\n")
     if index is None or index.content != body:
         index = LineIndex(body)
-    search = _Search(index, replace_all, start_line)
-    old_lines = split_lines(old)
-    new_lines = split_lines(new) if new else []
+    search = _Search(index, *options)
+    old_lines = split_lines(old, crlf=True)
+    new_lines = split_lines(new, crlf=True) if new else []
 
-    bad = _new_elides_code(index, old_lines, new_lines)
+    bad = _new_elides_code(index, old_lines, new_lines, search.prose)
     if bad is not None:
         return bad
     for attempt in search.attempts(old, new, old_lines, new_lines):
@@ -98,6 +150,9 @@ class _Search:
     index: LineIndex
     replace_all: bool
     hint: int | None
+    prose: bool = False
+    whole_lines: bool = False
+    tab_width: int | None = None  # configured for the file (.editorconfig)
 
     def attempts(
         self, old: str, new: str, old_lines: list[str], new_lines: list[str]
@@ -106,10 +161,13 @@ class _Search:
         yield partial(self.exact, old, new, "exact")
         yield partial(self.lines, old_lines, new_lines, "")
         for variant, decoded in normalize.unescape_variants(old):
-            fixed = normalize.unescape_like(new, decoded, variant)
+            fixed = normalize.unescape_like(new, decoded, variant, old)
             yield partial(self.exact, decoded, fixed, "escape")
             yield partial(
-                self.lines, split_lines(decoded), split_lines(fixed) if fixed else [], "escape+"
+                self.lines,
+                split_lines(decoded, crlf=True),
+                split_lines(fixed, crlf=True) if fixed else [],
+                "escape+",
             )
         gutter = normalize.strip_gutters(old_lines)
         if gutter is not None:
@@ -134,7 +192,8 @@ class _Search:
             "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
         )
         yield partial(self.drifted, old_lines, new_lines)
-        if any(normalize.is_elision(line) for line in old_lines):
+        yield partial(self.stray_context, old_lines, new_lines)
+        if any(normalize.elision_flags(old_lines, self.prose)):
             yield partial(self.elided, old_lines, new_lines)
 
     # --- tiers ---------------------------------------------------------------------------------
@@ -151,7 +210,16 @@ class _Search:
                 # `old` spelled out its indentation: a hit that is really the tail of a deeper
                 # indented line is not what it meant.
                 hits = [h for h in hits if h == 0 or body[h - 1] == "\n"] or hits
-            lines = [self.index.line_of(h) + 1 for h in hits]
+            dedented = self._whole_line_dedented(old, new, probe, hits)
+            if dedented is not None:
+                # One whole line sent without its indentation, and `new` adds lines. Added lines
+                # at column 0 were written at the same dedented depth: the line tiers re-indent
+                # them (a substring splice would leave them unindented). Indented ones fit two
+                # readings (relative to `old`'s line, or already at the file's depth): refused.
+                if any(leading(line) for line in new.split("\n")[1:] if line.strip()):
+                    return _dedented_line_unclear(dedented)
+                return None
+            lines = [line + 1 for line in self.index.lines_of(hits)]
             chosen = self._choose(lines)
             if chosen is None:
                 spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
@@ -159,18 +227,39 @@ class _Search:
             at, end = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
             eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
-            content = body[:at] + text + body[end:]
+            content = "".join((body[:at], text, body[end:]))
             first = self.index.line_of(at)
             last = first + body.count("\n", at, max(end - 1, at))
             return Applied(content, strategy, first + 1, last + 1, 1.0)
         return None
+
+    def _whole_line_dedented(self, old: str, new: str, probe: str, hits: list[int]) -> int | None:
+        """For whole-line edits: the 1-based line of an exact hit that is one whole indented file
+        line `old` spelled without its indentation, when `new` adds lines; None otherwise.
+
+        Only a one-line `old` qualifies: with more lines, the exact match of its later lines
+        proves they carry the file's indentation, so the first line was copied from mid-line.
+        """
+        if not self.whole_lines or old[:1] in (" ", "\t"):
+            return None
+        if "\n" in old.rstrip("\n") or "\n" not in new.rstrip("\n"):
+            return None
+        body = self.index.content
+        for hit in hits:
+            start, end, _ = self.index.line_bounds(hit)
+            if hit == start or body[start:hit].strip(" \t"):
+                return None
+            if body[hit + len(probe.rstrip("\r\n")) : end].strip():
+                return None
+        return self.index.line_of(hits[0]) + 1
 
     def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int]:
         """The span an exact match should replace so that it covers whole lines where the model
         evidently meant whole lines.
 
         - `new` is empty and `old` is all the text of its lines (indentation aside): the lines
-          go, not just their text (no blank or whitespace-only line is left behind).
+          go, not just their text (no blank or whitespace-only line is left behind). An `old`
+          starting with a line break already takes a line's worth of breaks: it is exact.
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
         - A multi-line `old` whose last line was cut short, with `new` restating that line in
           full (perhaps changed): the rest of the file line is replaced too, or it would be
@@ -186,7 +275,12 @@ class _Search:
         if end <= line_start:
             return start, end
         rest = index.content[end:line_end]
-        if not new and not rest.strip() and not index.content[first_start:start].strip():
+        if (
+            not new
+            and not old.startswith("\n")  # it takes the line break before it, not a line
+            and not rest.strip()
+            and not index.content[first_start:start].strip()
+        ):
             return first_start, line_end + len(eol)
         if rest and not rest.strip():
             return start, line_end
@@ -210,9 +304,30 @@ class _Search:
             "block_anchor", [w for w, _ in scored], old_lines, new_lines, [s for _, s in scored]
         )
 
+    def stray_context(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
+        """`old` whose first or last line is context the file does not have anywhere (a line
+        the model misremembered, or its code fence leaking into the block) and that `new`
+        repeats unchanged at the same edge: the rest, at least STRAY_REST_MIN non-blank lines,
+        must match by the line tiers. The stray line is dropped from both sides, so only lines
+        the file really has are replaced."""
+        if len(old_lines) < 3 or len(new_lines) < 2:
+            return None
+        for edge in (-1, 0):
+            line = old_lines[edge]
+            if new_lines[edge] != line or not line.strip() or line.strip() in self.index.content:
+                continue
+            rest_old = old_lines[:-1] if edge == -1 else old_lines[1:]
+            rest_new = new_lines[:-1] if edge == -1 else new_lines[1:]
+            if sum(1 for x in rest_old if x.strip()) < STRAY_REST_MIN:
+                continue
+            found = self._first_tier(rest_old)
+            if found is not None:
+                return self.windows("stray_context", found[1], rest_old, rest_new)
+        return None
+
     def elided(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
-        old_parts = _split_at_elisions(old_lines)
-        new_parts = _split_at_elisions(new_lines)
+        old_parts = _split_at_elisions(old_lines, self.prose)
+        new_parts = _split_at_elisions(new_lines, self.prose)
         if len(new_parts) != len(old_parts):
             return _invalid(
                 f"old_string has {len(old_parts) - 1} `...` elision(s) but new_string has "
@@ -311,7 +426,7 @@ class _Search:
 
     def _first_tier(self, old_lines: list[str]) -> tuple[str, list[Window]] | None:
         """(tier name, windows) of the strictest line tier with any candidate."""
-        starts = window_starts(self.index, old_lines)
+        starts = plausible_starts(self.index, old_lines, window_starts(self.index, old_lines))
         if not starts:
             return None
         for name, fn in LINE_TIERS:
@@ -341,7 +456,10 @@ class _Search:
     def _build(self, window: Window, old_lines: list[str], new_lines: list[str]) -> list[str]:
         texts = self.index.texts[window.first : window.last + 1]
         style = self.index.indent_style(window.first, window.last)
-        return build_lines(old_lines, new_lines, texts, window.mapping, style)
+        # Tabs in play: the file's own tab width, if it has one, beats inferring it.
+        tabbed = any("\t" in leading(line) for line in (*texts, *old_lines))
+        tab = self.index.tab_width(self.tab_width) if tabbed else None
+        return build_lines(old_lines, new_lines, texts, window.mapping, style, tab)
 
     def _splice(self, first: int, last: int, out: list[str], content: str | None = None) -> str:
         body = self.index.content if content is None else content
@@ -350,7 +468,7 @@ class _Search:
             return body[:start] + body[end:]
         start, end = self.index.span(first, last)
         eol = self.index.eol_at(first) or self.index.eol
-        return body[:start] + eol.join(out) + body[end:]
+        return "".join((body[:start], eol.join(out), body[end:]))
 
     def _similarity(self, first: int, last: int, old_lines: list[str]) -> float:
         window = "\n".join(self.index.texts[first : last + 1])
@@ -390,10 +508,10 @@ def _restates(cut: str, line: str, rest: str) -> bool:
     return to_full > fuzz.ratio(line, cut)
 
 
-def _split_at_elisions(lines: list[str]) -> list[list[str]]:
+def _split_at_elisions(lines: list[str], prose: bool) -> list[list[str]]:
     parts: list[list[str]] = [[]]
-    for line in lines:
-        if normalize.is_elision(line):
+    for line, elided in zip(lines, normalize.elision_flags(lines, prose), strict=True):
+        if elided:
             parts.append([])
         else:
             parts[-1].append(line)
@@ -421,11 +539,12 @@ def _chains(candidates: list[list[Window]], limit: int) -> list[list[Window]]:
 
 
 def _new_elides_code(
-    index: LineIndex, old_lines: list[str], new_lines: list[str]
+    index: LineIndex, old_lines: list[str], new_lines: list[str], prose: bool
 ) -> EditError | None:
     """Refuse a `new` with more `...` elisions than `old`: applying it would delete code."""
-    marked = [ln for ln in new_lines if normalize.is_elision(ln)]
-    if not marked or len(marked) <= sum(map(normalize.is_elision, old_lines)):
+    flags = normalize.elision_flags(new_lines, prose)
+    marked = [ln for ln, elided in zip(new_lines, flags, strict=True) if elided]
+    if not marked or len(marked) <= sum(normalize.elision_flags(old_lines, prose)):
         return None
     if all(index.has_line(ln) for ln in marked):
         return None  # the file itself has such lines: they are code, not elisions
@@ -447,6 +566,17 @@ def _with_bom(outcome: EditOutcome, bom: str) -> EditOutcome:
             outcome.count,
         )
     return outcome
+
+
+def _dedented_line_unclear(line: int) -> EditError:
+    return EditError(
+        "ambiguous",
+        f"old_string matches line {line} only without that line's indentation, and the lines "
+        "new_string adds are indented: they may be relative to old_string's line or already at "
+        "the file's depth. Nothing was changed. Send old_string and new_string with the "
+        "indentation the lines have in the file.",
+        Candidate(line, line, 1.0, ""),
+    )
 
 
 def _invalid(message: str) -> EditError:

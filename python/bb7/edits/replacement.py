@@ -25,8 +25,11 @@ def build_lines(
     window: list[str],
     mapping: list[int | None],
     style: str,
+    tab_width: int | None = None,
 ) -> list[str]:
-    """Lines replacing `window`; `mapping[i]` is the window line that old line i matched."""
+    """Lines replacing `window`; `mapping[i]` is the window line that old line i matched.
+    `tab_width`: the file's own, when it declares or shows one (else it is inferred from how
+    `old`'s indentation relates to the window's)."""
     if mapping != list(range(len(mapping))):
         new_lines = _restore_skipped_blanks(old_lines, new_lines, window, mapping)
     pairs = {
@@ -37,7 +40,9 @@ def build_lines(
     opcodes = line_opcodes(old_lines, new_lines)
     if all(leading(old_lines[i]) == leading(window[m]) for i, m in pairs.items()):
         return _assemble(opcodes, old_lines, new_lines, window, mapping, None)
-    tab = pick_tab_width([(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()])
+    tab = tab_width or pick_tab_width(
+        [(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()]
+    )
     delta = {
         i: width(leading(window[m]), tab) - width(leading(old_lines[i]), tab)
         for i, m in pairs.items()
@@ -116,8 +121,23 @@ def _assemble(
             inserted = tag == "insert"
             i = i1 - 1 if inserted else i1 + min(t, i2 - i1 - 1)
             m = mapping[i] if i >= 0 else None
+            text = new_lines[j]
+            if (
+                (plan.positional or i2 - i1 == j2 - j1 == 1)
+                and not inserted
+                and t < i2 - i1
+                and m is not None
+                and text.strip()
+                and window[m].strip()
+                and leading(text) == leading(old_lines[i])
+            ):
+                # The changed line kept its old line's depth (and kept lines, or a one-for-one
+                # change, tie it to that old line): it gets that file line's exact indentation,
+                # tabs and alignment spaces as they are, whatever the tab width.
+                out.append(leading(window[m]) + text.lstrip(" \t"))
+                continue
             target = width(leading(window[m]), plan.tab) if m is not None else None
-            out.append(plan.line(new_lines[j], i if i >= 0 else None, target, inserted))
+            out.append(plan.line(text, i if i >= 0 else None, target, inserted))
     return out
 
 

@@ -8,36 +8,53 @@ edit has no word to anchor on. Not for matching logic: this module only knows wh
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from bisect import bisect_right, insort
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
+from typing import overload
+
+from bb7.edits.indent import width
 
 Normalizer = Callable[[str], str]
+# Occurrences of a word counted before it counts as common (and is not worth anchoring on).
+COUNT_CAP = 64
+# Lines walked from an anchor before splitting the whole content is cheaper.
+_WALK_MAX = 2000
 
 
 class LineIndex:
-    """Lines of one content string (split on LF only; CR before LF belongs to the line ending)."""
+    """Lines of one content string (split on LF only; CR before LF belongs to the line ending).
+
+    `texts` reads single lines and slices near lines it has seen without splitting the file:
+    the lines a word was found on (and offsets looked up) become anchors, and a line is read by
+    walking from the nearest anchor. Only whole-file work (iterating every line) splits it.
+    """
 
     def __init__(self, content: str) -> None:
         self.content = content
-        self._texts: list[str] | None = None
+        self._split: list[str] | None = None
         self._raw: list[str] | None = None  # split on LF, CRs kept: for offsets
         self._cum: list[int] | None = None
-        self._starts: dict[int, int] = {}
-        self._crlf: bool = "\r\n" in content
+        self._anchors: dict[int, int] = {0: 0}  # line -> offset of its first character
+        self._sorted: list[int] = [0]  # the anchors' lines, in order
+        self._count: int | None = None
+        self._crlf: bool | None = None
         self._normalized: dict[str, list[str]] = {}
         self._positions: dict[str, dict[str, list[int]]] = {}
         self._word_lines: dict[str, list[int]] = {}
-        self._word_counts: dict[str, int] = {}
+        self._word_hits: dict[str, list[int]] = {}
+        self._declared: int | None = 0  # tab widths; 0: not computed yet
+        self._aligned: int | None = 0
+        self.texts = _Lines(self)
 
-    @property
-    def texts(self) -> list[str]:
-        """Each line's text without its line ending."""
-        if self._texts is None:
+    def all_texts(self) -> list[str]:
+        """Every line's text without its line ending (splits the whole content once)."""
+        if self._split is None:
             parts = self.content.split("\n")
             self._raw = parts
             if parts and parts[-1] == "":
                 parts = parts[:-1]
-            if self._crlf:
+            if self.has_crlf:
                 # Only a CR right before LF is part of the ending; the last line has no LF.
                 last = len(parts) - 1
                 lf_ended = self.content.endswith("\n")
@@ -45,20 +62,26 @@ class LineIndex:
                     p[:-1] if p.endswith("\r") and (i < last or lf_ended) else p
                     for i, p in enumerate(parts)
                 ]
-            self._texts = parts
-        return self._texts
+            self._split = parts
+        return self._split
 
     def __len__(self) -> int:
-        return len(self.texts)
+        if self._count is None:
+            content = self.content
+            self._count = content.count("\n") + (0 if not content or content[-1] == "\n" else 1)
+        return self._count
 
     @property
     def has_crlf(self) -> bool:
+        if self._crlf is None:
+            # A lone-character search is a memchr: most files have no CR at all.
+            self._crlf = "\r" in self.content and "\r\n" in self.content
         return self._crlf
 
     @property
     def eol(self) -> str:
         """The file's usual line ending: CRLF when at least half of its line breaks are CRLF."""
-        if not self._crlf:
+        if not self.has_crlf:
             return "\n"
         return "\r\n" if self.content.count("\r\n") * 2 >= self.content.count("\n") else "\n"
 
@@ -73,17 +96,53 @@ class LineIndex:
         """Offset of the first character of `line` (0-based)."""
         if self._cum is not None:
             return self._cum[line] + line
-        found = self._starts.get(line)
-        if found is None:
-            if self._raw is None:
-                self.texts  # noqa: B018 - splits the content once, for both uses
+        found = self._anchors.get(line)
+        if found is not None:
+            return found
+        if self._raw is not None and len(self._anchors) >= 64:
+            # Many lookups on a split file (replace_all): one table for all.
+            self._cum = list(accumulate(map(len, self._raw), initial=0))
+            return self._cum[line] + line
+        return self._walk(line)
+
+    def _walk(self, line: int) -> int:
+        """Offset of `line`, found from the nearest anchor with C-level find/rfind."""
+        nearest = self._sorted[max(bisect_right(self._sorted, line) - 1, 0)]
+        after = bisect_right(self._sorted, line)
+        if after < len(self._sorted) and self._sorted[after] - line < line - nearest:
+            nearest = self._sorted[after]
+        if abs(line - nearest) > _WALK_MAX:
+            self.all_texts()
             assert self._raw is not None
-            if len(self._starts) >= 8:  # many lookups (replace_all): build the whole table
-                self._cum = list(accumulate(map(len, self._raw), initial=0))
-                return self._cum[line] + line
-            found = sum(map(len, self._raw[:line])) + line
-            self._starts[line] = found
-        return found
+            self._cum = list(accumulate(map(len, self._raw), initial=0))
+            return self._cum[line] + line
+        content = self.content
+        at = self._anchors[nearest]
+        for _ in range(line - nearest):
+            at = content.find("\n", at) + 1
+        for _ in range(nearest - line):
+            at = content.rfind("\n", 0, at - 1) + 1
+        self._anchor(line, at)
+        return at
+
+    def _anchor(self, line: int, offset: int) -> None:
+        if line not in self._anchors:
+            self._anchors[line] = offset
+            insort(self._sorted, line)
+
+    def text(self, line: int) -> str:
+        """One line's text without its ending."""
+        if self._split is not None:
+            return self._split[line]
+        if not 0 <= line < len(self):
+            raise IndexError(line)
+        start = self.start(line)
+        newline = self.content.find("\n", start)
+        if newline < 0:
+            return self.content[start:]
+        self._anchor(line + 1, newline + 1)
+        end = newline - 1 if newline > start and self.content[newline - 1] == "\r" else newline
+        return self.content[start:end]
 
     def line_bounds(self, offset: int) -> tuple[int, int, str]:
         """(start, end of text, ending) of the line holding `offset`, without indexing lines."""
@@ -98,7 +157,19 @@ class LineIndex:
 
     def line_of(self, offset: int) -> int:
         """0-based line number containing the character at `offset`."""
-        return self.content.count("\n", 0, offset)
+        line = self.content.count("\n", 0, offset)
+        self._anchor(line, self.content.rfind("\n", 0, offset) + 1)
+        return line
+
+    def lines_of(self, offsets: list[int]) -> list[int]:
+        """`line_of` for ascending offsets, counting each stretch of the content once."""
+        out: list[int] = []
+        line = previous = 0
+        for offset in offsets:
+            line += self.content.count("\n", previous, offset)
+            previous = offset
+            out.append(line)
+        return out
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Character span of lines first..last (inclusive), without the last line's ending."""
@@ -110,12 +181,18 @@ class LineIndex:
         return start, end + len(self.eol_at(last))
 
     def word_count(self, word: str) -> int:
-        """How often `word` occurs in the content (as a substring; a rarity estimate)."""
-        count = self._word_counts.get(word)
-        if count is None:
-            count = self.content.count(word)
-            self._word_counts[word] = count
-        return count
+        """How often `word` occurs in the content (as a substring), counted up to COUNT_CAP:
+        a rarity estimate. A word's offsets are kept for `word_lines`."""
+        hits = self._word_hits.get(word)
+        if hits is None:
+            hits = []
+            content = self.content
+            at = content.find(word)
+            while at >= 0 and len(hits) <= COUNT_CAP:
+                hits.append(at)
+                at = content.find(word, at + 1)
+            self._word_hits[word] = hits
+        return len(hits)
 
     def word_lines(self, word: str) -> list[int]:
         """Sorted 0-based numbers of the lines containing `word`."""
@@ -123,14 +200,21 @@ class LineIndex:
         if lines is None:
             lines = []
             content = self.content
-            at = content.find(word)
-            offset = line = 0
+            known = self._word_hits.get(word)
+            hits = known if known is not None and len(known) <= COUNT_CAP else None
+            at = hits[0] if hits else (-1 if hits is not None else content.find(word))
+            k = offset = line = 0
             while at >= 0:
                 line += content.count("\n", offset, at)
                 offset = at
                 if not lines or lines[-1] != line:
                     lines.append(line)
-                at = content.find(word, at + 1)
+                    self._anchor(line, content.rfind("\n", 0, at) + 1)
+                k += 1
+                if hits is not None:
+                    at = hits[k] if k < len(hits) else -1
+                else:
+                    at = content.find(word, at + 1)
             self._word_lines[word] = lines
         return lines
 
@@ -144,7 +228,7 @@ class LineIndex:
         used only when `old` has no word to anchor on)."""
         lines = self._normalized.get(name)
         if lines is None:
-            lines = [fn(t) for t in self.texts]
+            lines = [fn(t) for t in self.all_texts()]
             self._normalized[name] = lines
         return lines
 
@@ -157,6 +241,18 @@ class LineIndex:
                 table.setdefault(key, []).append(i)
             self._positions[name] = table
         return table
+
+    def tab_width(self, configured: int | None = None) -> int | None:
+        """The file's tab width: a vim/emacs modeline, else `configured` (the project's
+        .editorconfig), else what its tab-indented continuation lines show by lining up under an
+        open bracket of the line above; None when nothing says. Computed once per content."""
+        if self._declared == 0:
+            self._declared = _declared_tab_width(self.content)
+        if self._declared is not None or configured:
+            return self._declared or configured
+        if self._aligned == 0:
+            self._aligned = _aligned_tab_width(self)
+        return self._aligned
 
     def indent_style(self, first: int, last: int) -> str:
         """Tab or space: what indented lines in the range mostly start with; the whole file's
@@ -174,9 +270,91 @@ class LineIndex:
         return "\t" if tabs > spaces else " "
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines of a model-sent string (LF or CRLF), without endings; a final newline adds no line."""
-    text = text.replace("\r\n", "\n")
-    if text.endswith("\n"):
-        text = text[:-1]
-    return text.split("\n")
+_MODELINE = re.compile(
+    r"(?:\bvim?:|\bex:).*?\b(?:ts|tabstop)=(\d+)|-\*-.*?\btab-width:\s*(\d+)", re.IGNORECASE
+)
+_MIXED = re.compile(r"^\t+ +(?=\S)", re.MULTILINE)
+# Continuation lines looked at for alignment evidence.
+_ALIGNED_SAMPLE = 64
+
+
+def _declared_tab_width(content: str) -> int | None:
+    """A modeline's tab width (vim `ts=`/`tabstop=`, emacs `tab-width:`) in the first or last
+    few lines, where editors look for it."""
+    head = content[:2000]
+    tail = content[-2000:] if len(content) > 2000 else ""
+    for part in (head, tail):
+        found = _MODELINE.search(part)
+        if found is not None:
+            width = int(found.group(1) or found.group(2))
+            if 1 <= width <= 16:
+                return width
+    return None
+
+
+def _aligned_tab_width(index: LineIndex) -> int | None:
+    """The tab width under which lines indented by tabs then spaces line up one column after
+    an open bracket of the line above (how such alignment is made); None without evidence."""
+    content = index.content
+    if "\t " not in content:
+        return None
+    votes: dict[int, int] = {}
+    for seen, found in enumerate(_MIXED.finditer(content)):
+        if seen >= _ALIGNED_SAMPLE:
+            break
+        line = content.count("\n", 0, found.start())
+        if line == 0:
+            continue
+        above = index.texts[line - 1]
+        body = above.lstrip(" \t")
+        bracket = _open_bracket(body)
+        if bracket is None:
+            continue
+        lead = above[: len(above) - len(body)]
+        for tab in (8, 4, 2, 3):
+            if width(found.group(), tab) == width(lead, tab) + bracket + 1:
+                votes[tab] = votes.get(tab, 0) + 1
+    if not votes:
+        return None
+    return max(votes, key=lambda t: (votes[t], t))
+
+
+def _open_bracket(text: str) -> int | None:
+    """Index of the last bracket of `text` still open at its end."""
+    stack: list[int] = []
+    for at, ch in enumerate(text):
+        if ch in "([{":
+            stack.append(at)
+        elif ch in ")]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+class _Lines(Sequence[str]):
+    """The lines of a `LineIndex` as a sequence that reads lines on demand."""
+
+    def __init__(self, index: LineIndex) -> None:
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        index = self._index
+        if index._split is not None:
+            return index._split[i]
+        if isinstance(i, slice):
+            first, stop, step = i.indices(len(index))
+            if step != 1 or stop - first > _WALK_MAX:
+                return index.all_texts()[i]
+            return [index.text(k) for k in range(first, stop)]
+        if i < 0:
+            i += len(index)
+        return index.text(i)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.all_texts())

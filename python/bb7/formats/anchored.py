@@ -19,6 +19,7 @@ from bb7.edits.indent import leading, pick_tab_width, render, width
 from bb7.edits.match import LINE_TIERS, Window, closest, find_lines, window_starts
 from bb7.edits.types import Applied, Candidate
 from bb7.formats.schemas import AnchoredChange
+from bb7.text.lines import split_lines
 
 BOM = "\ufeff"
 _PASSES = LINE_TIERS[:3]  # exact, trailing whitespace, indentation
@@ -168,10 +169,9 @@ def _reindent(lines: list[str], model: str, file: str, style: str) -> list[str]:
 
 
 def _lines(items: Sequence[str]) -> list[str]:
-    """List items as lines; an item holding line breaks counts as several lines."""
-    return [
-        part.removesuffix("\r") for item in items for part in (item.split("\n") if item else [""])
-    ]
+    """List items as lines; an item holding line breaks counts as several lines (each item ends
+    a line, so an item ending in a line break adds an empty line)."""
+    return [line for item in items for line in split_lines(item + "\n", crlf=True)]
 
 
 def _how(name: str) -> str:

@@ -16,8 +16,11 @@ failure (an engine refusal, a file_id mismatch, write_file and edit_file on one 
 write_files on one path, a path outside the root or into `.git/`/`.bb7/`, a read-only path,
 editing a missing file, an unreadable call or block) makes `ok` False and `files` empty;
 `errors` lists every failure, and `partial` holds what the successful edits alone produce.
+An edit whose new text equals its old text is skipped with a line in `notes` once `old` is
+found (it still fails when `old` matches nothing or several places).
 
-Pure: nothing is written; only `root` is looked at, for symlinks (`resolve_path`).
+Pure: nothing is written; under `root`, only symlinks (`resolve_path`) and `.editorconfig`
+files (the tab width for re-indenting, `bb7.formats.editorconfig`) are looked at.
 Writing files is the caller's job (`bb7.commands.apply`, the state layer).
 """
 
@@ -31,8 +34,9 @@ from typing import Literal
 
 import msgspec
 
-from bb7.edits import Applied, Candidate, LineIndex, replace
+from bb7.edits import Applied, Candidate, LineIndex, locate, replace
 from bb7.fileid import file_id
+from bb7.formats import editorconfig
 from bb7.formats.anchored import apply_anchored
 from bb7.formats.arguments import ArgumentError
 from bb7.formats.calls import AnchoredOp, Call, Op, ReplaceOp, WriteOp, op_paths, read_calls
@@ -135,6 +139,7 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     calls: list[CallSummary]
     partial: list[FileChange]
     base_ids: dict[str, str] = {}
+    notes: list[str] = []
 
 
 def resolve_path(root: Path, raw: str) -> str | PathProblem:
@@ -193,6 +198,7 @@ def apply_response(
         calls=summaries,
         partial=changes,
         base_ids=run.base_ids(),
+        notes=run.notes,
     )
 
 
@@ -208,6 +214,16 @@ class _Track:
     failed: bool = False  # an earlier operation on it failed
     edits: list[EditRecord] = field(default_factory=list)
     shifts: list[tuple[int, int]] = field(default_factory=list)  # (line, lines added) per edit
+    index: LineIndex | None = None  # of `content` without its BOM, reused while it is current
+    tab_width: int | None = None  # from .editorconfig, read with the first edit (0: none)
+
+    def line_index(self) -> LineIndex:
+        """The line index of the current content, built once per content: edits that fail or
+        change nothing leave it in place for the next edit."""
+        body = (self.content or "").removeprefix(BOM)
+        if self.index is None or self.index.content != body:
+            self.index = LineIndex(body)
+        return self.index
 
     def current_id(self) -> str | None:
         return None if self.content is None else file_id(self.path, self.content)
@@ -243,6 +259,7 @@ class _Run:
         self.numbered = mode == "search_replace_multi"
         self.tracks: dict[str, _Track] = {}
         self.errors: list[ApplyError] = []
+        self.notes: list[str] = []
 
     def call(self, call: Call) -> CallSummary:
         before = len(self.errors)
@@ -393,7 +410,31 @@ class _Run:
     def _replace(self, call: Call, edit: int | None, track: _Track, op: ReplaceOp) -> None:
         content = track.content or ""
         hint = _shifted(op.start_line, track.shifts)
-        outcome = replace(content, op.old, op.new, replace_all=op.replace_all, start_line=hint)
+        if op.old and op.old == op.new:
+            # A block that changes nothing is skipped once it is found; one that matches
+            # nothing still fails (the model's picture of the file is wrong).
+            outcome = locate(
+                content, op.old, start_line=hint, index=track.line_index(), path=track.path
+            )
+            if isinstance(outcome, Applied):
+                track.record(call, edit, outcome)
+                self.notes.append(
+                    f"{_where(call, edit)}{track.path}: skipped an edit whose new text equals its "
+                    f"old text (lines {outcome.start_line}-{outcome.end_line}); it changes nothing"
+                )
+                return
+        else:
+            outcome = replace(
+                content,
+                op.old,
+                op.new,
+                replace_all=op.replace_all,
+                start_line=hint,
+                index=track.line_index(),
+                path=track.path,
+                whole_lines=op.whole_lines,
+                tab_width=self._tab_width(track),
+            )
         if not isinstance(outcome, Applied):
             message = outcome.message
             if outcome.kind == "not_found" and op.new.strip() and op.new in content:
@@ -407,6 +448,11 @@ class _Run:
             (outcome.start_line, _line_count(outcome.content) - _line_count(content))
         )
         track.record(call, edit, outcome)
+
+    def _tab_width(self, track: _Track) -> int | None:
+        if track.tab_width is None:  # 0: read, and nothing set
+            track.tab_width = editorconfig.tab_width(self.root, track.path) or 0
+        return track.tab_width or None
 
     def _anchored(self, call: Call, track: _Track, op: AnchoredOp) -> None:
         outcome = apply_anchored(track.content or "", op.changes)
@@ -445,6 +491,14 @@ _ALREADY = (
     " (new_string is already in the file: this edit may have been applied before; if so, "
     "leave it out.)"
 )
+
+
+def _where(call: Call, edit: int | None) -> str:
+    """`block 2, edit 1: ` (whatever of the two is known), to start a note."""
+    parts = [f"block {call.block}"] if call.block is not None else []
+    if edit is not None:
+        parts.append(f"edit {edit}")
+    return ", ".join(parts) + ": " if parts else ""
 
 
 def _path_msg(problem: PathProblem) -> str:

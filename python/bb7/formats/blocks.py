@@ -54,6 +54,7 @@ class BlockParser:
     def __init__(self, index: int, path: str, line: int) -> None:
         self.index, self.path, self.line = index, path, line
         self.state = "first"  # first section -> second section; "broken" after an error
+        self.fence = ""  # the code fence line the block sits in (set by the stream parser)
 
     @classmethod
     def is_start(cls, line: str) -> bool:
@@ -119,6 +120,13 @@ def marker(line: str) -> str:
 
 _FENCE = re.compile(r"(`{3,}|~{3,})\S*")
 _LABEL = re.compile(r"(?i)(file(name)?|path)\s*:\s*")
+
+
+def closes_fence(line: str, fence: str) -> bool:
+    """Whether `line` is a bare fence that would end a code block opened by `fence`."""
+    run = fence[: len(fence) - len(fence.lstrip(fence[:1]))] if fence else ""
+    text = line.strip()
+    return bool(run) and len(text) >= len(run) and text == run[0] * len(text)
 
 
 def is_fence(line: str) -> bool:

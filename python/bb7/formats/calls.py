@@ -45,6 +45,7 @@ class ReplaceOp(msgspec.Struct, frozen=True, kw_only=True):
     file_id: str = ""
     replace_all: bool = False
     start_line: int | None = None
+    whole_lines: bool = False  # text blocks: old and new are whole lines
 
 
 class AnchoredOp(msgspec.Struct, frozen=True, kw_only=True):
@@ -116,7 +117,11 @@ def _text_call(item: TextItem, lines: list[str]) -> Call:
     if isinstance(item, SearchReplaceBlock):
         kind = "search_replace_block"
         op = ReplaceOp(
-            path=item.path, old=item.search, new=item.replace, start_line=item.start_line
+            path=item.path,
+            old=item.search,
+            new=item.replace,
+            start_line=item.start_line,
+            whole_lines=True,
         )
     else:
         kind = "edit_block"
@@ -134,7 +139,7 @@ def _text_call(item: TextItem, lines: list[str]) -> Call:
 def _edit_block_op(block: EditBlock) -> ReplaceOp:
     # Anchor + old must match one place and becomes anchor + new: the engine does exactly this
     # with the whole sections, and reports ambiguity and near misses the same way as for tools.
-    return ReplaceOp(path=block.path, old=block.edit, new=block.repl)
+    return ReplaceOp(path=block.path, old=block.edit, new=block.repl, whole_lines=True)
 
 
 def _excerpt(lines: list[str], first: int, last: int) -> str:

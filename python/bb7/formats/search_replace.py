@@ -11,10 +11,12 @@
     >>>>>>> REPLACE
     ```
 
-Markers count only as whole lines. A content line starting with a backslash followed by
-`<<<<<<<`, `=======`, `>>>>>>>`, `-------` or `:start_line:` loses the backslash (Roo's rule:
-how files holding git conflict markers are edited). The first marker out of sequence is
-reported with its line number. Finding block starts and path lines is `bb7.formats.stream`'s job.
+Markers count only as whole lines. One empty line right before `=======` or `>>>>>>> REPLACE`
+is layout, not content (as in Aider, whose format models learned). A content line starting
+with a backslash followed by `<<<<<<<`, `=======`, `>>>>>>>`, `-------` or `:start_line:` loses
+the backslash (Roo's rule: how files holding git conflict markers are edited). The first marker
+out of sequence is reported with its line number. Finding block starts and path lines is
+`bb7.formats.stream`'s job.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import re
 
 import msgspec
 
-from bb7.formats.blocks import CONTINUE, BlockParser, Step, join_lines, marker
+from bb7.formats.blocks import CONTINUE, BlockParser, Step, closes_fence, join_lines, marker
 
 # For the system prompt when diff_mode asks for SEARCH/REPLACE blocks.
 INSTRUCTIONS = """\
@@ -131,12 +133,36 @@ class SearchReplaceParser(BlockParser):
         return CONTINUE
 
     def _block(self, number: int) -> msgspec.Struct:
+        search, replace = self.search, self.replace
+        if (
+            search
+            and replace
+            and closes_fence(search[-1], self.fence)
+            and closes_fence(replace[-1], self.fence)
+        ):
+            # Both sections end by closing the code fence the block sits in: the model's fence
+            # leaked into the block (dropping an unchanged last line from both changes nothing
+            # when it is real content).
+            search, replace = search[:-1], replace[:-1]
         return SearchReplaceBlock(
             index=self.index,
             path=self.path,
             line=self.line,
             end_line=number,
-            search=join_lines(self.search),
-            replace=join_lines(self.replace),
+            search=join_lines(_without_closing_blank(search)),
+            replace=join_lines(_without_closing_blank(replace)),
             start_line=self.start_line,
         )
+
+
+def _without_closing_blank(lines: list[str]) -> list[str]:
+    """A section without the one empty line right before its closing marker.
+
+    Models trained on Aider's format leave a blank line before ======= or >>>>>>> REPLACE as
+    layout, and Aider drops it: a SEARCH ending with one therefore does not mean that blank
+    line of the file goes (nor does a REPLACE ending with one add a line). A section that is
+    nothing but that line keeps it.
+    """
+    if len(lines) > 1 and lines[-1] == "":
+        return lines[:-1]
+    return lines

@@ -30,6 +30,7 @@ class TextParser:
         self._candidate: str | None = None  # nearest path-like line since the last block
         self._previous_path: str | None = None
         self._count = 0  # blocks started so far
+        self._fence = ""  # the code fence line right before a block start, if any
 
     def feed(self, chunk: str) -> list[TextItem]:
         self._pending += chunk
@@ -61,7 +62,12 @@ class TextParser:
             if parser.is_start(text):
                 self._count += 1
                 self._block = parser(self._count, self._take_path(), self._number)
+                self._block.fence, self._fence = self._fence, ""
                 return
+        if is_fence(text):
+            self._fence = text.strip()
+        elif marker(text):
+            self._fence = ""
         if any(parser.is_stray(text) for parser in _PARSERS):
             yield BlockError(
                 index=None,

@@ -25,6 +25,7 @@ from bb7.state.context import resolve
 from bb7.state.local import LocalText, local_file
 from bb7.state.records import Problem
 from bb7.state.store import Store
+from bb7.text.lines import split_lines
 
 BOM = "\ufeff"
 
@@ -39,12 +40,8 @@ class EditorLines(msgspec.Struct, frozen=True):
 def to_lines(text: str) -> EditorLines:
     """The lines (and 'endofline') a buffer needs to hold `text`."""
     text = text.removeprefix(BOM)
-    eol = text.endswith("\n")
-    parts = text.split("\n")
-    if eol:
-        parts.pop()
-    lines = [part.removesuffix("\r") for part in parts]
-    return EditorLines(lines=lines or [""], eol=eol)
+    lines = [line.removesuffix("\r") for line in split_lines(text)]
+    return EditorLines(lines=lines or [""], eol=text.endswith("\n"))
 
 
 def from_lines(lines: list[str], eol: bool = True) -> str:
@@ -82,17 +79,19 @@ class EditorBuffers:
     text: dict[str, LocalText] = field(default_factory=dict)
     # Every loaded buffer: a write to its file goes through it.
     loaded: dict[str, BufferText] = field(default_factory=dict)
+    # The project path of every buffer, in the order Lua sent them.
+    paths: list[str] = field(default_factory=list)
 
 
 def editor_buffers(store: Store, buffers: Iterable[BufferText]) -> EditorBuffers:
-    """The buffers Lua sent, keyed by the project path each names (unknown paths left out)."""
+    """The buffers Lua sent, keyed by the project path each names (paths that cannot be in the
+    chat's store are left out)."""
     out = EditorBuffers()
     for buffer in buffers:
-        if buffer.lines is None and not buffer.buf:
-            continue
         path = project_path(store, buffer.path)
         if isinstance(path, Problem):
             continue
+        out.paths.append(path)
         if buffer.lines is not None:
             out.text[path] = LocalText(from_lines(buffer.lines, buffer.eol), buffer.changedtick)
         if buffer.buf:

@@ -13,6 +13,7 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
+from bb7.review import Hunk
 
 # One "refused, here is what to do" type everywhere: the state layer's.
 from bb7.state.records import Problem as Problem
@@ -50,12 +51,19 @@ class Notify(msgspec.Struct, frozen=True):
     message: str
 
 
-class StatusItem(msgspec.Struct, frozen=True):
-    """Status of one file of the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'."""
+# A file's status as `bb7.state.status` computes it: in sync, modified, added, added over a file
+# that exists, out of sync, conflict, read-only, section.
+Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
 
-    status: str
-    # 1-based lines of the local file that a pending change touches (for line signs).
+
+class StatusItem(msgspec.Struct, frozen=True):
+    """Status of one file of the active chat."""
+
+    status: Status
+    # 1-based lines of the local file that the model's pending change touches (line signs).
     lines: list[int] = []
+    # 1-based lines the user changed since the snapshot the model saw (signs of their own).
+    user_lines: list[int] = []
 
 
 class StatusChanged(msgspec.Struct, frozen=True):
@@ -73,7 +81,7 @@ class RequestStarted(msgspec.Struct, frozen=True):
     request_id: str
     chat_id: str = ""
     model: str = ""
-    edit_format: str = ""
+    edit_format: Literal["", "none", "tools", "text_blocks"] = ""
     repair: bool = False
 
 
@@ -152,18 +160,25 @@ class Models(msgspec.Struct, frozen=True):
 
 
 class ProviderSettings(msgspec.Struct, frozen=True):
-    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key."""
+    """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key.
+    `bb7.llm.provider.provider_config` turns them into the client's configuration."""
 
-    base_url: str | None = None  # None: the LLM client's default (OpenRouter)
+    base_url: str | None = None  # None: the preset's (OpenRouter's without a preset)
     model: str | None = None
     api_key: str | None = None
+    preset: str | None = None
+    timeout: float | None = None
+    idle_timeout: float | None = None
+    retries: int | None = None
+    # The default for chats without their own; `set_reasoning_effort` changes it at runtime.
+    reasoning_effort: str | None = None
 
 
 class TitleSettings(msgspec.Struct, frozen=True):
     """The `titles` options: name a chat after its first exchange, with `model` (None: the
-    chat's own)."""
+    chat's own). Off unless Lua sends the option (on by default there)."""
 
-    enabled: bool = True
+    enabled: bool = False
     model: str | None = None
 
 
@@ -261,6 +276,13 @@ class ApplyArgs(msgspec.Struct, frozen=True):
 
 class SetModelArgs(msgspec.Struct, frozen=True):
     model: str
+
+
+class SetReasoningEffortArgs(msgspec.Struct, frozen=True):
+    """`set_reasoning_effort`: 'none', 'minimal', 'low', 'medium' or 'high' for the active chat
+    (and the session's default from then on); '' goes back to the model's default."""
+
+    effort: str = ""
 
 
 class PasteArgs(msgspec.Struct, frozen=True):
@@ -420,3 +442,31 @@ class Updated(msgspec.Struct, frozen=True):
 
     updated: list[str]
     problems: list[str]
+
+
+# -- the inline review (`:BB7Review`, `:BB7Merge`) ---------------------------------------------
+
+
+class ReviewActArgs(msgspec.Struct, frozen=True):
+    """`review_accept` / `review_reject`: the hunk the editor drew under the cursor, or `all`."""
+
+    path: str
+    buffers: list[BufferText] = []
+    hunk: Hunk | None = None
+    all: bool = False
+
+
+class ReviewReply(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The hunks to draw over the buffer of `path` (absolute); none: nothing is pending."""
+
+    path: str
+    hunks: list[Hunk]
+    message: str | None = None
+
+
+class MergeReply(msgspec.Struct, frozen=True):
+    """`merge`: `overlaps` (1-based first, last local lines) stay pending for the review."""
+
+    path: str
+    overlaps: list[tuple[int, int]]
+    message: str

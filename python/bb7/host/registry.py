@@ -22,6 +22,7 @@ import msgspec
 
 from bb7.host.events import EventSink
 from bb7.host.protocol import Notify, Problem, Reply
+from bb7.state.problems import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +160,8 @@ def _run(route: Route[Any], ctx: Context, name: str, args: list[Any]) -> object:
         return route.fn(ctx, decoded)
     except Refused as refused:
         return refused.problem
+    except StoreError as err:  # the database cannot be used: the CLI's one line
+        return Problem("unusable_state", str(err))
     except Exception as err:
         logger.exception("handler %s failed", name)
         return Problem("bug", f"`{name}` failed: {err!r} (details in :BB7Log)")

@@ -71,9 +71,12 @@ class Session:
             opened = open_workspace(found)
         except (StoreError, sqlite3.DatabaseError) as exc:
             logger.exception("cannot open the project state of %s", found)
+            # A StoreError is already the one line the CLI prints too.
             self.unusable = Problem(
                 "unusable_state",
-                f"{project_db_path(found)} cannot be used ({exc}); move it away and run "
+                str(exc)
+                if isinstance(exc, StoreError)
+                else f"{project_db_path(found)} cannot be used ({exc}); move it away and run "
                 ":BB7Init for a fresh one",
             )
             opened = self.unusable

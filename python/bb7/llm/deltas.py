@@ -3,11 +3,12 @@
 Providers disagree on details, so the rules here are lenient where it is safe:
 - reasoning arrives as `reasoning`, `reasoning_content` or `reasoning_details` (OpenRouter sends
   both `reasoning` and the same text in `reasoning_details`: the details are used only when
-  neither string field is present, so nothing is doubled);
+  neither string field is present, so nothing is doubled), or as `thinking` parts of a
+  `content` list (Mistral), whose `text` parts are answer text;
 - tool calls are keyed by `index`; the id may be missing on the first fragment, repeated on
   later ones, or never sent; a fragment carrying a different id at an index already in use
   starts a new call (some servers send every parallel call with index 0);
-- usage may come in any chunk; the last one wins.
+- usage may come in any chunk (or only in Groq's `x_groq`); the last one wins.
 No network and no threads here: `StreamAccumulator` is fed by one thread at a time.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import msgspec
 
 from bb7.llm.events import ReasoningDelta, TextDelta, ToolCall, ToolCallDelta, Usage
-from bb7.llm.wire import Chunk, Delta, ToolCallFragment, WireUsage
+from bb7.llm.wire import Chunk, ContentPiece, Delta, ToolCallFragment, WireUsage
 
 DeltaEvent = TextDelta | ReasoningDelta | ToolCallDelta
 
@@ -50,8 +51,11 @@ class StreamAccumulator:
     def apply(self, chunk: Chunk) -> list[DeltaEvent]:
         if chunk.model and self.model is None:
             self.model = chunk.model
-        if chunk.usage is not None:
-            self.usage = _usage(chunk.usage)
+        usage = chunk.usage
+        if usage is None and chunk.x_groq is not None:
+            usage = chunk.x_groq.usage
+        if usage is not None:
+            self.usage = _usage(usage)
         events: list[DeltaEvent] = []
         for choice in chunk.choices or ():
             if choice.index != 0:
@@ -86,7 +90,8 @@ class StreamAccumulator:
         )
 
     def _delta(self, delta: Delta, events: list[DeltaEvent]) -> None:
-        reasoning = delta.reasoning or delta.reasoning_content
+        text, thinking = _content(delta.content)
+        reasoning = delta.reasoning or delta.reasoning_content or thinking
         if not reasoning and delta.reasoning_details:
             reasoning = "".join(
                 detail.text or detail.summary or "" for detail in delta.reasoning_details
@@ -94,9 +99,9 @@ class StreamAccumulator:
         if reasoning:
             self._reasoning.append(reasoning)
             events.append(ReasoningDelta(reasoning))
-        if delta.content:
-            self._text.append(delta.content)
-            events.append(TextDelta(delta.content))
+        if text:
+            self._text.append(text)
+            events.append(TextDelta(text))
         for fragment in delta.tool_calls or ():
             events.append(self._fragment(fragment))
 
@@ -148,6 +153,24 @@ class StreamAccumulator:
         if provider_index is not None:
             self._by_index[provider_index] = call
         return call
+
+
+def _content(content: str | list[ContentPiece] | None) -> tuple[str, str]:
+    """(answer text, reasoning) of a `content` field, a string or a list of parts."""
+    if content is None or isinstance(content, str):
+        return content or "", ""
+    text: list[str] = []
+    thinking: list[str] = []
+    for piece in content:
+        if piece.type == "thinking":
+            inner = piece.thinking
+            if isinstance(inner, str):
+                thinking.append(inner)
+            elif inner is not None:
+                thinking.append(_content(inner)[0])
+        elif piece.type in (None, "text") and piece.text:
+            text.append(piece.text)
+    return "".join(text), "".join(thinking)
 
 
 def _usage(wire: WireUsage) -> Usage:

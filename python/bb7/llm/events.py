@@ -2,8 +2,8 @@
 
 Every event is a tagged msgspec Struct (`msgspec.to_builtins(event)` gives a dict with a `type`
 field), so the Neovim host can forward events unchanged. Order of delivery for one request:
-any number of `TextDelta` / `ReasoningDelta` / `ToolCallDelta` / `Retrying`, then exactly one
-`Done` or `StreamError`, after which nothing more arrives.
+any number of `TextDelta` / `ReasoningDelta` / `ToolCallDelta` / `Retrying` / `StreamWarning`,
+then exactly one `Done` or `StreamError`, after which nothing more arrives.
 """
 
 from __future__ import annotations
@@ -69,6 +69,13 @@ class Retrying(msgspec.Struct, frozen=True, tag="retrying", tag_field="type"):
     reason: str
 
 
+class StreamWarning(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
+    """Part of the stream could not be read (a field of an unexpected type, a chunk that is not
+    JSON) and was skipped; the rest of the answer goes on. Said once per kind of problem."""
+
+    message: str
+
+
 class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     """The response ended normally."""
 
@@ -90,7 +97,7 @@ ErrorKind = Literal[
     "rate_limited",  # 429 after the retries (or a Retry-After too long to wait)
     "server",  # 5xx after the retries
     "connection",  # could not connect, or the connection broke
-    "timeout",  # connect or read timeout
+    "timeout",  # connect timeout, or the idle or overall time limit
     "provider",  # an error object inside the stream, or finish_reason "error"
     "protocol",  # the server did not speak the streaming protocol
 ]
@@ -116,7 +123,10 @@ class StreamError(msgspec.Struct, frozen=True, tag="error", tag_field="type"):
     after_first_token: bool = False
     attempts: int = 1
     duration: float = 0.0
+    finish_reason: str | None = None
 
 
-StreamEvent = TextDelta | ReasoningDelta | ToolCallDelta | Retrying | Done | StreamError
+StreamEvent = (
+    TextDelta | ReasoningDelta | ToolCallDelta | Retrying | StreamWarning | Done | StreamError
+)
 Terminal = Done | StreamError

@@ -2,10 +2,12 @@
 
 A key spec is one of: an environment variable name (`OPENROUTER_API_KEY`, or `env:NAME`),
 `cmd:<shell command>` whose first output line is the key (`cmd:pass show openrouter`), or
-`file:<path>` whose first line is the key. No spec means the provider's usual variable
-(`OPENROUTER_API_KEY` for OpenRouter); local servers (localhost) need no key at all.
+`file:<path>` whose first line is the key. No spec means the provider preset's variable
+(`OPENROUTER_API_KEY` for OpenRouter, see `bb7.llm.presets`); local servers need no key.
 Raw keys are deliberately not accepted as a spec: a config value gets copied into logs and bug
-reports, a variable name does not.
+reports, a variable name does not. For the same reason nothing a key command prints is ever
+shown, logged or stored, not even when it fails (its error output may well hold the key), and
+only the command's program is named: its arguments may hold the key too (`cmd:echo sk-...`).
 """
 
 from __future__ import annotations
@@ -16,25 +18,15 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 import msgspec
+
+from bb7.llm.presets import preset_for
 
 DEFAULT_KEY_ENV = "OPENROUTER_API_KEY"
 REDACTED = "[redacted]"
 
-# The conventional variable of each well-known OpenAI-compatible provider, by host.
-PROVIDER_KEY_ENV = {
-    "openrouter.ai": "OPENROUTER_API_KEY",
-    "api.openai.com": "OPENAI_API_KEY",
-    "api.groq.com": "GROQ_API_KEY",
-    "api.deepseek.com": "DEEPSEEK_API_KEY",
-    "api.mistral.ai": "MISTRAL_API_KEY",
-    "api.together.xyz": "TOGETHER_API_KEY",
-    "api.fireworks.ai": "FIREWORKS_API_KEY",
-    "api.x.ai": "XAI_API_KEY",
-    "generativelanguage.googleapis.com": "GEMINI_API_KEY",
-}
+KeySource = Literal["default", "env", "cmd", "file"]
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A bare spec is taken as a variable name only in the conventional upper-case form, so a raw
@@ -76,37 +68,57 @@ def redact(text: str, key: ApiKey | None) -> str:
     return key.redact(text) if key is not None else text
 
 
-def default_key_env(base_url: str) -> str | None:
-    """The variable a provider's key usually lives in; None when no key is expected."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    for known, name in PROVIDER_KEY_ENV.items():
-        if host == known or host.endswith("." + known):
-            return name
-    return None
-
-
 def resolve_api_key(
     spec: str | None,
     base_url: str,
     *,
     environ: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    preset: str | None = None,
 ) -> ApiKey | KeyProblem | None:
     """The key for `base_url` according to `spec`; None when the server needs none.
 
-    Runs `cmd:` specs (up to 15 s) and reads `file:` specs, so call it off the UI thread.
+    Without a spec, the preset (`preset`, else the one `base_url` is on) says which variable
+    holds the key, or that none is needed. Runs `cmd:` specs (up to 15 s) and reads `file:`
+    specs, so call it off the UI thread.
     """
     env = os.environ if environ is None else environ
-    spec = spec.strip() if spec else None
+    parsed = parse_key_spec(spec)
+    if isinstance(parsed, KeyProblem):
+        return parsed
+    source, value = parsed
+    if source == "cmd":
+        return _from_command(value, env, cwd)
+    if source == "file":
+        return _from_file(value, cwd)
+    if source == "env":
+        return _from_env(value, env, base_url)
+    found = preset_for(preset, base_url)
+    name = found.key_env
+    if name is None or (not found.key_required and not env.get(name)):
+        return None  # a local or unknown server: send no Authorization header
+    return _from_env(name, env, base_url)
+
+
+def parse_key_spec(spec: str | None) -> tuple[KeySource, str] | KeyProblem:
+    """Where `spec` says the key is (the command, path or variable name), without looking.
+
+    The one grammar of a key spec: Lua's `setup()` checks the same one (`key_source` in
+    `lua/bb7/config.lua`), and a test runs one list of specs through both.
+    """
+    spec = spec.strip() if spec else ""
     if not spec:
-        name = default_key_env(base_url)
-        if name is None:
-            return None  # a local or unknown server: send no Authorization header
-        return _from_env(name, env, base_url)
+        return "default", ""
     if spec.startswith("cmd:"):
-        return _from_command(spec[4:].strip(), env, cwd)
+        command = spec[4:].strip()
+        if not command:
+            return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
+        return "cmd", command
     if spec.startswith("file:"):
-        return _from_file(spec[5:].strip(), cwd)
+        path = spec[5:].strip()
+        if not path:
+            return KeyProblem("invalid_spec", "api_key `file:` needs a path after the colon.")
+        return "file", path
     name = spec[4:].strip() if spec.startswith("env:") else spec
     pattern = _ENV_NAME if spec.startswith("env:") else _BARE_ENV_NAME
     if not pattern.fullmatch(name):
@@ -116,7 +128,7 @@ def resolve_api_key(
             "`file:<path>` (a raw key is not accepted there: export it as "
             f"{DEFAULT_KEY_ENV} and name that variable instead).",
         )
-    return _from_env(name, env, base_url)
+    return "env", name
 
 
 def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyProblem:
@@ -131,9 +143,7 @@ def _from_env(name: str, env: Mapping[str, str], base_url: str) -> ApiKey | KeyP
 
 
 def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> ApiKey | KeyProblem:
-    source = f"command `{command}`"
-    if not command:
-        return KeyProblem("invalid_spec", "api_key `cmd:` needs a command after the colon.")
+    source = f"command `{command.split()[0]} ...`" if " " in command else f"command `{command}`"
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command],
@@ -151,17 +161,15 @@ def _from_command(command: str, env: Mapping[str, str], cwd: Path | None) -> Api
     except OSError as exc:
         return KeyProblem("command_failed", f"The API key {source} could not run: {exc.strerror}")
     if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        detail = lines[-1][:200] if lines else "no error output"
         return KeyProblem(
-            "command_failed", f"The API key {source} exited with {done.returncode}: {detail}"
+            "command_failed",
+            f"The API key {source} failed with exit code {done.returncode} (its output is not "
+            "shown: it may hold the key). Run it in a terminal to see why.",
         )
     return _checked(_first_line(done.stdout), source)
 
 
 def _from_file(path_text: str, cwd: Path | None) -> ApiKey | KeyProblem:
-    if not path_text:
-        return KeyProblem("invalid_spec", "api_key `file:` needs a path after the colon.")
     path = Path(path_text).expanduser()
     if not path.is_absolute() and cwd is not None:
         path = cwd / path

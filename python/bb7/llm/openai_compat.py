@@ -8,10 +8,14 @@ thread does the HTTP (httpx), decodes the SSE stream and calls `on_event` with t
 - it should return quickly (the Neovim host hands events to its loop with `async_call`);
   an exception it raises is logged and does not stop the stream.
 Failures before the first delta (connect errors, 429, 5xx, a dropped or silent connection) are
-retried with exponential backoff and jitter, honouring `Retry-After`; after the first delta a
-failure ends the stream with a `StreamError` that keeps the partial text. `cancel()` closes the
+retried with exponential backoff and jitter, honouring `Retry-After`, while the retry window and
+the overall deadline allow; after the first delta a failure ends the stream with a `StreamError`
+that keeps the partial text. Time is bounded (`Timeouts`): a watchdog thread ends an attempt
+that makes no progress for `idle` seconds (keep-alive comments are not progress) and the whole
+answer at `total` seconds, by shutting the socket down as `cancel()` does. `cancel()` closes the
 socket from the calling thread (shutdown wakes the blocked read at once) and the stream ends
-with a `cancelled` error carrying the partial output.
+with a `cancelled` error carrying the partial output. A chunk the typed decoder refuses is
+salvaged field by field (`bb7.llm.lenient`); what had to be skipped becomes a `StreamWarning`.
 What this module is not for: prompt building (`prompt.py`), the models list (`models.py`),
 parsing tool arguments (formats layer).
 """
@@ -27,12 +31,15 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 from urllib.parse import urlsplit
 
 import httpx
 import msgspec
 
+from bb7.llm.config import ProviderConfig as ProviderConfig
+from bb7.llm.config import RetryPolicy as RetryPolicy
+from bb7.llm.config import Timeouts as Timeouts
 from bb7.llm.deltas import StreamAccumulator
 from bb7.llm.events import (
     Done,
@@ -40,14 +47,16 @@ from bb7.llm.events import (
     Retrying,
     StreamError,
     StreamEvent,
+    StreamWarning,
     Terminal,
     ToolCall,
     Usage,
 )
 from bb7.llm.keys import ApiKey, redact
+from bb7.llm.lenient import decode_chunk
+from bb7.llm.presets import preset_for
 from bb7.llm.sse import SSEDecoder, SSEOverflow
 from bb7.llm.wire import (
-    CHUNK_DECODER,
     ERROR_BODY_DECODER,
     ERROR_OBJECT_DECODER,
     ChatRequest,
@@ -57,42 +66,15 @@ from bb7.llm.wire import (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 _ERROR_BODY_LIMIT = 64 * 1024
 _JSON_BODY_LIMIT = 32 * 1024 * 1024
 _RETRY_STATUSES = frozenset({408, 409, 425, 429})
 _LATER = "Send again in a moment, or pick another model."
+_KEPT = " The partial answer is kept; send again to get a complete one."
+_MAX_WARNINGS = 5
 
-
-class Timeouts(msgspec.Struct, frozen=True):
-    """Seconds. `read` is the longest silence tolerated between two pieces of the stream
-    (OpenRouter sends keep-alive comments while a model thinks, so silence means trouble)."""
-
-    connect: float = 10.0
-    read: float = 120.0
-    write: float = 30.0
-
-
-class RetryPolicy(msgspec.Struct, frozen=True):
-    """Retries before the first delta: attempt n waits about base * 2**(n-1), at most max_delay,
-    half of it random; a Retry-After header replaces that wait unless it exceeds
-    max_retry_after, in which case the request fails at once and says when to try again."""
-
-    max_attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 8.0
-    max_retry_after: float = 60.0
-
-
-class ProviderConfig(msgspec.Struct, frozen=True):
-    base_url: str = DEFAULT_BASE_URL
-    timeouts: Timeouts = Timeouts()
-    retry: RetryPolicy = RetryPolicy()
-    # Extra request headers, e.g. OpenRouter's optional HTTP-Referer / X-Title attribution.
-    headers: dict[str, str] = {}
-    # Ask for usage in the final chunk (`stream_options.include_usage`); turn off for servers
-    # that reject unknown fields.
-    include_usage: bool = True
+# Which time limit ended an attempt: no progress for `Timeouts.idle`, or `Timeouts.total`.
+Expiry = Literal["idle", "deadline"]
 
 
 class HttpProblem(msgspec.Struct, frozen=True):
@@ -112,6 +94,8 @@ class StreamHandle:
         self._lock = threading.Lock()
         self._network_stream: Any = None
         self._result: Terminal | None = None
+        # Set by the watchdog when a time limit ends the current attempt.
+        self._expired: Expiry | None = None
 
     def cancel(self) -> None:
         """Stop the request now; returns at once. The stream ends with a `cancelled` error.
@@ -148,8 +132,17 @@ class StreamHandle:
     def _attach(self, network_stream: Any) -> None:
         with self._lock:
             self._network_stream = network_stream
-            if self._cancel.is_set():
+            if self._cancel.is_set() or self._expired is not None:
                 _shutdown(network_stream)
+
+    def _expire(self, why: Expiry) -> None:
+        with self._lock:
+            self._expired = why
+            _shutdown(self._network_stream)
+
+    def _rearm(self) -> None:
+        with self._lock:
+            self._expired = None
 
     def _detach(self) -> None:
         with self._lock:
@@ -207,8 +200,7 @@ class OpenAICompatClient:
             limits=httpx.Limits(max_keepalive_connections=0),
             follow_redirects=True,
         )
-        host = (urlsplit(self.config.base_url).hostname or "").lower()
-        self._openrouter = host == "openrouter.ai" or host.endswith(".openrouter.ai")
+        self.preset = preset_for(self.config.preset, self.config.base_url)
 
     def close(self) -> None:
         self._http.close()
@@ -222,7 +214,7 @@ class OpenAICompatClient:
         body = request_body(
             request,
             stream=True,
-            openrouter=self._openrouter,
+            preset=self.preset,
             include_usage=self.config.include_usage,
         )
         worker = _Worker(self, body, on_event, handle)
@@ -329,6 +321,64 @@ class _Output(TypedDict):
     duration: float
 
 
+class _Watchdog:
+    """Ends the current attempt once it makes no progress for `idle` seconds or the answer
+    reaches its deadline: a blocked read cannot time itself out when keep-alive comments keep
+    arriving, so a thread watches the clock and shuts the socket down (see `StreamHandle`)."""
+
+    def __init__(self, handle: StreamHandle, idle: float, deadline: float) -> None:
+        self.handle = handle
+        self.idle = idle
+        self.deadline = deadline
+        self.last_progress = time.monotonic()
+        # Bytes (keep-alive comments, empty chunks) arrived since the last progress.
+        self.quiet_bytes = False
+        self._active = False
+        self._stopped = False
+        self._wake = threading.Condition()
+        threading.Thread(target=self._run, name="bb7-llm-watchdog", daemon=True).start()
+
+    def begin(self) -> None:
+        """An attempt starts: its idle clock starts now."""
+        self.handle._rearm()
+        self.progress()
+        with self._wake:
+            self._active = True
+            self._wake.notify()
+
+    def end(self) -> None:
+        with self._wake:
+            self._active = False
+
+    def stop(self) -> None:
+        with self._wake:
+            self._stopped = True
+            self._wake.notify()
+
+    def progress(self) -> None:
+        # Plain attribute writes from the worker thread; the watchdog only reads them, and a
+        # stale read merely makes it wake once more and look again.
+        self.last_progress = time.monotonic()
+        self.quiet_bytes = False
+
+    def _run(self) -> None:
+        with self._wake:
+            while not self._stopped:
+                now = time.monotonic()
+                if now >= self.deadline:
+                    self.handle._expire("deadline")
+                    return
+                due = self.deadline
+                if self._active:
+                    idle_due = self.last_progress + self.idle
+                    if now >= idle_due:
+                        self._active = False
+                        self.handle._expire("idle")
+                        continue
+                    due = min(due, idle_due)
+                self._wake.wait(due - now)
+
+
 class _Worker:
     """One request's life in its thread: attempts, retries, events, the terminal event."""
 
@@ -344,46 +394,59 @@ class _Worker:
         self.on_event = on_event
         self.handle = handle
         self.acc = StreamAccumulator()
+        self.warned: set[str] = set()
+        self.watchdog: _Watchdog | None = None
 
     def run(self) -> None:
         started = time.monotonic()
+        timeouts = self.client.config.timeouts
+        watchdog = self.watchdog = _Watchdog(self.handle, timeouts.idle, started + timeouts.total)
+        try:
+            outcome, attempts = self._attempts(watchdog, started)
+        finally:
+            watchdog.stop()
+        self._finish(outcome, attempts, time.monotonic() - started)
+
+    def _attempts(self, watchdog: _Watchdog, started: float) -> tuple[_Complete | _Failure, int]:
         policy = self.client.config.retry
         attempt = 0
-        outcome: _Complete | _Failure
         while True:
             attempt += 1
             self.acc = StreamAccumulator()
+            watchdog.begin()
             try:
                 outcome = self._attempt()
             except Exception as exc:  # a bug, but the caller must still get its terminal event
                 log.exception("stream worker failed")
                 outcome = _Failure("protocol", f"Internal error while streaming: {exc!r}")
+            finally:
+                watchdog.end()
             if self.handle.cancelled and isinstance(outcome, _Failure):
                 # A response that completed before the cancel took effect stays complete.
-                outcome = _cancelled()
+                return _cancelled(), attempt
             if not isinstance(outcome, _Failure) or not outcome.retryable or self.acc.emitted:
-                break
+                return outcome, attempt
+            tries = f"{attempt} attempts" if attempt > 1 else "1 attempt"
             if attempt >= policy.max_attempts:
-                tries = f"{attempt} attempts" if attempt > 1 else "1 attempt"
-                outcome = _with_message(outcome, f"{outcome.message} (gave up after {tries})")
-                break
+                return _with_message(outcome, f"{outcome.message} (gave up after {tries})"), attempt
             if outcome.retry_after is not None and outcome.retry_after > policy.max_retry_after:
-                outcome = _with_message(
-                    outcome,
+                message = (
                     f"{outcome.message} The provider asked to wait {outcome.retry_after:.0f} s "
-                    "before retrying.",
+                    "before retrying."
                 )
-                break
+                return _with_message(outcome, message), attempt
             delay = outcome.retry_after
             if delay is None:
                 ceiling = min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1))
                 delay = ceiling / 2 + self.client._rng.uniform(0, ceiling / 2)
+            now = time.monotonic()
+            if now - started >= policy.max_elapsed or now + delay >= watchdog.deadline:
+                spent = now - started
+                message = f"{outcome.message} (gave up after {tries} in {spent:.0f} s)"
+                return _with_message(outcome, message), attempt
             self._emit(Retrying(attempt + 1, policy.max_attempts, delay, outcome.message))
             if self.handle._cancel.wait(delay):
-                outcome = _cancelled()
-                break
-        duration = time.monotonic() - started
-        self._finish(outcome, attempt, duration)
+                return _cancelled(), attempt
 
     def _finish(self, outcome: _Complete | _Failure, attempts: int, duration: float) -> None:
         acc = self.acc
@@ -406,6 +469,7 @@ class _Worker:
                 provider_error=outcome.provider_error,
                 retry_after=outcome.retry_after,
                 after_first_token=acc.emitted,
+                finish_reason=acc.finish_reason,
                 **output,
             )
         # The terminal event is delivered even after cancel(): the caller waits for it.
@@ -422,7 +486,27 @@ class _Worker:
         except Exception:
             log.exception("on_event raised for %s", type(event).__name__)
 
+    def _warn(self, what: str) -> None:
+        """Say once per kind of problem (and at most a few times) what was skipped."""
+        log.warning("stream: skipped %s", what)
+        key = what.split(" (", 1)[0]
+        if key in self.warned or len(self.warned) > _MAX_WARNINGS:
+            return
+        self.warned.add(key)
+        if len(self.warned) > _MAX_WARNINGS:
+            message = "More parts of the provider's stream could not be read (see :BB7Log)."
+        else:
+            message = f"Skipped part of the provider's stream that bb7 cannot read: {what}."
+        self._emit(StreamWarning(message))
+
     def _attempt(self) -> _Complete | _Failure:
+        outcome = self._request()
+        expired = self.handle._expired
+        if expired is not None and isinstance(outcome, _Failure) and not self.handle.cancelled:
+            return self._expired(expired)
+        return outcome
+
+    def _request(self) -> _Complete | _Failure:
         client = self.client
         headers = client._headers()
         headers.update(
@@ -439,6 +523,7 @@ class _Worker:
                 client.url("chat/completions"),
                 content=self.body,
                 headers=headers,
+                timeout=self._timeout(),
                 extensions={"trace": self.handle._trace},
             ) as response:
                 self.handle._attach(response.extensions.get("network_stream"))
@@ -463,11 +548,26 @@ class _Worker:
         finally:
             self.handle._detach()
 
+    def _timeout(self) -> httpx.Timeout:
+        """The client's timeouts, the connect one cut to what is left of the deadline (a
+        connect cannot be interrupted by the watchdog)."""
+        timeouts = self.client.config.timeouts
+        left = self.watchdog.deadline - time.monotonic() if self.watchdog else timeouts.connect
+        connect = max(0.01, min(timeouts.connect, left))
+        return httpx.Timeout(
+            connect=connect, read=timeouts.read, write=timeouts.write, pool=connect
+        )
+
     def _read_stream(self, pieces: Iterator[bytes]) -> _Complete | _Failure:
         decoder = SSEDecoder()
+        watchdog = self.watchdog
         for piece in pieces:
             if self.handle.cancelled:
                 return _cancelled()
+            if self.handle._expired is not None:
+                return self._expired(self.handle._expired)
+            if watchdog is not None:
+                watchdog.quiet_bytes = True
             for payload in decoder.feed(piece):
                 end = self._payload(payload)
                 if end is not None:
@@ -492,24 +592,29 @@ class _Worker:
         """Handle one SSE data payload; a terminal outcome when the stream is over."""
         if payload.strip() == b"[DONE]":
             return _COMPLETE
-        try:
-            chunk = CHUNK_DECODER.decode(payload)
-        except msgspec.DecodeError:
-            if b"\n" in payload:
-                # Events separated by single newlines arrive joined; take them line by line.
-                for line in payload.split(b"\n"):
-                    if line.strip():
-                        end = self._payload(line)
-                        if end is not None:
-                            return end
-                return None
-            log.warning("skipping an undecodable stream chunk of %d bytes", len(payload))
+        decoded = decode_chunk(payload)
+        chunk = decoded.chunk
+        if chunk is None and b"\n" in payload:
+            # Events separated by single newlines arrive joined; take them line by line.
+            for line in payload.split(b"\n"):
+                if line.strip():
+                    end = self._payload(line)
+                    if end is not None:
+                        return end
             return None
+        for what in decoded.skipped:
+            self._warn(what)
+        if chunk is None:
+            return None
+        # Usage and text that came with an error object are kept with the error.
+        events = self.acc.apply(chunk)
+        if events and self.watchdog is not None:
+            self.watchdog.progress()
+        for event in events:
+            self._emit(event)
         error = bytes(chunk.error)
         if error and error != b"null":
             return self._provider_error(error)
-        for event in self.acc.apply(chunk):
-            self._emit(event)
         if self.acc.finish_reason == "error":
             return _Failure(
                 "provider",
@@ -539,6 +644,22 @@ class _Worker:
         retryable = status is not None and (status >= 500 or status in _RETRY_STATUSES)
         return _Failure("provider", message, status, verbatim, retryable=retryable)
 
+    def _expired(self, why: Expiry) -> _Failure:
+        """The watchdog ended the attempt: say which limit, and what had arrived."""
+        timeouts = self.client.config.timeouts
+        if why == "deadline":
+            message = f"The answer took longer than the overall limit of {timeouts.total:g} s."
+        elif self.watchdog is not None and self.watchdog.quiet_bytes:
+            message = (
+                f"The provider sent only keep-alive comments, no answer, for {timeouts.idle:g} s "
+                "(the idle limit)."
+            )
+        else:
+            message = f"The provider sent nothing for {timeouts.idle:g} s (the idle limit)."
+        if self.acc.emitted:
+            message += _KEPT
+        return _Failure("timeout", message, retryable=why == "idle")
+
     def _broken(self, kind: ErrorKind, exc: httpx.HTTPError) -> _Failure:
         if self.handle.cancelled:
             return _cancelled()
@@ -546,7 +667,7 @@ class _Worker:
         if isinstance(exc, httpx.ConnectTimeout):
             message = (
                 f"Connecting to {urlsplit(client.config.base_url).netloc} timed out after "
-                f"{client.config.timeouts.connect:g} s."
+                f"{self._timeout().connect:g} s."
             )
         elif kind == "timeout":
             message = (
@@ -558,7 +679,7 @@ class _Worker:
         else:
             message = client._transport_message(exc)
         if self.acc.emitted:
-            message += " The partial answer is kept; send again to get a complete one."
+            message += _KEPT
         return _Failure(kind, message, retryable=True)
 
 

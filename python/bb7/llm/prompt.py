@@ -37,7 +37,6 @@ from bb7.llm.prompt_format import (
     SYSTEM_PROMPT,
     EventAction,
 )
-from bb7.llm.tokens import estimate_tokens
 from bb7.llm.wire import (
     CacheControl,
     ChatRequest,
@@ -46,6 +45,7 @@ from bb7.llm.wire import (
     ReasoningEffort,
     ToolSpec,
 )
+from bb7.text.tokens import estimate_tokens
 
 EditFormat = Literal["none", "tools", "text_blocks"]
 FileMode = Literal["rw", "ro"]

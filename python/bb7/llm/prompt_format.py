@@ -35,6 +35,7 @@ EventAction = Literal[
     "user_applied",
     "user_partially_applied",
     "user_discarded",
+    "user_rejected_hunk",
     "user_undid_apply",
     "assistant_wrote",
 ]
@@ -48,6 +49,9 @@ EVENT_MEANINGS: dict[str, str] = {
     "user_applied": "the user accepted your pending change into the project",
     "user_partially_applied": "the user took part of your pending change; the rest stays pending",
     "user_discarded": "the user rejected your pending change",
+    "user_rejected_hunk": "the user rejected one hunk of your pending change: lines=<a>-<b> "
+    "of version file_id (your new lines; for a deletion, the original lines you removed); "
+    "it is dropped, do not propose it again unless asked",
     "user_undid_apply": "the user took back applying your change: it is pending again",
     "assistant_wrote": "you proposed a change to the file (it became a pending version)",
 }

@@ -14,8 +14,14 @@ import msgspec
 # A function tool offered to the model, with its JSON Schema: defined by the formats layer,
 # which generates the schemas and decodes the calls.
 from bb7.formats.schemas import ToolSpec as ToolSpec
+from bb7.llm.presets import Preset
 
-ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+# "none" asks a model that can reason not to; None (no setting) leaves the model's default.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+
+# Anthropic takes a thinking budget in tokens, not an effort; the answer gets room on top.
+THINKING_BUDGET: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+_ANSWER_ROOM = 8192
 
 
 class CacheControl(msgspec.Struct, frozen=True):
@@ -54,14 +60,14 @@ class ChatRequest(msgspec.Struct, frozen=True):
 
 
 def request_body(
-    request: ChatRequest, *, stream: bool, openrouter: bool, include_usage: bool = True
+    request: ChatRequest, *, stream: bool, preset: Preset, include_usage: bool = True
 ) -> bytes:
-    """JSON body for POST /chat/completions.
+    """JSON body for POST /chat/completions, in the dialect of `preset`.
 
-    OpenRouter takes reasoning as `reasoning: {effort}` and `provider` preferences; other
-    OpenAI-compatible servers take `reasoning_effort` and do not know `provider`.
-    `stream_options.include_usage` asks OpenAI-style servers for usage in the last chunk
-    (OpenRouter always sends it).
+    Reasoning effort goes as OpenRouter's `reasoning: {effort}`, OpenAI's `reasoning_effort`,
+    Anthropic's `thinking` budget, or not at all (`Preset.reasoning`); only OpenRouter takes
+    `provider` preferences. `stream_options.include_usage` asks OpenAI-style servers for usage
+    in the last chunk, unless the preset's server refuses the field.
     """
     body: dict[str, Any] = {
         "model": request.model,
@@ -70,23 +76,33 @@ def request_body(
     }
     if request.tools:
         body["tools"] = [tool.openai() for tool in request.tools]
-    if request.reasoning_effort is not None:
-        if openrouter:
-            body["reasoning"] = {"effort": request.reasoning_effort}
-        else:
-            body["reasoning_effort"] = request.reasoning_effort
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
-    if request.provider and openrouter:
+    effort = request.reasoning_effort
+    if effort is not None:
+        _reasoning(body, effort, preset)
+    if request.provider and preset.reasoning == "openrouter":
         body["provider"] = request.provider
     if request.prompt_cache_key is not None:
         body["prompt_cache_key"] = request.prompt_cache_key
-    if stream and include_usage:
+    if stream and include_usage and preset.include_usage:
         body["stream_options"] = {"include_usage": True}
     body.update(request.extra)
     return msgspec.json.encode(body)
+
+
+def _reasoning(body: dict[str, Any], effort: ReasoningEffort, preset: Preset) -> None:
+    style = preset.reasoning
+    if style == "openrouter":
+        body["reasoning"] = {"enabled": False} if effort == "none" else {"effort": effort}
+    elif style == "openai":
+        body["reasoning_effort"] = effort
+    elif style == "anthropic" and effort != "none":
+        budget = THINKING_BUDGET[effort]
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        body["max_tokens"] = max(body.get("max_tokens", 0), budget + _ANSWER_ROOM)
 
 
 # ---- stream chunks -------------------------------------------------------------------------
@@ -110,8 +126,17 @@ class ReasoningDetail(msgspec.Struct):
     summary: str | None = None
 
 
+class ContentPiece(msgspec.Struct):
+    """One part of a `content` list (Mistral): `{"type": "text", "text": ...}` is answer text,
+    `{"type": "thinking", "thinking": [parts]}` is reasoning."""
+
+    type: str | None = None
+    text: str | None = None
+    thinking: str | list[ContentPiece] | None = None
+
+
 class Delta(msgspec.Struct):
-    content: str | None = None
+    content: str | list[ContentPiece] | None = None
     reasoning: str | None = None
     reasoning_content: str | None = None
     reasoning_details: list[ReasoningDetail] | None = None
@@ -141,11 +166,18 @@ class WireUsage(msgspec.Struct):
     completion_tokens_details: TokenDetails | None = None
 
 
+class GroqExtra(msgspec.Struct):
+    """Groq's `x_groq` object: it carries the usage when the request did not ask for it."""
+
+    usage: WireUsage | None = None
+
+
 class Chunk(msgspec.Struct):
     id: str | None = None
     model: str | None = None
     choices: list[Choice] | None = None
     usage: WireUsage | None = None
+    x_groq: GroqExtra | None = None
     # Kept raw so a provider's error object can be shown verbatim; empty when absent.
     error: msgspec.Raw = msgspec.Raw()
 
@@ -162,6 +194,7 @@ class ErrorBody(msgspec.Struct):
     message: str | None = None
 
 
+# The fast path: a chunk that matches the types above; `bb7.llm.lenient` handles the rest.
 CHUNK_DECODER = msgspec.json.Decoder(Chunk)
 ERROR_OBJECT_DECODER = msgspec.json.Decoder(ErrorObject | str)
 ERROR_BODY_DECODER = msgspec.json.Decoder(ErrorBody)

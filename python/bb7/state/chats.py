@@ -17,27 +17,28 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.fsio import FileProblem
 from bb7.paths import project_path
 from bb7.state import lock
 from bb7.state.local import Buffers, read_local, same_text, text_of
+from bb7.state.problems import Abort
 from bb7.state.records import (
     EXTERNAL,
     GLOBAL,
     SECTION,
     WRITABLE,
     Chat,
-    ContextEntry,
     Event,
     EventPart,
     Message,
     OutputRef,
-    PendingOutput,
     Problem,
     SnapshotRef,
     TextPart,
+    WarningIssue,
 )
-from bb7.state.store import Abort, Store, entry_file_id
+from bb7.state.store import Store
 
 FORK_PREFIX = "Fork of "
 
@@ -46,7 +47,7 @@ class ContextWarning(msgspec.Struct, frozen=True):
     """A restored snapshot whose file changed (`modified`) or vanished (`deleted`) since."""
 
     path: str
-    issue: str
+    issue: WarningIssue
     file_id: str
 
 
@@ -199,27 +200,8 @@ def search_chats(stores: Iterable[Store], query: str) -> list[SearchHit]:
 def append_user_message(store: Store, chat_id: str, text: str, *, model: str = "") -> Message:
     """Store a user message with the context and pending outputs it is sent with."""
     with store.transaction():
-        snapshot = [
-            SnapshotRef(
-                path=e.path,
-                kind=e.kind,
-                blob=e.blob,
-                file_id=e.file_id,
-                start_line=e.start_line,
-                end_line=e.end_line,
-            )
-            for e in store.entries(chat_id)
-        ]
-        outputs = [
-            OutputRef(
-                path=o.path,
-                blob=o.blob,
-                file_id=o.file_id,
-                base_file_id=o.base_file_id,
-                added=o.added,
-            )
-            for o in store.outputs(chat_id)
-        ]
+        snapshot = [SnapshotRef.of(e) for e in store.entries(chat_id)]
+        outputs = [OutputRef.of(o) for o in store.outputs(chat_id)]
         message = Message(
             role="user",
             parts=[TextPart(text)],
@@ -250,17 +232,7 @@ def _restore_context(
     store.clear_entries(chat_id)
     warnings: list[ContextWarning] = []
     for ref in refs:
-        store.put_entry(
-            chat_id,
-            ContextEntry(
-                path=ref.path,
-                kind=ref.kind,
-                blob=ref.blob,
-                file_id=ref.file_id,
-                start_line=ref.start_line,
-                end_line=ref.end_line,
-            ),
-        )
+        store.put_entry(chat_id, ref.entry())
         local = read_local(store, ref.path, buffers)
         if isinstance(local, FileProblem) and local.kind == "missing":
             warnings.append(ContextWarning(ref.path, "deleted", ref.file_id))
@@ -275,15 +247,14 @@ def _restore_context(
             chat_id,
             Message(
                 role="system",
-                parts=[
-                    EventPart(
-                        Event(action=f"fork_warning_{w.issue}", path=w.path, file_id=w.file_id)
-                    )
-                    for w in warnings
-                ],
+                parts=[_warning_part(w) for w in warnings],
             ),
         )
     return warnings
+
+
+def _warning_part(warning: ContextWarning) -> EventPart:
+    return EventPart(Event.fork_warning(warning.path, warning.issue, warning.file_id))
 
 
 def fork_chat(
@@ -326,16 +297,7 @@ def edit_message(
             store.delete_messages_from(chat_id, target.seq)
             store.clear_outputs(chat_id)
             for ref in target.outputs_snapshot:
-                store.put_output(
-                    chat_id,
-                    PendingOutput(
-                        path=ref.path,
-                        blob=ref.blob,
-                        file_id=ref.file_id,
-                        base_file_id=ref.base_file_id,
-                        added=ref.added,
-                    ),
-                )
+                store.put_output(chat_id, ref.output())
             warnings = _restore_context(store, chat_id, target.context_snapshot, buffers)
             # The failed response a retry state would repair is gone with the truncation.
             store.set_retry(chat_id, "", [])

@@ -16,10 +16,12 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
 from bb7.paths import PathProblem, project_path
 from bb7.state.local import Buffers, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
+from bb7.state.problems import Abort
 from bb7.state.records import (
     EXTERNAL,
     GLOBAL,
@@ -30,7 +32,7 @@ from bb7.state.records import (
     Event,
     Problem,
 )
-from bb7.state.store import Abort, Store, entry_file_id
+from bb7.state.store import Store
 
 # Reading limit for the file a section is cut from (the section itself must fit the usual limit).
 SECTION_SOURCE_MAX_BYTES = 64 * 1024 * 1024
@@ -240,18 +242,7 @@ def _add(
         store.put_output(
             chat_id, msgspec.structs.replace(output, added=False, base_file_id=entry.file_id)
         )
-    store.append_event(
-        chat_id,
-        Event(
-            action="user_added",
-            path=path,
-            file_id=entry.file_id,
-            blob=entry.blob,
-            start_line=entry.start_line,
-            end_line=entry.end_line,
-            readonly=entry.readonly,
-        ),
-    )
+    store.append_event(chat_id, Event.added_entry(entry))
     return entry
 
 
@@ -280,16 +271,7 @@ def remove(
                 f"{entry.path} has a pending change from the model; apply or discard it first",
             )
         store.delete_entry(chat_id, entry.path, entry.start_line, entry.end_line)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_removed",
-                path=entry.path,
-                file_id=entry.file_id,
-                start_line=entry.start_line,
-                end_line=entry.end_line,
-            ),
-        )
+        store.append_event(chat_id, Event.removed(entry))
         return entry
 
 
@@ -370,16 +352,7 @@ def _update(
     elif output is not None:
         store.put_output(chat_id, msgspec.structs.replace(output, base_file_id=new.file_id))
     store.put_entry(chat_id, new)
-    store.append_event(
-        chat_id,
-        Event(
-            action="user_updated",
-            path=entry.path,
-            file_id=new.file_id,
-            prev_file_id=entry.file_id,
-            blob=new.blob,
-        ),
-    )
+    store.append_event(chat_id, Event.updated(entry, new))
     return new
 
 
@@ -405,13 +378,5 @@ def set_readonly(
             )
         new = msgspec.structs.replace(entry, kind=READONLY if readonly else WRITABLE)
         store.put_entry(chat_id, new)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_set_readonly",
-                path=entry.path,
-                file_id=entry.file_id,
-                readonly=readonly,
-            ),
-        )
+        store.append_event(chat_id, Event.set_readonly(entry, readonly))
         return new

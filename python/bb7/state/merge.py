@@ -1,8 +1,10 @@
 """Three-way merges of a pending output with the user's local edits, and finishing a vimdiff merge.
 
-`merge3(base, local, output)` is a line-based diff3: changes on one side only are taken, equal
-changes on both sides are taken once, and overlapping different changes become standard conflict
-regions (or the output's side, with `prefer_output`, to keep a change pending for review).
+`chunks(base, local, output)` is the one line-based diff3. On it: `plan_merge` (`:BB7Merge` and
+`bb7 output apply --merge`) takes changes on one side only, equal changes once, and leaves
+overlapping changes pending (never guessed, never conflict markers); `merge3` writes overlaps as
+standard conflict regions (or the output's side, with `prefer_output`, to carry a pending change
+over to a new snapshot); the inline review's hunks (`bb7.review`) are its chunks too.
 Lines compare without their line endings, and lines taken from the output follow the local
 file's line-ending style, so a CRLF checkout never looks like a conflict everywhere.
 """
@@ -11,12 +13,14 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Callable
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
-from bb7.state.store import Store, entry_file_id
+from bb7.state.store import Store
 
 LOCAL_MARKER = "<<<<<<< local"
 SEPARATOR = "======="
@@ -39,6 +43,15 @@ def _key(line: str) -> str:
     return line.rstrip("\r\n")
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines split at LF only, ends kept (CR, form feeds and the like stay inside lines, as
+    in an editor buffer, so line numbers here are the buffer's)."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def _eol(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
@@ -47,13 +60,40 @@ def _restyle(lines: list[str], eol: str) -> list[str]:
     return [_key(line) + eol if line != _key(line) else line for line in lines]
 
 
+class Chunk(msgspec.Struct, frozen=True):
+    """A stretch where base, local and output do not all agree; half-open 0-based line ranges.
+
+    `kind`: `output` (only the model changed it), `local` (only the user), `same` (both, alike)
+    or `overlap` (both, differently: never merged without the user)."""
+
+    kind: str
+    base: tuple[int, int]
+    local: tuple[int, int]
+    output: tuple[int, int]
+
+
+# Above this many line pairs the bit-parallel LCS would need too much memory (its matrix is
+# len(a) * len(b) / 64 words); difflib is slower but small.
+_LCS_LIMIT = 100_000_000
+
+
+def matching_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    """Lines a and b share, as (a_start, b_start, size) blocks ending with a size-0 sentinel:
+    a longest common subsequence (rapidfuzz, ~1 ms for 2,000 lines where difflib takes ~1 s)."""
+    if len(a) * len(b) > _LCS_LIMIT:
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        return [(m.a, m.b, m.size) for m in matcher.get_matching_blocks()]
+    # Imported here: rapidfuzz costs ~30 ms, which the host's cold start should not pay.
+    from rapidfuzz.distance import Indel
+
+    blocks = Indel.opcodes(a, b).as_matching_blocks()
+    return [(m.a, m.b, m.size) for m in blocks]
+
+
 def _sync_regions(base: list[str], a: list[str], b: list[str]) -> list[tuple[int, ...]]:
     """Stretches of base unchanged in both a and b: (base_start, base_end, a_start, a_end, ...)."""
-    keys_base = [_key(x) for x in base]
-    am = difflib.SequenceMatcher(None, keys_base, [_key(x) for x in a], autojunk=False)
-    bm = difflib.SequenceMatcher(None, keys_base, [_key(x) for x in b], autojunk=False)
-    amatches = am.get_matching_blocks()
-    bmatches = bm.get_matching_blocks()
+    amatches = matching_blocks(base, a)
+    bmatches = matching_blocks(base, b)
     regions: list[tuple[int, ...]] = []
     ia = ib = 0
     while ia < len(amatches) and ib < len(bmatches):
@@ -73,36 +113,208 @@ def _sync_regions(base: list[str], a: list[str], b: list[str]) -> list[tuple[int
     return regions
 
 
+def chunks(base: list[str], local: list[str], output: list[str]) -> list[Chunk]:
+    """The stretches between the lines all three versions share, classified (lines compare
+    without their line endings). The one diff3 of bb7: merges, review hunks and signs."""
+    keys_o = [_key(x) for x in base]
+    keys_a = [_key(x) for x in local]
+    keys_b = [_key(x) for x in output]
+    out: list[Chunk] = []
+    o0 = a0 = b0 = 0
+    for o1, o2, a1, a2, b1, b2 in _sync_regions(keys_o, keys_a, keys_b):
+        chunk_o, chunk_a, chunk_b = keys_o[o0:o1], keys_a[a0:a1], keys_b[b0:b1]
+        if chunk_o or chunk_a or chunk_b:
+            if chunk_a == chunk_b:
+                kind = "same" if chunk_a != chunk_o else ""
+            elif chunk_b == chunk_o:
+                kind = "local"
+            elif chunk_a == chunk_o:
+                kind = "output"
+            else:
+                kind = "overlap"
+            if kind:
+                out.append(Chunk(kind, (o0, o1), (a0, a1), (b0, b1)))
+        o0, a0, b0 = o2, a2, b2
+    return out
+
+
+def _assemble(
+    local: list[str], found: list[Chunk], pick: Callable[[Chunk], list[str]], eol: str
+) -> str:
+    """The local lines with each chunk replaced by `pick(chunk)`, every line but the last
+    terminated (a last line without a newline stays so)."""
+    out: list[str] = []
+    at = 0
+    for chunk in found:
+        out += local[at : chunk.local[0]]
+        out += pick(chunk)
+        at = chunk.local[1]
+    out += local[at:]
+    return "".join(_terminated(out[:-1], eol) + out[-1:])
+
+
+class _Sides:
+    """The three versions split into lines, output lines in the local line-ending style."""
+
+    def __init__(self, base: str, local: str, output: str) -> None:
+        self.local = split_lines(local)
+        self.eol = _eol(local) if local else _eol(output)
+        self.base = self._styled(base)
+        self.output = self._styled(output)
+        self.chunks = chunks(self.base, self.local, self.output)
+
+    def _styled(self, text: str) -> list[str]:
+        lines = split_lines(text)
+        return _restyle(lines, self.eol) if _eol(text) != self.eol else lines
+
+    def side(self, chunk: Chunk, name: str) -> list[str]:
+        lines: list[str] = getattr(self, name)
+        start, end = getattr(chunk, name)
+        return lines[start:end]
+
+
 def merge3(base: str, local: str, output: str, *, prefer_output: bool = False) -> Merge3:
     """Merge the changes base→local and base→output; see the module docstring."""
-    base_lines = base.splitlines(keepends=True)
-    a = local.splitlines(keepends=True)
-    b = output.splitlines(keepends=True)
-    eol = _eol(local) if local else _eol(output)
-    restyle = _eol(output) != eol
-    out: list[str] = []
-    conflicts = 0
-    o0 = a0 = b0 = 0
-    for o1, o2, a1, a2, b1, b2 in _sync_regions(base_lines, a, b):
-        chunk_o = [_key(x) for x in base_lines[o0:o1]]
-        chunk_a = a[a0:a1]
-        chunk_b = _restyle(b[b0:b1], eol) if restyle else b[b0:b1]
-        keys_a = [_key(x) for x in chunk_a]
-        keys_b = [_key(x) for x in chunk_b]
-        if keys_a == keys_b or keys_b == chunk_o:
-            out += chunk_a
-        elif keys_a == chunk_o or prefer_output:
-            out += chunk_b
+    sides = _Sides(base, local, output)
+    eol = sides.eol
+    overlaps = sum(c.kind == "overlap" for c in sides.chunks)
+
+    def pick(chunk: Chunk) -> list[str]:
+        if chunk.kind == "output" or (chunk.kind == "overlap" and prefer_output):
+            return sides.side(chunk, "output")
+        if chunk.kind != "overlap":
+            return sides.side(chunk, "local")
+        return [
+            LOCAL_MARKER + eol,
+            *_terminated(sides.side(chunk, "local"), eol),
+            SEPARATOR + eol,
+            *_terminated(sides.side(chunk, "output"), eol),
+            OUTPUT_MARKER + eol,
+        ]
+
+    text = _assemble(sides.local, sides.chunks, pick, eol)
+    return Merge3(text=text, conflicts=0 if prefer_output else overlaps)
+
+
+class MergePlan(msgspec.Struct, frozen=True):
+    """A merge that leaves overlaps pending: `local` takes every change of the model that
+    does not overlap the user's, `base` and `output` are the new snapshot and pending output
+    (equal to `local` except in the overlaps), `overlaps` the 1-based local lines of each
+    overlap (first, last; last = first - 1 for an empty local side)."""
+
+    local: str
+    base: str
+    output: str
+    overlaps: list[tuple[int, int]]
+
+
+def plan_merge(base: str, local: str, output: str) -> MergePlan:
+    """Three-way merge of snapshot, local text and pending output (`:BB7Merge`, `bb7 output
+    apply --merge`): clean changes are taken, overlaps are never guessed."""
+    sides = _Sides(base, local, output)
+
+    def build(overlap_side: str) -> str:
+        def pick(chunk: Chunk) -> list[str]:
+            if chunk.kind == "overlap":
+                return sides.side(chunk, overlap_side)
+            return sides.side(chunk, "output" if chunk.kind == "output" else "local")
+
+        return _assemble(sides.local, sides.chunks, pick, sides.eol)
+
+    overlaps = [(c.local[0] + 1, c.local[1]) for c in sides.chunks if c.kind == "overlap"]
+    return MergePlan(
+        local=build("local"), base=build("base"), output=build("output"), overlaps=overlaps
+    )
+
+
+class Merged(msgspec.Struct, frozen=True):
+    """A `merge_output`: `overlaps` (1-based local lines) stay pending, the rest is merged."""
+
+    path: str
+    overlaps: list[tuple[int, int]]
+
+
+def merge_output(
+    store: Store,
+    chat_id: str,
+    path: str,
+    buffers: Buffers | None,
+    write: Callable[[str], None],
+) -> Merged | Problem:
+    """Merge the pending output of `path` into the local text (`write` puts it where the user
+    sees it: the buffer, or the file for the CLI; an OSError undoes everything). The snapshot
+    and pending output move on with it, so what stays pending is exactly the overlaps."""
+    try:
+        return _merge_output(store, chat_id, path, buffers, write)
+    except OSError as exc:
+        return Problem("write_failed", f"could not merge {path}: {exc.strerror or exc}")
+
+
+def _merge_output(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None, write: Callable[[str], None]
+) -> Merged | Problem:
+    with store.transaction():
+        output = store.output(chat_id, path)
+        if output is None:
+            return Problem("no_output", f"{path} has no pending change to merge")
+        entry = store.entry(chat_id, path)
+        if entry is None:
+            return Problem("new_file", f"{path} is a new file: nothing to merge it with")
+        if entry.kind != WRITABLE:
+            return Problem("readonly", f"{path} is read-only in this chat")
+        local = text_of(read_local(store, path, buffers))
+        if local is None:
+            return Problem("missing", f"{path} is missing locally: nothing to merge into")
+        plan = plan_merge(store.blob(entry.blob), local, store.blob(output.blob))
+        new_entry = msgspec.structs.replace(
+            entry, blob=store.put_blob(plan.base), file_id=entry_file_id(path, plan.base)
+        )
+        store.put_entry(chat_id, new_entry)
+        if same_text(plan.output, plan.base):
+            store.delete_output(chat_id, path)
         else:
-            conflicts += 1
-            out.append(LOCAL_MARKER + eol)
-            out += _terminated(chunk_a, eol)
-            out.append(SEPARATOR + eol)
-            out += _terminated(chunk_b, eol)
-            out.append(OUTPUT_MARKER + eol)
-        out += a[a1:a2]
-        o0, a0, b0 = o2, a2, b2
-    return Merge3(text="".join(_terminated(out[:-1], eol) + out[-1:]), conflicts=conflicts)
+            store.put_output(
+                chat_id,
+                msgspec.structs.replace(
+                    output,
+                    blob=store.put_blob(plan.output),
+                    file_id=entry_file_id(path, plan.output),
+                    base_file_id=new_entry.file_id,
+                ),
+            )
+        store.append_event(
+            chat_id,
+            Event(
+                action="user_partially_applied" if plan.overlaps else "user_applied",
+                path=path,
+                file_id=new_entry.file_id,
+                prev_file_id=entry.file_id,
+                blob=new_entry.blob,
+            ),
+        )
+        if not same_text(plan.local, local):
+            store.push_undo(
+                chat_id,
+                path,
+                prev_local=store.put_blob(local),
+                written=store.put_blob(plan.local),
+                prev_entry=entry,
+                prev_output=output,
+            )
+            write(plan.local)
+        return Merged(path, plan.overlaps)
+
+
+def describe_lines(spans: list[tuple[int, int]]) -> str:
+    """`3-5, 9, after 12` for 1-based (first, last) spans (last < first: nothing, an insertion
+    after first - 1)."""
+    parts = []
+    for first, last in spans:
+        if last < first:
+            parts.append(f"after {first - 1}" if first > 1 else "at the top")
+        else:
+            parts.append(str(first) if first == last else f"{first}-{last}")
+    return ", ".join(parts)
 
 
 def _terminated(lines: list[str], eol: str) -> list[str]:
@@ -178,14 +390,7 @@ def finish_merge(
             file_id=entry_file_id(path, local),
             added=entry.added if entry is not None else True,
         )
-        event = Event(
-            action="user_applied",
-            path=path,
-            file_id=new_entry.file_id,
-            prev_file_id="" if entry is None else entry.file_id,
-            blob=new_entry.blob,
-            added=entry is None,
-        )
+        event = Event.applied(new_entry, entry)
         if same_text(local, out_text):
             store.put_entry(chat_id, new_entry)
             store.delete_output(chat_id, path)

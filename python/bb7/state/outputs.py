@@ -1,27 +1,27 @@
 """Acting on pending outputs: apply (one or all), discard, diff and undo an apply.
 
-Apply never loses local work silently: it refuses a conflict (`~M`) unless forced or merged,
-refuses when the local text changed since the caller looked (hash, plus Neovim's changedtick),
-writes atomically, and commits the new snapshot and the cleared output in the same transaction
-as the write, so a failed write leaves everything as it was. Every apply keeps the previous
-local text as a blob, which `undo_apply` restores.
+Apply never loses local work: it refuses a conflict (`~M`), a deleted target and a read-only
+file unless forced or merged, refuses when the local text changed since the caller looked (hash,
+plus Neovim's changedtick), commits the user's text as an intent before touching the file,
+writes atomically, and then records the apply; a crash in between is finished or rolled back at
+the next open. Every apply keeps the previous local text as a blob, which `undo_apply` restores.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import FileProblem, atomic_write
+from bb7.fileid import entry_file_id
+from bb7.fsio import FileProblem, atomic_write, crash_point, is_read_only
 from bb7.paths import project_path
 from bb7.state.local import (
     Buffers,
+    LocalText,
     LocalView,
     exists,
     read_local,
@@ -29,17 +29,37 @@ from bb7.state.local import (
     text_of,
     view_of,
 )
-from bb7.state.merge import merge3
-from bb7.state.records import GLOBAL, WRITABLE, ContextEntry, Event, PendingOutput, Problem
-from bb7.state.status import ADDED, ADDED_EXISTS, CONFLICT, MODIFIED, file_statuses, status_of
-from bb7.state.store import Abort, Store, entry_file_id
+from bb7.state.lock import this_host
+from bb7.state.merge import describe_lines, plan_merge
+from bb7.state.problems import Abort, StoreError
+from bb7.state.records import (
+    GLOBAL,
+    WRITABLE,
+    ContextEntry,
+    Event,
+    Intent,
+    PendingOutput,
+    Problem,
+)
+from bb7.state.status import (
+    ADDED,
+    ADDED_EXISTS,
+    CONFLICT,
+    MODIFIED,
+    FileStatus,
+    Status,
+    file_statuses,
+    status_of,
+)
+from bb7.state.store import Store
+from bb7.text.diff import unified_diff
 
 Writer = Callable[[Path, str], None]
 
 
 class Applied(msgspec.Struct, frozen=True):
     path: str
-    status: str  # the status before applying
+    status: Status  # the status before applying ("" for an undo)
     merged: bool = False
 
 
@@ -47,7 +67,7 @@ class ApplyReport(msgspec.Struct, frozen=True):
     """One line of an apply-all: applied, or skipped/failed with the reason."""
 
     path: str
-    status: str
+    status: Status
     applied: bool
     message: str
 
@@ -78,65 +98,149 @@ def apply_output(
     `seen` is what the caller saw when deciding (from `FileStatus.local_hash`/`changedtick`);
     if the local text differs now, nothing happens. `buffers` gives the editor's current text.
     A conflict (`~M`) is refused unless `force` (overwrite, undoable) or `merge` (three-way,
-    refused if the changes overlap); `!A` (a new file whose path now exists) needs `force`.
+    refused if the changes overlap); `!A` (a new file whose path now exists), a file deleted
+    since the model saw it and a read-only file on disk need `force`.
     `write` replaces the atomic disk write (the editor writes through its buffer).
+
+    Three steps, so that no crash loses the user's text: (1) commit an `Intent` holding the
+    local text and the text to write; (2) replace the file; (3) commit the apply (undo record,
+    snapshot, event) and drop the intent. A process killed between them leaves the intent,
+    which `bb7.state.recovery` finishes or rolls back at the next open.
     """
-    target = _target(store, path)
-    if isinstance(target, Problem):
-        return target
-    local_text: str | None = None
-    wrote = False
     try:
         with store.transaction():
-            output = store.output(chat_id, path)
-            if output is None:
-                raise Abort(Problem("no_output", f"{path} has no pending output"))
-            entry = store.entry(chat_id, path)
-            if entry is not None and entry.kind != WRITABLE:
-                raise Abort(Problem("readonly", f"{path} is read-only in this chat"))
-            local = read_local(store, path, buffers)
-            if seen is not None and not _matches(seen, view_of(local)):
-                raise Abort(
-                    Problem(
-                        "changed",
-                        f"{path} changed since its status was shown; nothing was written. "
-                        "Look at the status again, then apply",
-                    )
-                )
-            if isinstance(local, FileProblem) and local.kind != "missing":
-                raise Abort(Problem("unreadable", f"{local.message}; nothing was written"))
-            local_text = text_of(local)
-            snapshot = None if entry is None else store.blob(entry.blob)
-            out_text = store.blob(output.blob)
-            status = status_of(
-                None if entry is None else entry.kind,
-                snapshot,
-                out_text,
-                local_text,
-                exists(local),
-            )
-            text, merged = _text_to_write(
-                path, snapshot, local_text, exists(local), out_text, force, merge
-            )
-            _commit_apply(store, chat_id, path, entry, output, local_text, text)
-            # Last look at the disk, the instant before replacing it.
-            on_disk = buffers is None or path not in buffers
-            if on_disk and view_of(read_local(store, path)) != view_of(local):
-                raise Abort(Problem("changed", f"{path} changed just now; nothing was written"))
-            (write or atomic_write)(target, text)
-            wrote = True
+            plan = _plan(store, chat_id, path, seen, buffers, force, merge)
     except Abort as abort:
         return abort.problem
+    refused = _replace(store, plan, buffers, write)
+    if refused is not None:
+        return refused
+    unrecorded = _record(store, [plan])
+    if unrecorded is not None:
+        return unrecorded[0]
+    return Applied(path=path, status=plan.status, merged=plan.merged)
+
+
+class _Plan(msgspec.Struct, frozen=True):
+    """An apply between its steps: the committed intent and what the checks saw."""
+
+    intent: Intent
+    target: Path
+    local: LocalText | FileProblem
+    status: Status
+    merged: bool
+
+
+def _replace(
+    store: Store, plan: _Plan, buffers: Buffers | None, write: Writer | None
+) -> Problem | None:
+    """Step 2 of an apply: a last look at the disk, then the write (its intent is dropped when
+    the file stays as it was)."""
+    path = plan.intent.path
+    on_disk = buffers is None or path not in buffers
+    # Last look at the disk, the instant before replacing it.
+    if on_disk and view_of(read_local(store, path)) != view_of(plan.local):
+        _drop(store, plan.intent)
+        return Problem("changed", f"{path} changed just now; nothing was written")
+    try:
+        (write or atomic_write)(plan.target, store.blob(plan.intent.written))
     except OSError as exc:
+        _drop(store, plan.intent)
         return Problem(
             "write_failed", f"could not write {path}: {exc.strerror or exc}; nothing changed"
         )
-    except sqlite3.Error:
-        if wrote:
-            # The file was written but the state could not be saved: put the old text back.
-            _restore(target, local_text)
-        raise
-    return Applied(path=path, status=status, merged=merged)
+    return None
+
+
+def _record(store: Store, plans: list[_Plan]) -> list[Problem] | None:
+    """Step 3 of an apply (or of several, in one commit): record them and drop their intents.
+    When that fails, the files are put back; a file that cannot be put back keeps its intent,
+    and the next open finishes its apply."""
+    try:
+        with store.transaction():
+            for plan in plans:
+                finish_apply(store, plan.intent)
+            crash_point("before_commit")
+    except StoreError as exc:
+        refused: list[Problem] = []
+        for plan in plans:
+            intent, path = plan.intent, plan.intent.path
+            previous = None if intent.prev_local is None else store.blob(intent.prev_local)
+            if _restore(plan.target, previous):
+                with contextlib.suppress(StoreError):
+                    _drop(store, intent)
+                refused.append(Problem("write_failed", f"{exc}; {path} was put back as it was"))
+            else:
+                refused.append(
+                    Problem("write_failed", f"{exc}; {path} holds the output, undo stays possible")
+                )
+        return refused
+    return None
+
+
+def _plan(
+    store: Store,
+    chat_id: str,
+    path: str,
+    seen: LocalView | None,
+    buffers: Buffers | None,
+    force: bool,
+    merge: bool,
+) -> _Plan:
+    """Step 1 of an apply, inside a transaction: every check, then the intent (or Abort)."""
+    target = _target(store, path)
+    if isinstance(target, Problem):
+        raise Abort(target)
+    output = store.output(chat_id, path)
+    if output is None:
+        raise Abort(Problem("no_output", f"{path} has no pending output"))
+    entry = store.entry(chat_id, path)
+    if entry is not None and entry.kind != WRITABLE:
+        raise Abort(Problem("readonly", f"{path} is read-only in this chat"))
+    local = read_local(store, path, buffers)
+    if seen is not None and not _matches(seen, view_of(local)):
+        raise Abort(
+            Problem(
+                "changed",
+                f"{path} changed since its status was shown; nothing was written. "
+                "Look at the status again, then apply",
+            )
+        )
+    if isinstance(local, FileProblem) and local.kind != "missing":
+        raise Abort(Problem("unreadable", f"{local.message}; nothing was written"))
+    local_text = text_of(local)
+    if local_text is not None and not force and is_read_only(target):
+        raise Abort(
+            Problem(
+                "read_only_file",
+                f"{path} is read-only on disk; nothing was written. Apply with --force "
+                "(:BB7Apply!) to overwrite it; it stays read-only",
+            )
+        )
+    snapshot = None if entry is None else store.blob(entry.blob)
+    out_text = store.blob(output.blob)
+    status = status_of(
+        None if entry is None else entry.kind, snapshot, out_text, local_text, exists(local)
+    )
+    text, merged = _text_to_write(path, snapshot, local_text, exists(local), out_text, force, merge)
+    intent = store.put_intent(
+        Intent(
+            chat_id=chat_id,
+            path=path,
+            prev_local=None if local_text is None else store.put_blob(local_text),
+            written=store.put_blob(text),
+            prev_entry=entry,
+            prev_output=output,
+            pid=os.getpid(),
+            host=this_host(),
+        )
+    )
+    return _Plan(intent=intent, target=target, local=local, status=status, merged=merged)
+
+
+def _drop(store: Store, intent: Intent) -> None:
+    with store.transaction():
+        store.delete_intent(intent.id)
 
 
 def _matches(seen: LocalView, now: LocalView) -> bool:
@@ -171,20 +275,28 @@ def _text_to_write(
                 )
             )
         return output, False
+    if not local_exists and not force:
+        raise Abort(
+            Problem(
+                "gone",
+                f"{path} is gone: it was deleted or renamed since the model read it; apply "
+                "with --force (:BB7Apply!) to write it again, or discard the output",
+            )
+        )
     if same_text(local, snapshot) or force:
         return output, False
     if merge and local is not None:
-        merged = merge3(snapshot, local, output)
-        if merged.conflicts:
+        merged = plan_merge(snapshot, local, output)
+        if merged.overlaps:
             raise Abort(
                 Problem(
                     "conflict",
                     f"{path}: your local edits and the pending output change the same "
-                    f"lines ({merged.conflicts} region(s)); merge by hand (bb7 output diff, "
-                    ":BB7Diff) or apply with --force to overwrite",
+                    f"lines ({describe_lines(merged.overlaps)}); merge by hand (bb7 output "
+                    "diff, :BB7Review) or apply with --force to overwrite",
                 )
             )
-        return merged.text, True
+        return merged.local, True
     raise Abort(
         Problem(
             "conflict",
@@ -195,77 +307,92 @@ def _text_to_write(
     )
 
 
-def _commit_apply(
-    store: Store,
-    chat_id: str,
-    path: str,
-    entry: ContextEntry | None,
-    output: PendingOutput,
-    local_text: str | None,
-    text: str,
-) -> None:
-    written = store.put_blob(text)
+def finish_apply(store: Store, intent: Intent) -> bool:
+    """Step 3 of an apply, inside a transaction: record it (undo record, new snapshot, event)
+    and drop its intent. False, with nothing done, when the intent is gone already (another
+    process finished or rolled it back)."""
+    if not store.delete_intent(intent.id):
+        return False
+    chat_id, path, entry = intent.chat_id, intent.path, intent.prev_entry
+    text = store.blob(intent.written)
     store.push_undo(
         chat_id,
         path,
-        prev_local=None if local_text is None else store.put_blob(local_text),
-        written=written,
+        prev_local=intent.prev_local,
+        written=intent.written,
         prev_entry=entry,
-        prev_output=output,
+        prev_output=intent.prev_output,
     )
     new_entry = ContextEntry(
         path=path,
         kind=WRITABLE,
-        blob=written,
+        blob=intent.written,
         file_id=entry_file_id(path, text),
         added=entry.added if entry is not None else True,
     )
     store.put_entry(chat_id, new_entry)
     store.delete_output(chat_id, path)
-    store.append_event(
-        chat_id,
-        Event(
-            action="user_applied",
-            path=path,
-            file_id=new_entry.file_id,
-            prev_file_id="" if entry is None else entry.file_id,
-            blob=written,
-            added=entry is None,
-        ),
-    )
+    store.append_event(chat_id, Event.applied(new_entry, entry))
+    return True
 
 
-def _restore(target: Path, previous: str | None) -> None:
-    with contextlib.suppress(OSError):
+def _restore(target: Path, previous: str | None) -> bool:
+    try:
         if previous is None:
             os.unlink(target)
         else:
             atomic_write(target, previous)
+    except OSError:
+        return False
+    return True
 
 
 def apply_all(
     store: Store, chat_id: str, buffers: Buffers | None = None, *, write: Writer | None = None
 ) -> list[ApplyReport]:
     """Apply every `M` and `A` output; skip conflicts (`~M`) and `!A`, and say why. `write` is
-    `apply_output`'s hook."""
-    reports: list[ApplyReport] = []
-    for row in file_statuses(store, chat_id, buffers):
-        if not row.has_output:
-            continue
-        if row.status not in (MODIFIED, ADDED):
-            why = {
-                CONFLICT: "skipped: local changes conflict; merge or apply it alone with --force",
-                ADDED_EXISTS: "skipped: the file now exists locally; apply it alone with --force",
-            }.get(row.status, "skipped: nothing to apply")
-            reports.append(ApplyReport(row.path, row.status, False, why))
-            continue
-        seen = LocalView(row.local_hash, row.changedtick)
-        done = apply_output(store, chat_id, row.path, seen=seen, buffers=buffers, write=write)
-        if isinstance(done, Problem):
-            reports.append(ApplyReport(row.path, row.status, False, done.message))
+    `apply_output`'s hook. The steps of `apply_output` run for all files together: one commit
+    of every intent, the writes, one commit of every apply."""
+    reports: dict[str, ApplyReport] = {}
+    rows = [row for row in file_statuses(store, chat_id, buffers) if row.has_output]
+    plans: list[_Plan] = []
+    with store.transaction():
+        for row in rows:
+            if row.status not in (MODIFIED, ADDED):
+                reports[row.path] = ApplyReport(row.path, row.status, False, _skipped(row))
+                continue
+            seen = LocalView(row.local_hash, row.changedtick)
+            try:
+                with store.savepoint():
+                    plans.append(_plan(store, chat_id, row.path, seen, buffers, False, False))
+            except Abort as abort:
+                reports[row.path] = ApplyReport(row.path, row.status, False, abort.problem.message)
+    written: list[_Plan] = []
+    for plan in plans:
+        refused = _replace(store, plan, buffers, write)
+        if refused is None:
+            written.append(plan)
         else:
-            reports.append(ApplyReport(row.path, row.status, True, "applied"))
-    return reports
+            reports[plan.intent.path] = ApplyReport(
+                plan.intent.path, plan.status, False, refused.message
+            )
+    failed = _record(store, written) if written else None
+    for number, plan in enumerate(written):
+        path = plan.intent.path
+        if failed is None:
+            reports[path] = ApplyReport(path, plan.status, True, "applied")
+        else:
+            reports[path] = ApplyReport(path, plan.status, False, failed[number].message)
+    return [reports[row.path] for row in rows]
+
+
+def _skipped(row: FileStatus) -> str:
+    if row.status == CONFLICT and not row.local_hash:
+        return "skipped: the file is gone (deleted or renamed); apply it alone with --force"
+    return {
+        CONFLICT: "skipped: local changes conflict; merge or apply it alone with --force",
+        ADDED_EXISTS: "skipped: the file now exists locally; apply it alone with --force",
+    }.get(row.status, "skipped: nothing to apply")
 
 
 def discard_output(store: Store, chat_id: str, path: str) -> PendingOutput | Problem:
@@ -275,17 +402,7 @@ def discard_output(store: Store, chat_id: str, path: str) -> PendingOutput | Pro
         if output is None:
             return Problem("no_output", f"{path} has no pending output")
         store.delete_output(chat_id, path)
-        store.append_event(
-            chat_id,
-            Event(
-                action="user_discarded",
-                path=path,
-                file_id=output.file_id,
-                prev_file_id=output.base_file_id,
-                blob=output.blob,
-                added=output.added,
-            ),
-        )
+        store.append_event(chat_id, Event.discarded(output))
         return output
 
 
@@ -297,17 +414,7 @@ def output_diff(
     if output is None:
         return Problem("no_output", f"{path} has no pending output")
     local = text_of(read_local(store, path, buffers))
-    before = (local or "").splitlines(keepends=True)
-    after = store.blob(output.blob).splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        before,
-        after,
-        fromfile=f"a/{path}" if local is not None else "/dev/null",
-        tofile=f"b/{path}",
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
+    return unified_diff(path, local, store.blob(output.blob))
 
 
 def undo_apply(
@@ -354,10 +461,7 @@ def undo_apply(
                 store.put_entry(chat_id, record.prev_entry)
             store.put_output(chat_id, record.prev_output)
             store.delete_undo(record.id)
-            store.append_event(
-                chat_id,
-                Event(action="user_undid_apply", path=path, file_id=record.prev_output.file_id),
-            )
+            store.append_event(chat_id, Event.undid_apply(record.prev_output))
             if record.prev_local is None:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(target)

@@ -5,17 +5,42 @@ Only shapes live here; reading and writing them is `bb7.state.store`'s job.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
+
+from bb7.state.problems import Problem
+
+__all__ = ["Problem"]  # re-exported: refusals travel with the records
 
 # Context entry kinds. A full file is `writable` or `readonly`; a `section` is a read-only line
 # range of a project file; an `external` file lives outside the project (absolute path, read-only).
-WRITABLE = "writable"
-READONLY = "readonly"
-SECTION = "section"
-EXTERNAL = "external"
+EntryKind = Literal["writable", "readonly", "section", "external"]
+WRITABLE: EntryKind = "writable"
+READONLY: EntryKind = "readonly"
+SECTION: EntryKind = "section"
+EXTERNAL: EntryKind = "external"
 
-PROJECT = "project"
-GLOBAL = "global"
+Scope = Literal["project", "global"]
+PROJECT: Scope = "project"
+GLOBAL: Scope = "global"
+
+EventAction = Literal[
+    "user_added",
+    "user_removed",
+    "user_updated",
+    "user_set_readonly",
+    "user_applied",
+    "user_partially_applied",
+    "user_discarded",
+    "user_rejected_hunk",  # lines of `file_id` the user dropped from a pending change
+    "user_undid_apply",
+    "assistant_wrote",
+    "fork_warning_modified",
+    "fork_warning_deleted",
+]
+# What a restored snapshot found on disk (fork, edit-message, new chat with context).
+WarningIssue = Literal["modified", "deleted"]
 
 
 class Chat(msgspec.Struct, kw_only=True):
@@ -31,18 +56,14 @@ class Chat(msgspec.Struct, kw_only=True):
     pinned: bool = False
     # Text the next request carries after a failed edit, so a repair survives a restart.
     retry_context: str = ""
-    scope: str = PROJECT
+    scope: Scope = PROJECT
 
 
 class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A change to the chat's files, shown in the history and sent to the model.
+    """A change to the chat's files, shown in the history and sent to the model. Built with
+    the constructors below, one per action, so every event of a kind carries the same fields."""
 
-    `action` is one of: user_added, user_removed, user_updated, user_set_readonly,
-    user_applied, user_partially_applied, user_discarded, user_undid_apply, assistant_wrote,
-    fork_warning_modified, fork_warning_deleted.
-    """
-
-    action: str
+    action: EventAction
     path: str
     file_id: str = ""
     prev_file_id: str = ""
@@ -51,6 +72,91 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     end_line: int = 0
     readonly: bool = False
     added: bool = False
+
+    @classmethod
+    def added_entry(cls, entry: ContextEntry) -> Event:
+        return cls(
+            action="user_added",
+            path=entry.path,
+            file_id=entry.file_id,
+            blob=entry.blob,
+            start_line=entry.start_line,
+            end_line=entry.end_line,
+            readonly=entry.readonly,
+        )
+
+    @classmethod
+    def removed(cls, entry: ContextEntry) -> Event:
+        return cls(
+            action="user_removed",
+            path=entry.path,
+            file_id=entry.file_id,
+            start_line=entry.start_line,
+            end_line=entry.end_line,
+        )
+
+    @classmethod
+    def updated(cls, old: ContextEntry, new: ContextEntry) -> Event:
+        return cls(
+            action="user_updated",
+            path=old.path,
+            file_id=new.file_id,
+            prev_file_id=old.file_id,
+            blob=new.blob,
+        )
+
+    @classmethod
+    def set_readonly(cls, entry: ContextEntry, readonly: bool) -> Event:
+        return cls(
+            action="user_set_readonly", path=entry.path, file_id=entry.file_id, readonly=readonly
+        )
+
+    @classmethod
+    def applied(cls, new: ContextEntry, prev: ContextEntry | None) -> Event:
+        """The user applied (all of) a pending output: `new` is the entry it became."""
+        return cls(
+            action="user_applied",
+            path=new.path,
+            file_id=new.file_id,
+            prev_file_id="" if prev is None else prev.file_id,
+            blob=new.blob,
+            added=prev is None,
+        )
+
+    @classmethod
+    def discarded(cls, output: PendingOutput) -> Event:
+        return cls(
+            action="user_discarded",
+            path=output.path,
+            file_id=output.file_id,
+            prev_file_id=output.base_file_id,
+            blob=output.blob,
+            added=output.added,
+        )
+
+    @classmethod
+    def undid_apply(cls, output: PendingOutput) -> Event:
+        """The user undid an apply: `output` is pending again."""
+        return cls(action="user_undid_apply", path=output.path, file_id=output.file_id)
+
+    @classmethod
+    def wrote(cls, output: PendingOutput) -> Event:
+        """The model wrote `output` (pending, or reverting to the snapshot)."""
+        return cls(
+            action="assistant_wrote",
+            path=output.path,
+            file_id=output.file_id,
+            prev_file_id=output.base_file_id,
+            blob=output.blob,
+            added=output.added,
+        )
+
+    @classmethod
+    def fork_warning(cls, path: str, issue: WarningIssue, file_id: str) -> Event:
+        action: EventAction = (
+            "fork_warning_modified" if issue == "modified" else "fork_warning_deleted"
+        )
+        return cls(action=action, path=path, file_id=file_id)
 
 
 class TextPart(msgspec.Struct, tag="text"):
@@ -80,11 +186,33 @@ class SnapshotRef(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One context entry as it was when a user message was sent (content by blob hash)."""
 
     path: str
-    kind: str
+    kind: EntryKind
     blob: str
     file_id: str
     start_line: int = 0
     end_line: int = 0
+
+    @classmethod
+    def of(cls, entry: ContextEntry) -> SnapshotRef:
+        return cls(
+            path=entry.path,
+            kind=entry.kind,
+            blob=entry.blob,
+            file_id=entry.file_id,
+            start_line=entry.start_line,
+            end_line=entry.end_line,
+        )
+
+    def entry(self) -> ContextEntry:
+        """The context entry this snapshot restores."""
+        return ContextEntry(
+            path=self.path,
+            kind=self.kind,
+            blob=self.blob,
+            file_id=self.file_id,
+            start_line=self.start_line,
+            end_line=self.end_line,
+        )
 
 
 class OutputRef(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -95,6 +223,26 @@ class OutputRef(msgspec.Struct, kw_only=True, omit_defaults=True):
     file_id: str = ""
     base_file_id: str = ""
     added: bool = False
+
+    @classmethod
+    def of(cls, output: PendingOutput) -> OutputRef:
+        return cls(
+            path=output.path,
+            blob=output.blob,
+            file_id=output.file_id,
+            base_file_id=output.base_file_id,
+            added=output.added,
+        )
+
+    def output(self) -> PendingOutput:
+        """The pending output this ref restores."""
+        return PendingOutput(
+            path=self.path,
+            blob=self.blob,
+            file_id=self.file_id,
+            base_file_id=self.base_file_id,
+            added=self.added,
+        )
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -127,7 +275,7 @@ class ContextEntry(msgspec.Struct, kw_only=True):
     """
 
     path: str
-    kind: str
+    kind: EntryKind
     blob: str
     file_id: str
     start_line: int = 0
@@ -167,8 +315,28 @@ class Lease(msgspec.Struct, kw_only=True):
     token: str
 
 
-class Problem(msgspec.Struct, frozen=True):
-    """Why an action was refused, for the user: `kind` for code, `message` says what to do."""
+class UndoRecord(msgspec.Struct, kw_only=True):
+    """What one apply replaced: the local file before it and the chat state before it."""
 
-    kind: str
-    message: str
+    id: int
+    path: str
+    prev_local: str | None  # blob of the file before the apply; None if it did not exist
+    written: str  # blob the apply wrote
+    prev_entry: ContextEntry | None
+    prev_output: PendingOutput
+
+
+class Intent(msgspec.Struct, kw_only=True):
+    """An apply about to replace a file, committed before the file is touched: the user's text
+    (`prev_local`) is then safe whatever happens to the process. The apply deletes it in the
+    transaction that records the apply; one left behind names an apply that was killed."""
+
+    chat_id: str
+    path: str
+    prev_local: str | None  # blob of the file before the apply; None if it did not exist
+    written: str  # blob the apply writes
+    prev_entry: ContextEntry | None
+    prev_output: PendingOutput
+    pid: int
+    host: str
+    id: int = 0

@@ -17,6 +17,7 @@ import msgspec
 
 from bb7.fileid import file_id
 from bb7.paths import project_path
+from bb7.state.problems import Abort
 from bb7.state.records import (
     GLOBAL,
     SECTION,
@@ -28,7 +29,7 @@ from bb7.state.records import (
     PendingOutput,
     Problem,
 )
-from bb7.state.store import Abort, Store
+from bb7.state.store import Store
 
 
 class EditBase(msgspec.Struct, frozen=True):
@@ -142,31 +143,18 @@ def record_outputs(
                     unchanged.append(path)
                     continue
                 entry = store.entry(chat_id, path)
-                new_id = file_id(path, text)
-                blob = store.put_blob(text)
-                events.append(
-                    EventPart(
-                        Event(
-                            action="assistant_wrote",
-                            path=path,
-                            file_id=new_id,
-                            prev_file_id=_base_id(base),
-                            blob=blob,
-                            added=entry is None,
-                        )
-                    )
+                output = PendingOutput(
+                    path=path,
+                    blob=store.put_blob(text),
+                    file_id=file_id(path, text),
+                    base_file_id=_base_id(base),
+                    added=entry is None,
                 )
+                events.append(EventPart(Event.wrote(output)))
                 if entry is not None and text == store.blob(entry.blob):
                     store.delete_output(chat_id, path)
                     reverted.append(path)
                     continue
-                output = PendingOutput(
-                    path=path,
-                    blob=blob,
-                    file_id=new_id,
-                    base_file_id=_base_id(base),
-                    added=entry is None,
-                )
                 store.put_output(chat_id, output)
                 stored.append(output)
             saved = None

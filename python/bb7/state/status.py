@@ -18,31 +18,34 @@ endings and trailing newlines alone never put a file out of sync.
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Literal
 
 import msgspec
 
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
-from bb7.state.records import SECTION, WRITABLE
+from bb7.state.records import SECTION, WRITABLE, EntryKind
 from bb7.state.store import Store
-from bb7.textdiff import touched_lines
+from bb7.text.diff import touched_lines
+from bb7.text.tokens import estimate_tokens
 
-IN_SYNC = ""
-MODIFIED = "M"
-ADDED = "A"
-ADDED_EXISTS = "!A"
-OUT_OF_SYNC = "~"
-CONFLICT = "~M"
-READ_ONLY = "R"
-SECTION_STATUS = "S"
+Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
+IN_SYNC: Status = ""
+MODIFIED: Status = "M"
+ADDED: Status = "A"
+ADDED_EXISTS: Status = "!A"
+OUT_OF_SYNC: Status = "~"
+CONFLICT: Status = "~M"
+READ_ONLY: Status = "R"
+SECTION_STATUS: Status = "S"
 
 
 def status_of(
-    kind: str | None,
+    kind: EntryKind | None,
     snapshot: str | None,
     output: str | None,
     local: str | None,
     local_exists: bool,
-) -> str:
+) -> Status:
     """The status of one entry; `kind` None means the path is only a pending output."""
     if kind == SECTION:
         return SECTION_STATUS
@@ -57,12 +60,6 @@ def status_of(
     return OUT_OF_SYNC if out_of_sync else IN_SYNC
 
 
-def estimate_tokens(text: str) -> int:
-    # A fast estimate (about 4 characters per token for code and English); good to ±25% for
-    # budgeting, never used for billing.
-    return (len(text) + 3) // 4
-
-
 class FileStatus(msgspec.Struct, kw_only=True):
     """One row of `bb7 status --json` and of the editor's files panel.
 
@@ -71,10 +68,10 @@ class FileStatus(msgspec.Struct, kw_only=True):
     """
 
     path: str
-    status: str
+    status: Status
     readonly: bool
     tokens: int
-    kind: str  # writable, readonly, section, external; '' for a pending new file
+    kind: EntryKind | Literal[""]  # '' for a pending new file
     start_line: int = 0
     end_line: int = 0
     has_output: bool = False

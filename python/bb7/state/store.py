@@ -1,9 +1,11 @@
-"""The SQLite database behind a project's (or the global) chats, and row-level access to it.
+"""The SQLite database behind a project's (or the global) chats: where it lives, opening it,
+transactions, and reading and writing records (the tables are `bb7.state.schema`'s, the row
+mapping `bb7.state.rows`').
 
 One database per project at `<root>/.bb7/bb7.db`, one for global chats at
-`$XDG_DATA_HOME/bb7/global.db`. WAL mode, foreign keys on, a `schema_version` table and forward
-migrations. File contents are content-addressed blobs (sha256) that are never rewritten, so every
-version a message referred to stays restorable. Decisions (statuses, apply, merge) live in the
+`$XDG_DATA_HOME/bb7/global.db`. WAL mode, foreign keys on. File contents are content-addressed
+blobs (sha256) that are never rewritten, so every version a message referred to stays
+restorable. Decisions (statuses, apply, merge) live in the
 sibling modules; this one only reads and writes rows, and groups them into transactions.
 """
 
@@ -15,13 +17,16 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from bb7.fileid import file_id
+from bb7.state import rows
+from bb7.state.problems import Abort as Abort  # re-exported for callers outside state/
+from bb7.state.problems import StoreError as StoreError
+from bb7.state.problems import empty_database, is_store_trouble, store_error
 from bb7.state.records import (
     GLOBAL,
     PROJECT,
@@ -29,146 +34,32 @@ from bb7.state.records import (
     ContextEntry,
     Event,
     EventPart,
+    Intent,
     Lease,
     Message,
     OutputRef,
-    Part,
     PendingOutput,
     Problem,
-    SnapshotRef,
-    TextPart,
-    Usage,
+    Scope,
+    UndoRecord,
 )
+from bb7.state.rows import columns, to_json
+from bb7.state.schema import SCHEMA_VERSION, migrate, schema_version
 
 STATE_DIR = ".bb7"
 DB_NAME = "bb7.db"
 GITIGNORE = "# bb7's chats and snapshots are local state, not project files.\n*\n"
 
-# Version 1: chats, messages, context, outputs, blobs, undo, leases.
-_V1 = """
-CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE blobs (sha TEXT PRIMARY KEY, content TEXT NOT NULL);
-CREATE TABLE chats (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    model TEXT NOT NULL DEFAULT '',
-    reasoning_effort TEXT NOT NULL DEFAULT '',
-    draft TEXT NOT NULL DEFAULT '',
-    pinned INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY,
-    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    parts TEXT NOT NULL,
-    model TEXT NOT NULL DEFAULT '',
-    usage TEXT,
-    created REAL NOT NULL,
-    context_snapshot TEXT NOT NULL DEFAULT '[]',
-    outputs_snapshot TEXT NOT NULL DEFAULT '[]',
-    UNIQUE (chat_id, seq)
-);
-CREATE TABLE context (
-    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    start_line INTEGER NOT NULL DEFAULT 0,
-    end_line INTEGER NOT NULL DEFAULT 0,
-    kind TEXT NOT NULL CHECK (kind IN ('writable', 'readonly', 'section', 'external')),
-    blob TEXT NOT NULL REFERENCES blobs(sha),
-    file_id TEXT NOT NULL,
-    added INTEGER NOT NULL DEFAULT 0,
-    position INTEGER NOT NULL,
-    PRIMARY KEY (chat_id, path, start_line, end_line)
-);
-CREATE TABLE outputs (
-    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    blob TEXT NOT NULL REFERENCES blobs(sha),
-    file_id TEXT NOT NULL,
-    base_file_id TEXT NOT NULL,
-    added INTEGER NOT NULL,
-    created REAL NOT NULL,
-    PRIMARY KEY (chat_id, path)
-);
-CREATE TABLE undo (
-    id INTEGER PRIMARY KEY,
-    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    prev_local TEXT REFERENCES blobs(sha),
-    written TEXT NOT NULL REFERENCES blobs(sha),
-    prev_entry TEXT,
-    prev_output TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE leases (
-    chat_id TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    heartbeat REAL NOT NULL,
-    token TEXT NOT NULL
-);
-"""
-
-# Version 2: full-text search over chat names and messages (existing chats are indexed), and
-# the retry context a failed edit leaves for the next request.
-_V2 = """
-CREATE VIRTUAL TABLE search USING fts5(text, chat_id UNINDEXED, message_id UNINDEXED);
-INSERT INTO search (text, chat_id, message_id) SELECT name, id, 0 FROM chats;
-ALTER TABLE chats ADD COLUMN retry_context TEXT NOT NULL DEFAULT '';
-"""
+# Seconds to wait for another process's write lock before saying the database is locked.
+LOCK_TIMEOUT_ENV = "BB7_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT = 30.0
 
 
-def _index_v1_messages(conn: sqlite3.Connection) -> None:
-    """Part of the v2 migration: index the text of messages written before search existed."""
-    rows = conn.execute("SELECT id, chat_id, parts FROM messages").fetchall()
-    for message_id, chat_id, parts in rows:
-        text = _searchable(msgspec.json.decode(parts, type=list[Part]))
-        if text:
-            conn.execute(
-                "INSERT INTO search (text, chat_id, message_id) VALUES (?, ?, ?)",
-                (text, chat_id, message_id),
-            )
-
-
-# Version 3: the partial versions of a failed response (what its successful edits produced),
-# which the next request offers as the writable versions next to the retry context.
-_V3 = """
-CREATE TABLE retry_outputs (
-    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    blob TEXT NOT NULL REFERENCES blobs(sha),
-    file_id TEXT NOT NULL,
-    base_file_id TEXT NOT NULL,
-    added INTEGER NOT NULL,
-    PRIMARY KEY (chat_id, path)
-);
-"""
-
-
-# Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
-# released step: add a new one.
-MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
-    (1, _V1),
-    (2, _V2),
-    (2, _index_v1_messages),
-    (3, _V3),
-)
-SCHEMA_VERSION = MIGRATIONS[-1][0]
-
-
-class Abort(Exception):
-    """Raised inside a transaction to roll it back and hand `problem` to the caller."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
-
-
-class StoreError(Exception):
-    """The database cannot be used (newer schema, corrupt file). Not for user-level refusals."""
+def lock_timeout() -> float:
+    try:
+        return float(os.environ.get(LOCK_TIMEOUT_ENV, "") or DEFAULT_LOCK_TIMEOUT)
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
 
 
 def sha256(text: str) -> str:
@@ -188,23 +79,63 @@ def project_db_path(root: Path) -> Path:
     return root / STATE_DIR / DB_NAME
 
 
+def _is_empty(path: Path) -> bool:
+    """A database file with no bytes (and no WAL to recover them from): its data is gone."""
+    try:
+        if path.stat().st_size:
+            return False
+    except FileNotFoundError:
+        return False
+    wal = path.with_name(path.name + "-wal")
+    return not wal.exists() or wal.stat().st_size == 0
+
+
+_SELECT_OUTPUTS = f"SELECT {columns(rows.OUTPUT)} FROM outputs WHERE chat_id = ?"
+
+
 class Store:
     """An open bb7 database. `root` is the project root (None for the global store)."""
 
-    def __init__(self, path: Path, *, scope: str, root: Path | None) -> None:
+    def __init__(self, path: Path, *, scope: Scope, root: Path | None) -> None:
         self.path = path
         self.scope = scope
         self.root = root
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per action.
-        self.conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+        self.timeout = lock_timeout()
         self._lock = threading.RLock()
         self._depth = 0
+        with self.translated():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if _is_empty(path):
+                raise empty_database(path)
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per action.
+            self.conn = sqlite3.connect(
+                path, isolation_level=None, timeout=self.timeout, check_same_thread=False
+            )
+            try:
+                self._open()
+            except BaseException:
+                self.conn.close()
+                raise
+
+    def _open(self) -> None:
+        # Setting WAL on a database already in WAL is a read: opening takes no write lock
+        # unless the file is new or needs a migration.
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         # FULL: a committed action survives power loss, not only a crash of bb7.
         self.conn.execute("PRAGMA synchronous=FULL")
-        self._migrate()
+        if self.schema_version() != SCHEMA_VERSION:
+            self._migrate()
+
+    @contextlib.contextmanager
+    def translated(self) -> Iterator[None]:
+        """SQLite trouble from the file or the disk becomes a one-line `StoreError`."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if not is_store_trouble(exc):
+                raise
+            raise store_error(exc, self.path, self.timeout) from exc
 
     def close(self) -> None:
         self.conn.close()
@@ -228,21 +159,23 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield self.conn
-            except BaseException:
+            with self.translated():
+                self.conn.execute("BEGIN IMMEDIATE")
+                self._depth = 1
+                try:
+                    yield self.conn
+                except BaseException:
+                    self._depth = 0
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
                 self._depth = 0
-                self.conn.execute("ROLLBACK")
-                raise
-            self._depth = 0
-            try:
-                self.conn.execute("COMMIT")
-            except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                raise
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -257,34 +190,11 @@ class Store:
         self.conn.execute("RELEASE part")
 
     def schema_version(self) -> int:
-        row = self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
-        ).fetchone()
-        if row is None:
-            return 0
-        got = self.conn.execute("SELECT version FROM schema_version").fetchone()
-        return int(got[0]) if got else 0
+        return schema_version(self.conn)
 
     def _migrate(self) -> None:
         with self.transaction() as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            current = self.schema_version()
-            if current > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} was written by a newer bb7 (schema {current}, this bb7 knows "
-                    f"{SCHEMA_VERSION}); upgrade bb7"
-                )
-            for version, step in MIGRATIONS:
-                if version <= current:
-                    continue
-                if isinstance(step, str):
-                    for statement in _statements(step):
-                        conn.execute(statement)
-                else:
-                    step(conn)
-            if current < SCHEMA_VERSION:
-                conn.execute("DELETE FROM schema_version")
-                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            migrate(conn, self.path)
 
     def integrity_problems(self) -> list[str]:
         """Empty when `PRAGMA integrity_check` and `foreign_key_check` find nothing."""
@@ -342,15 +252,15 @@ class Store:
         self._index(chat.id, 0, chat.name)
 
     def chat(self, chat_id: str) -> Chat | None:
-        row = self.conn.execute(f"SELECT {_CHAT_COLUMNS} FROM chats WHERE id = ?", (chat_id,))
-        found = row.fetchone()
-        return None if found is None else self._chat(found)
+        row = self.conn.execute(f"SELECT {columns(rows.CHAT)} FROM chats WHERE id = ?", (chat_id,))
+        one = row.fetchone()
+        return None if one is None else rows.chat(one, self.scope)
 
     def chats(self) -> list[Chat]:
-        rows = self.conn.execute(
-            f"SELECT {_CHAT_COLUMNS} FROM chats ORDER BY pinned DESC, updated DESC, id"
+        found = self.conn.execute(
+            f"SELECT {columns(rows.CHAT)} FROM chats ORDER BY pinned DESC, updated DESC, id"
         )
-        return [self._chat(r) for r in rows.fetchall()]
+        return [rows.chat(r, self.scope) for r in found.fetchall()]
 
     def update_chat(self, chat_id: str, **fields: Any) -> None:
         """Set columns of a chat (name, draft, pinned, model, …) and bump `updated`."""
@@ -375,20 +285,6 @@ class Store:
         self.conn.execute("DELETE FROM search WHERE chat_id = ?", (chat_id,))
         self.conn.execute("DELETE FROM chats WHERE id = ?", (chat_id,))
 
-    def _chat(self, row: tuple[Any, ...]) -> Chat:
-        return Chat(
-            id=row[0],
-            name=row[1],
-            created=row[2],
-            updated=row[3],
-            model=row[4],
-            reasoning_effort=row[5],
-            draft=row[6],
-            pinned=bool(row[7]),
-            retry_context=row[8],
-            scope=self.scope,
-        )
-
     # -- messages -------------------------------------------------------------------------------
 
     def append_message(self, chat_id: str, message: Message) -> Message:
@@ -404,31 +300,32 @@ class Store:
                 chat_id,
                 row[0] + 1,
                 message.role,
-                _json(message.parts),
+                to_json(message.parts),
                 message.model,
-                None if message.usage is None else _json(message.usage),
+                None if message.usage is None else to_json(message.usage),
                 created,
-                _json(message.context_snapshot),
-                _json(message.outputs_snapshot),
+                to_json(message.context_snapshot),
+                to_json(message.outputs_snapshot),
             ),
         )
         message_id = int(cursor.lastrowid or 0)
-        self._index(chat_id, message_id, _searchable(message.parts))
+        self._index(chat_id, message_id, rows.searchable(message.parts))
         self.touch_chat(chat_id)
         return msgspec.structs.replace(message, id=message_id, seq=row[0] + 1, created=created)
 
     def messages(self, chat_id: str) -> list[Message]:
-        rows = self.conn.execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE chat_id = ? ORDER BY seq", (chat_id,)
+        found = self.conn.execute(
+            f"SELECT {columns(rows.MESSAGE)} FROM messages WHERE chat_id = ? ORDER BY seq",
+            (chat_id,),
         )
-        return [_message(r) for r in rows.fetchall()]
+        return [rows.message(r) for r in found.fetchall()]
 
     def message(self, chat_id: str, message_id: int) -> Message | None:
         row = self.conn.execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE chat_id = ? AND id = ?",
+            f"SELECT {columns(rows.MESSAGE)} FROM messages WHERE chat_id = ? AND id = ?",
             (chat_id, message_id),
         ).fetchone()
-        return None if row is None else _message(row)
+        return None if row is None else rows.message(row)
 
     def delete_messages_from(self, chat_id: str, seq: int) -> None:
         """Drop the message at `seq` and everything after it."""
@@ -441,12 +338,12 @@ class Store:
 
     def search(self, query: str, limit: int = 50) -> list[tuple[str, int, str]]:
         """(chat_id, message_id, snippet) for an FTS5 query; message_id 0 means the name."""
-        rows = self.conn.execute(
+        found = self.conn.execute(
             "SELECT chat_id, message_id, snippet(search, 0, '', '', '…', 12) FROM search "
             "WHERE search MATCH ? ORDER BY rank LIMIT ?",
             (query, limit),
         )
-        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows.fetchall()]
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in found.fetchall()]
 
     def _index(self, chat_id: str, message_id: int, text: str) -> None:
         if text:
@@ -458,30 +355,29 @@ class Store:
     # -- context entries ------------------------------------------------------------------------
 
     def entries(self, chat_id: str) -> list[ContextEntry]:
-        rows = self.conn.execute(
-            "SELECT path, kind, blob, file_id, start_line, end_line, added FROM context "
-            "WHERE chat_id = ? ORDER BY position",
+        found = self.conn.execute(
+            f"SELECT {columns(rows.ENTRY)} FROM context WHERE chat_id = ? ORDER BY position",
             (chat_id,),
         )
-        return [_entry(r) for r in rows.fetchall()]
+        return [rows.entry(r) for r in found.fetchall()]
 
     def entries_with_text(self, chat_id: str) -> list[tuple[ContextEntry, str]]:
         """Entries with their snapshot text, in one query (statuses run this often)."""
-        rows = self.conn.execute(
-            "SELECT c.path, c.kind, c.blob, c.file_id, c.start_line, c.end_line, c.added, "
-            "b.content FROM context c JOIN blobs b ON b.sha = c.blob "
+        found = self.conn.execute(
+            f"SELECT {columns(rows.ENTRY, 'c')}, b.content FROM context c "
+            "JOIN blobs b ON b.sha = c.blob "
             "WHERE c.chat_id = ? ORDER BY c.position",
             (chat_id,),
         )
-        return [(_entry(r), str(r[7])) for r in rows.fetchall()]
+        return [(rows.entry(r), str(r[-1])) for r in found.fetchall()]
 
     def entry(self, chat_id: str, path: str, start: int = 0, end: int = 0) -> ContextEntry | None:
         row = self.conn.execute(
-            "SELECT path, kind, blob, file_id, start_line, end_line, added FROM context "
+            f"SELECT {columns(rows.ENTRY)} FROM context "
             "WHERE chat_id = ? AND path = ? AND start_line = ? AND end_line = ?",
             (chat_id, path, start, end),
         ).fetchone()
-        return None if row is None else _entry(row)
+        return None if row is None else rows.entry(row)
 
     def put_entry(self, chat_id: str, entry: ContextEntry) -> None:
         """Insert or replace an entry; a replaced entry keeps its place in the list."""
@@ -518,12 +414,12 @@ class Store:
     # -- pending outputs ------------------------------------------------------------------------
 
     def outputs(self, chat_id: str) -> list[PendingOutput]:
-        rows = self.conn.execute(_SELECT_OUTPUTS + " ORDER BY path", (chat_id,))
-        return [_output(r) for r in rows.fetchall()]
+        found = self.conn.execute(_SELECT_OUTPUTS + " ORDER BY path", (chat_id,))
+        return [rows.output(r) for r in found.fetchall()]
 
     def output(self, chat_id: str, path: str) -> PendingOutput | None:
         row = self.conn.execute(_SELECT_OUTPUTS + " AND path = ?", (chat_id, path)).fetchone()
-        return None if row is None else _output(row)
+        return None if row is None else rows.output(row)
 
     def put_output(self, chat_id: str, output: PendingOutput) -> None:
         self.conn.execute(
@@ -553,15 +449,11 @@ class Store:
     # -- retry state -----------------------------------------------------------------------------
 
     def retry_outputs(self, chat_id: str) -> list[OutputRef]:
-        rows = self.conn.execute(
-            "SELECT path, blob, file_id, base_file_id, added FROM retry_outputs "
-            "WHERE chat_id = ? ORDER BY path",
+        found = self.conn.execute(
+            f"SELECT {columns(rows.OUTPUT_REF)} FROM retry_outputs WHERE chat_id = ? ORDER BY path",
             (chat_id,),
         )
-        return [
-            OutputRef(path=r[0], blob=r[1], file_id=r[2], base_file_id=r[3], added=bool(r[4]))
-            for r in rows.fetchall()
-        ]
+        return [rows.output_ref(r) for r in found.fetchall()]
 
     def set_retry(self, chat_id: str, text: str, outputs: list[OutputRef]) -> None:
         """Replace the chat's retry context and partial versions ('' and [] clear them)."""
@@ -593,31 +485,54 @@ class Store:
                 path,
                 prev_local,
                 written,
-                None if prev_entry is None else _json(prev_entry),
-                _json(prev_output),
+                None if prev_entry is None else to_json(prev_entry),
+                to_json(prev_output),
                 time.time(),
             ),
         )
 
     def last_undo(self, chat_id: str, path: str) -> UndoRecord | None:
         row = self.conn.execute(
-            "SELECT id, prev_local, written, prev_entry, prev_output FROM undo "
-            "WHERE chat_id = ? AND path = ? ORDER BY id DESC LIMIT 1",
+            f"SELECT {columns(rows.UNDO)} FROM undo WHERE chat_id = ? AND path = ? "
+            "ORDER BY id DESC LIMIT 1",
             (chat_id, path),
         ).fetchone()
-        if row is None:
-            return None
-        return UndoRecord(
-            id=row[0],
-            path=path,
-            prev_local=row[1],
-            written=row[2],
-            prev_entry=None if row[3] is None else msgspec.json.decode(row[3], type=ContextEntry),
-            prev_output=msgspec.json.decode(row[4], type=PendingOutput),
-        )
+        return None if row is None else rows.undo(row)
 
     def delete_undo(self, undo_id: int) -> None:
         self.conn.execute("DELETE FROM undo WHERE id = ?", (undo_id,))
+
+    # -- apply intents ----------------------------------------------------------------------------
+
+    def put_intent(self, intent: Intent) -> Intent:
+        cursor = self.conn.execute(
+            "INSERT INTO intents (chat_id, path, prev_local, written, prev_entry, prev_output, "
+            "pid, host, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                intent.chat_id,
+                intent.path,
+                intent.prev_local,
+                intent.written,
+                None if intent.prev_entry is None else to_json(intent.prev_entry),
+                to_json(intent.prev_output),
+                intent.pid,
+                intent.host,
+                time.time(),
+            ),
+        )
+        return msgspec.structs.replace(intent, id=int(cursor.lastrowid or 0))
+
+    def has_intents(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM intents LIMIT 1").fetchone() is not None
+
+    def intents(self) -> list[Intent]:
+        found = self.conn.execute(f"SELECT {columns(rows.INTENT)} FROM intents ORDER BY id")
+        return [rows.intent(r) for r in found.fetchall()]
+
+    def delete_intent(self, intent_id: int) -> bool:
+        """Drop an intent; False when it was gone already (finished by another process)."""
+        cursor = self.conn.execute("DELETE FROM intents WHERE id = ?", (intent_id,))
+        return cursor.rowcount > 0
 
     # -- leases ---------------------------------------------------------------------------------
 
@@ -644,82 +559,6 @@ class Store:
             self.conn.execute(
                 "DELETE FROM leases WHERE chat_id = ? AND token = ?", (chat_id, token)
             )
-
-
-class UndoRecord(msgspec.Struct, kw_only=True):
-    """What one apply replaced: the local file before it and the chat state before it."""
-
-    id: int
-    path: str
-    prev_local: str | None  # blob of the file before the apply; None if it did not exist
-    written: str  # blob the apply wrote
-    prev_entry: ContextEntry | None
-    prev_output: PendingOutput
-
-
-_CHAT_COLUMNS = "id, name, created, updated, model, reasoning_effort, draft, pinned, retry_context"
-_MESSAGE_COLUMNS = "id, seq, role, parts, model, usage, created, context_snapshot, outputs_snapshot"
-
-
-def _json(value: Any) -> str:
-    return msgspec.json.encode(value).decode("utf-8")
-
-
-def _message(row: tuple[Any, ...]) -> Message:
-    return Message(
-        id=row[0],
-        seq=row[1],
-        role=row[2],
-        parts=msgspec.json.decode(row[3], type=list[Part]),
-        model=row[4],
-        usage=None if row[5] is None else msgspec.json.decode(row[5], type=Usage),
-        created=row[6],
-        context_snapshot=msgspec.json.decode(row[7], type=list[SnapshotRef]),
-        outputs_snapshot=msgspec.json.decode(row[8], type=list[OutputRef]),
-    )
-
-
-def _entry(row: tuple[Any, ...]) -> ContextEntry:
-    return ContextEntry(
-        path=row[0],
-        kind=row[1],
-        blob=row[2],
-        file_id=row[3],
-        start_line=row[4],
-        end_line=row[5],
-        added=bool(row[6]),
-    )
-
-
-# Columns in the order `_output` reads them.
-_SELECT_OUTPUTS = (
-    "SELECT path, blob, file_id, base_file_id, added, created FROM outputs WHERE chat_id = ?"
-)
-
-
-def _output(row: tuple[Any, ...]) -> PendingOutput:
-    return PendingOutput(
-        path=row[0],
-        blob=row[1],
-        file_id=row[2],
-        base_file_id=row[3],
-        added=bool(row[4]),
-        created=row[5],
-    )
-
-
-def _searchable(parts: list[Part]) -> str:
-    return "\n".join(p.text for p in parts if isinstance(p, TextPart))
-
-
-def _statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";") if s.strip()]
-
-
-def entry_file_id(path: str, content: str, start: int = 0, end: int = 0) -> str:
-    """The file id of a context entry: sections hash under `path:start-end`, so a section and
-    the whole file never share an id (the original BB-7 hashed them inconsistently)."""
-    return file_id(f"{path}:{start}-{end}" if start else path, content)
 
 
 # -- opening ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bb7.state.records import GLOBAL, PROJECT, Chat, Problem
+from bb7.state.recovery import recover
 from bb7.state.store import Store, open_global, open_project
 
 ACTIVE_CHAT = "active_chat"
@@ -84,10 +85,16 @@ class Workspace:
 
 
 def open_workspace(root: Path | None) -> Workspace | Problem:
-    """The workspace of an initialised project root (or global-only when `root` is None)."""
+    """The workspace of an initialised project root (or global-only when `root` is None), with
+    what a killed bb7 left half-done settled (`bb7.state.recovery`)."""
     if root is None:
         return Workspace(None, None)
     project = open_project(root)
     if isinstance(project, Problem):
         return project
+    try:
+        recover(project)
+    except BaseException:
+        project.close()
+        raise
     return Workspace(root, project)

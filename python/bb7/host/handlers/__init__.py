@@ -6,6 +6,12 @@ chat, to read), `held` (the active chat, held by this host) or `held_or_new`. Th
 resolved before the handler runs, and a refusal on the way (no project, no chat, a lease held
 elsewhere) is the reply: a handler body is only the core call.
 
+To add a method: write `handler(need, args)` in the module of its area (`project`, `context`,
+`outputs`, `chats`, `view`, `send`), its `*Args` Struct in `bb7.host.protocol`, and one row
+below. When the core refuses, `accept(value)` raises `Refused` for its Problem; a route that
+changes files' statuses calls `project.publish` (or wraps the change in `project.publishing`).
+tests/host/test_host_registry.py checks that every method Lua sends has exactly one route.
+
 Handlers in `bb7.host.handlers.send` import the LLM client and the edit formats (~100 ms), so
 they are imported on first use and warmed up in a background thread a moment after the host is
 ready: neither the cold start nor the first requests (`:BB7Chat`) wait for them.
@@ -20,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from bb7.host import needs
-from bb7.host.handlers import chats, context, health, outputs, project, view
+from bb7.host.handlers import chats, context, health, outputs, project, review, view
 from bb7.host.needs import Call
 from bb7.host.protocol import (
     AddArgs,
@@ -44,11 +50,13 @@ from bb7.host.protocol import (
     PinChatArgs,
     PingArgs,
     RenameChatArgs,
+    ReviewActArgs,
     SaveDraftArgs,
     SearchChatsArgs,
     SendArgs,
     SetModelArgs,
     SetReadonlyArgs,
+    SetReasoningEffortArgs,
     StatusesArgs,
 )
 from bb7.host.registry import Context, Registry
@@ -134,10 +142,15 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("apply", ApplyArgs, outputs.apply, needs.held),
     route("apply_all", BuffersArgs, outputs.apply_all, needs.held),
     route("discard", PathArgs, outputs.discard, needs.held),
-    route("undo_apply", PathArgs, outputs.undo_apply, needs.held),
+    route("undo_apply", ApplyArgs, outputs.undo_apply, needs.held),
     route("diff", PathArgs, outputs.diff, needs.reading),
     route("finish_merge", PathArgs, outputs.finish_merge, needs.held),
     route("file_diff", FileArgs, outputs.file_diff, needs.reading),
+    # the inline review and the editor's merge
+    route("review", PathArgs, review.review, needs.held),
+    route("review_accept", ReviewActArgs, review.review_accept, needs.held),
+    route("review_reject", ReviewActArgs, review.review_reject, needs.held),
+    route("merge", PathArgs, review.merge, needs.held),
     # the chat view
     route("chat_view", ChatViewArgs, view.chat_view, needs.call),
     route("file_list", FileListArgs, view.file_list, needs.reading),
@@ -145,6 +158,12 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", NoArgs, lazy(SEND, "models"), needs.call),
+    route(
+        "set_reasoning_effort",
+        SetReasoningEffortArgs,
+        lazy(SEND, "set_reasoning_effort"),
+        needs.held_or_new,
+    ),
     route("send", SendArgs, lazy(SEND, "send"), needs.call, notification=True),
     route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
 )

@@ -160,7 +160,7 @@ def move_chat(p: Project, args: MoveChatArgs) -> ChatSummary:
     was_active = active is not None and active[1].id == chat.id
     root = p.ws.root if p.ws.root is not None else p.session.root
     if root is None:
-        raise Refused(Problem("no_project", "a chat moves to a project from inside one"))
+        raise Refused(Problem("not_initialized", "a chat moves to a project from inside one"))
     moved = accept(chats.move_chat(source, target, chat.id, root))
     if was_active:
         activate(p, target, moved)

@@ -8,6 +8,8 @@ the local text right before writing; the Lua side re-checks the buffer's changed
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from bb7.host.editor import to_lines
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held, Reading
@@ -16,10 +18,13 @@ from bb7.host.registry import Refused, accept
 from bb7.state import outputs
 from bb7.state.merge import finish_merge as core_finish_merge
 
+T = TypeVar("T")
+
 # How the editor says what the core refused, naming the commands that resolve it.
 APPLY_REFUSALS = {
     "conflict": "{path} has local changes (~M) that the pending change would overwrite; "
-    ":BB7Apply! applies over them (undo with :BB7UndoApply), :BB7Diff merges by hand",
+    ":BB7Merge keeps both (overlaps stay for :BB7Review), :BB7Apply! applies over them "
+    "(undo with :BB7UndoApply), :BB7Diff merges by hand",
     "exists": "{path} now exists locally, but the model wrote it as a new file (!A); "
     ":BB7Apply! overwrites it (undo with :BB7UndoApply), :BB7Diff merges by hand",
 }
@@ -29,6 +34,14 @@ MERGE_OUTCOMES = {
     "partial": "{path}: part of the pending change is merged; :BB7Diff shows the rest",
     "none": "{path}: nothing merged; the change is still pending",
 }
+
+
+def _in_editor_terms(h: Held, raw: str, done: T | Problem, hints: dict[str, str]) -> T:
+    """`done`, or `Refused` saying it the editor's way when `hints` has its kind."""
+    if isinstance(done, Problem):
+        hint = hints.get(done.kind)
+        raise Refused(Problem(done.kind, hint.format(path=h.shown(raw))) if hint else done)
+    return done
 
 
 def apply(h: Held, args: ApplyArgs) -> Said:
@@ -43,9 +56,7 @@ def apply(h: Held, args: ApplyArgs) -> Said:
             force=args.force,
             write=h.writer(buffers),
         )
-    if isinstance(done, Problem):
-        hint = APPLY_REFUSALS.get(done.kind)
-        raise Refused(Problem(done.kind, hint.format(path=h.shown(args.path))) if hint else done)
+    done = _in_editor_terms(h, args.path, done, APPLY_REFUSALS)
     if done.status == "~M":
         return Said(f"applied {done.path} over your local changes (undo with :BB7UndoApply)")
     return Said(f"applied {done.path}")
@@ -69,14 +80,24 @@ def discard(h: Held, args: PathArgs) -> Said:
     return Said(f"discarded the pending change of {gone.path}")
 
 
-def undo_apply(h: Held, args: PathArgs) -> Said:
+# How the editor says why an undo was refused: editor actions, never the CLI's flags.
+UNDO_REFUSALS = {
+    "changed": "{path} changed since the apply; :BB7UndoApply! undoes anyway, over those edits",
+}
+
+
+def undo_apply(h: Held, args: ApplyArgs) -> Said:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
-        done = accept(
-            outputs.undo_apply(
-                h.store, h.chat.id, path, buffers=buffers.text, write=h.writer(buffers)
-            )
+        done = outputs.undo_apply(
+            h.store,
+            h.chat.id,
+            path,
+            buffers=buffers.text,
+            force=args.force,
+            write=h.writer(buffers),
         )
+    done = _in_editor_terms(h, args.path, done, UNDO_REFUSALS)
     return Said(f"restored {done.path} as before the last apply; its change is pending again")
 
 

@@ -7,7 +7,6 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bb7.host.editor import project_path
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
     BufferText,
@@ -22,7 +21,8 @@ from bb7.host.protocol import (
 )
 from bb7.host.registry import Refused
 from bb7.state.local import Buffers, LocalView
-from bb7.state.status import file_statuses, pending_lines
+from bb7.state.review import pending_marks
+from bb7.state.status import file_statuses
 
 
 def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) -> None:
@@ -37,8 +37,12 @@ def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) 
         if row.path in shown:
             continue  # a section of a file that is also whole: the whole file's status counts
         shown.add(row.path)
-        lines = pending_lines(store, chat_id, row.path, buffers) if row.has_output else []
-        files[r.editor_path(row.path)] = StatusItem(row.status, lines)
+        marks = pending_marks(store, chat_id, row.path, buffers) if row.has_output else None
+        files[r.editor_path(row.path)] = (
+            StatusItem(row.status)
+            if marks is None
+            else StatusItem(row.status, marks.model, marks.user)
+        )
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]
     r.emit("status_changed", StatusChanged(files=files, removed=removed, full=paths is None))
@@ -60,13 +64,12 @@ def statuses(c: Call, args: StatusesArgs) -> int:
         if args.all:
             publish_all(c)
         return 0
-    buffers = r.buffers(args.buffers).text
+    buffers = r.buffers(args.buffers)
     if args.all:
-        publish(r, buffers)
+        publish(r, buffers.text)
         return len(args.buffers)
-    paths = [p for p in (project_path(r.store, b.path) for b in args.buffers) if isinstance(p, str)]
-    publish(r, buffers, paths)
-    return len(paths)
+    publish(r, buffers.text, buffers.paths)
+    return len(buffers.paths)
 
 
 def open_project(c: Call, args: OpenArgs) -> Opened:

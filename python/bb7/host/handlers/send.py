@@ -38,6 +38,7 @@ from bb7.host.protocol import (
     Said,
     SendArgs,
     SendDone,
+    SetReasoningEffortArgs,
     Streamed,
 )
 from bb7.host.registry import Refused, accept
@@ -45,8 +46,10 @@ from bb7.host.session import Session
 from bb7.llm.keys import ApiKey, resolve_api_key
 from bb7.llm.models import ModelList, default_cache_dir, load_models, tools_first
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
-from bb7.state.records import Chat
+from bb7.state import chats
+from bb7.state.records import Chat, Problem
 
 NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."
 
@@ -61,8 +64,12 @@ def diff_mode(session: Session) -> DiffMode:
 
 
 def provider(session: Session) -> ProviderConfig:
-    base_url = session.settings.provider.base_url
-    return ProviderConfig() if base_url is None else ProviderConfig(base_url=base_url)
+    """The client configuration from the `provider` settings (Lua validated them)."""
+    p = session.settings.provider
+    config = provider_config(
+        p.preset, p.base_url, timeout=p.timeout, idle_timeout=p.idle_timeout, retries=p.retries
+    )
+    return accept(Problem("settings", config) if isinstance(config, str) else config)
 
 
 def send(c: Call, args: SendArgs) -> None:
@@ -91,7 +98,9 @@ def send(c: Call, args: SendArgs) -> None:
 
 def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
     settings = session.settings
-    effort = cast("ReasoningEffort | None", chat.reasoning_effort or None)
+    # Read at every send: `set_reasoning_effort` changes it between two messages.
+    chosen = chat.reasoning_effort or settings.provider.reasoning_effort
+    effort = cast("ReasoningEffort | None", chosen or None)
     return SendConfig(
         model=session.model(chat, model),
         provider=provider(session),
@@ -180,6 +189,21 @@ def paste(h: Held, args: PasteArgs) -> Said:
     return Said(f"pasted, to review: {', '.join(changed)} (:BB7Diff, :BB7Apply){added}")
 
 
+def set_reasoning_effort(h: Held, args: SetReasoningEffortArgs) -> Said:
+    """The active chat's reasoning effort, sent from its next message on, and the session's
+    default for chats without their own."""
+    efforts = get_args(ReasoningEffort)
+    if args.effort and args.effort not in efforts:
+        accept(Problem("bad_effort", f"reasoning effort should be one of {', '.join(efforts)}"))
+    s = h.session
+    chosen = msgspec.structs.replace(s.settings.provider, reasoning_effort=args.effort or None)
+    s.settings = msgspec.structs.replace(s.settings, provider=chosen)
+    accept(
+        chats.save_settings(h.store, h.chat.id, model=h.chat.model, reasoning_effort=args.effort)
+    )
+    return Said(f"reasoning effort of {h.chat.name}: {args.effort or 'the model default'}")
+
+
 def models(c: Call, args: NoArgs) -> bool:
     """Start fetching the models list (cached for a day); the `models` event brings it."""
     r = c.active()
@@ -189,7 +213,7 @@ def models(c: Call, args: NoArgs) -> bool:
     root = c.session.root
 
     def fetch() -> None:
-        key = resolve_api_key(key_spec, config.base_url, cwd=root)
+        key = resolve_api_key(key_spec, config.base_url, cwd=root, preset=config.preset)
         # The list is public on most providers: without a usable key, ask anyway.
         client = OpenAICompatClient(config, key if isinstance(key, ApiKey) else None)
         try:

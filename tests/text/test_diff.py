@@ -3,7 +3,7 @@ change touches (signs in the editor)."""
 
 from __future__ import annotations
 
-from bb7.textdiff import colorize, line_counts, touched_lines, unified_diff
+from bb7.text.diff import colorize, line_counts, touched_lines, unified_diff
 
 
 def test_a_modified_file_diff_has_git_style_headers() -> None:

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 
+from bb7.corpus.jsonl import decode_lines
 from bb7.edits.replace import replace
 from bb7.edits.types import Applied
-from bb7.jsonl import decode_lines
 
 
 class Case(msgspec.Struct):

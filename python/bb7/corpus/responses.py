@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 
 from bb7.cli import main
-from bb7.jsonl import decode_lines
+from bb7.corpus.jsonl import decode_lines
 
 
 class Case(msgspec.Struct):

@@ -1,4 +1,7 @@
-"""A fast token estimate for prompt parts, good enough to warn before a context overflow.
+"""The one token estimate (prompt parts, the context warning, the files panel) and the one way
+to show a count to a user (`format_tokens`: the host sends the text, Lua draws it as is).
+
+The estimate is fast and good enough to warn before a context overflow.
 
 Rule: one token per 4 characters, plus 3/8 of a token per extra UTF-8 byte of non-ASCII text
 (so CJK lands near one token per character). Cost: about 1 ms per MB of non-ASCII text and
@@ -22,3 +25,17 @@ def estimate_tokens(text: str) -> int:
     if not text.isascii():
         eighths += 3 * (len(text.encode("utf-8")) - len(text))  # an extra byte, 3/8 token
     return (eighths + 7) // 8
+
+
+def format_tokens(count: int) -> str:
+    """A count as users skim it: 950, 1.2k, 12k, 1.3M. Halves round up (12,500 is 13k)."""
+    if count < 1000:
+        return str(count)
+    tenths = (count + 50) // 100
+    if tenths < 100:
+        return f"{tenths // 10}.{tenths % 10}k"
+    thousands = (count + 500) // 1000
+    if thousands < 1000:
+        return f"{thousands}k"
+    tenths = (count + 50_000) // 100_000
+    return f"{tenths // 10}.{tenths % 10}M"

@@ -1,8 +1,12 @@
-"""Unified diffs between two versions of a text file, plain or coloured for a terminal."""
+"""Unified diffs between two versions of a text file, plain or coloured for a terminal.
+
+`difflib` is imported on first use: `bb7.state.status` imports this module, and `bb7 status`,
+which never diffs, should not pay for it at every start.
+"""
 
 from __future__ import annotations
 
-import difflib
+from bb7.text.lines import split_lines
 
 _NO_EOL = "\\ No newline at end of file\n"
 _COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
@@ -12,9 +16,13 @@ _RESET = "\x1b[0m"
 def unified_diff(path: str, before: str | None, after: str | None, context: int = 3) -> str:
     """The diff from `before` to `after` (None: the file does not exist), git style headers.
 
-    Line endings are kept in the lines, so a CRLF/LF change shows up as a change.
+    Lines end at LF only (`bb7.text.lines`) and keep their endings, so a CRLF/LF change shows
+    up as a change and a form feed or lone CR is just a character.
     """
-    old, new = _lines(before), _lines(after)
+    import difflib
+
+    old = split_lines(before or "", keepends=True)
+    new = split_lines(after or "", keepends=True)
     lines = difflib.unified_diff(
         old,
         new,
@@ -33,7 +41,10 @@ def unified_diff(path: str, before: str | None, after: str | None, context: int 
 
 def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
     """Lines added and removed going from `before` to `after`."""
-    old, new = _lines(before), _lines(after)
+    import difflib
+
+    old = split_lines(before or "", keepends=True)
+    new = split_lines(after or "", keepends=True)
     added = removed = 0
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -46,8 +57,10 @@ def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
 def touched_lines(before: str | None, after: str | None) -> list[int]:
     """1-based lines of `before` that going to `after` changes or deletes; an insertion marks
     the line it follows (line 1 when it comes first). Line endings alone are no change."""
-    old = [line.rstrip("\r\n") for line in _lines(before)]
-    new = [line.rstrip("\r\n") for line in _lines(after)]
+    import difflib
+
+    old = [line.rstrip("\r") for line in split_lines(before or "")]
+    new = [line.rstrip("\r") for line in split_lines(after or "")]
     touched: set[int] = set()
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, _, _ in matcher.get_opcodes():
@@ -58,18 +71,10 @@ def touched_lines(before: str | None, after: str | None) -> list[int]:
     return sorted(line for line in touched if line <= max(len(old), 1))
 
 
-def _lines(text: str | None) -> list[str]:
-    """Lines split at LF only (CR, form feeds and the like stay inside lines), ends kept."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-
 def colorize(diff: str) -> str:
     """`diff` with ANSI colours: additions green, removals red, hunk headers cyan."""
     out: list[str] = []
-    for line in diff.splitlines(keepends=True):
+    for line in split_lines(diff, keepends=True):
         colour = "\x1b[1m" if line.startswith(("+++", "---")) else _COLOURS.get(line[:1])
         if colour is None:
             out.append(line)

@@ -1,0 +1,30 @@
+--- The reasoning effort of the active chat, switched at runtime: `set()` sends
+--- `set_reasoning_effort` to the host, which keeps it for the chat (and as the session's
+--- default) and sends it with the chat's next message. `pick()` offers the efforts with
+--- |vim.ui.select()|, for a chat-view key.
+local M = {}
+
+local function backend() return require('bb7.backend') end
+
+--- `effort`: one of `require('bb7.config').efforts`, or '' for the model's default.
+function M.set(effort, on_set)
+  backend().request('set_reasoning_effort', { effort = effort }, function(err, value)
+    if err then return backend().report(err) end
+    if type(value) == 'table' and type(value.message) == 'string' then
+      require('bb7.log').notify(value.message)
+    end
+    if on_set then on_set(effort) end
+  end)
+end
+
+function M.pick(on_set)
+  local choices = vim.list_extend({ '' }, require('bb7.config').efforts)
+  vim.ui.select(choices, {
+    prompt = 'bb7 reasoning effort',
+    format_item = function(effort) return effort == '' and "the model's default" or effort end,
+  }, function(choice)
+    if choice then M.set(choice, on_set) end
+  end)
+end
+
+return M

@@ -1,0 +1,316 @@
+--- `:BB7Review`: the pending change of a buffer drawn in place, hunk by hunk, without touching
+--- the buffer's text. The lines a hunk would replace are highlighted as removed, its new lines
+--- are virtual lines below them; buffer-local keys move between hunks and accept or reject
+--- them. The host decides everything (hunks, accept, reject: `bb7.review` in Python) and puts
+--- an accepted hunk into the buffer itself; this module only draws and maps keys.
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace('bb7_review')
+
+---@class bb7.ReviewHunk
+---@field start integer 0-based first local line the hunk replaces
+---@field removed integer how many local lines it replaces (0: an insertion before `start`)
+---@field added string[] its new lines
+---@field overlap boolean the user changed these lines too
+
+--- buf -> { path, hunks, mapped }
+local H = { sessions = {} }
+
+local function backend() return require('bb7.backend') end
+local function notify(message, level) require('bb7.log').notify(message, level) end
+
+-- The review keys: { option, handler name }; descriptions come from `config.keys`.
+local KEYS = {
+  { 'review_next', 'next' },
+  { 'review_prev', 'prev' },
+  { 'review_accept', 'accept' },
+  { 'review_reject', 'reject' },
+  { 'review_accept_all', 'accept_all' },
+  { 'review_reject_all', 'reject_all' },
+  { 'review_quit', 'stop' },
+}
+
+--- The first and last 0-based rows a hunk occupies (an insertion sits on the row above it).
+---@param hunk bb7.ReviewHunk
+---@return integer first, integer last
+local function rows(hunk)
+  if hunk.removed > 0 then return hunk.start, hunk.start + hunk.removed - 1 end
+  local row = math.max(hunk.start - 1, 0)
+  return row, row
+end
+
+--- Draws `hunks` over `buf` (clearing what was drawn before).
+---@param buf integer
+---@param hunks bb7.ReviewHunk[]
+function M.draw(buf, hunks)
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  -- Virtual lines padded to the window width, so their highlight spans the line as a real
+  -- line's does.
+  local pad = (' '):rep(vim.o.columns)
+  local count = vim.api.nvim_buf_line_count(buf)
+  for i, hunk in ipairs(hunks) do
+    local last_removed = math.min(hunk.start + hunk.removed, count) - 1
+    if last_removed >= hunk.start then
+      -- One mark highlights every row up to `end_row` (one per line would cost a mark each).
+      vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
+        end_row = last_removed,
+        line_hl_group = 'BB7ReviewDelete',
+        priority = 200,
+      })
+    end
+    local first, last = rows(hunk)
+    first, last = math.min(first, count - 1), math.min(last, count - 1)
+    local virt = {}
+    for _, line in ipairs(hunk.added) do
+      table.insert(virt, { { line .. pad, 'BB7ReviewAdd' } })
+    end
+    local above = hunk.removed == 0 and hunk.start == 0
+    local label = ('bb7 hunk %d/%d'):format(i, #hunks)
+    if hunk.overlap then label = label .. ': over your own edit' end
+    vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
+      virt_text = { { label, 'BB7ReviewHunk' } },
+      virt_text_pos = 'eol',
+    })
+    if #virt > 0 then
+      vim.api.nvim_buf_set_extmark(buf, M.ns, above and first or last, 0, {
+        virt_lines = virt,
+        virt_lines_above = above,
+      })
+    end
+  end
+end
+
+--- Whether `buf` is being reviewed.
+---@param buf integer?
+---@return boolean
+function M.active(buf)
+  buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
+  return H.sessions[buf] ~= nil
+end
+
+--- The hunks drawn over `buf` (empty when it is not being reviewed).
+---@param buf integer
+---@return bb7.ReviewHunk[]
+function M.hunks(buf)
+  buf = buf == 0 and vim.api.nvim_get_current_buf() or buf
+  return H.sessions[buf] and H.sessions[buf].hunks or {}
+end
+
+local function unmap(buf, session)
+  for _, lhs in ipairs(session.mapped) do
+    pcall(vim.keymap.del, 'n', lhs, { buffer = buf })
+  end
+end
+
+--- Ends the review of `buf` (the current buffer by default): the overlay and keys go.
+---@param buf integer?
+function M.stop(buf)
+  buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
+  local session = H.sessions[buf]
+  if not session then return end
+  H.sessions[buf] = nil
+  pcall(vim.api.nvim_del_augroup_by_id, session.group)
+  if vim.api.nvim_buf_is_valid(buf) then
+    vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+    unmap(buf, session)
+  end
+end
+
+local function map(buf, session)
+  local keys = require('bb7.config').get().keys
+  local what = {}
+  for _, key in ipairs(require('bb7.config').keys) do
+    what[key[1]] = key[3]
+  end
+  for _, key in ipairs(KEYS) do
+    local lhs = keys[key[1]]
+    if lhs then
+      vim.keymap.set('n', lhs, function() M[key[2]](buf) end, {
+        buffer = buf,
+        desc = 'bb7: ' .. what[key[1]],
+        nowait = true,
+        silent = true,
+      })
+      table.insert(session.mapped, lhs)
+    end
+  end
+end
+
+local function message(path, text) return ('%s: %s'):format(vim.fn.fnamemodify(path, ':~:.'), text) end
+
+--- Shows `reply` = { path, hunks } (the host's answer) over `buf`, or ends the review and
+--- says what is true when no hunk is left.
+---@param buf integer
+---@param reply { path: string, hunks: bb7.ReviewHunk[], message: string? }
+function M.show(buf, reply)
+  if #reply.hunks == 0 then
+    M.stop(buf)
+    local modified = vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified
+    local rest = modified and 'nothing pending; the buffer is modified, :w writes it'
+      or 'nothing pending'
+    return notify(type(reply.message) == 'string' and reply.message or message(reply.path, rest))
+  end
+  local session = H.sessions[buf]
+  if not session then
+    session = { path = reply.path, mapped = {} }
+    H.sessions[buf] = session
+    map(buf, session)
+    session.group = vim.api.nvim_create_augroup('bb7_review_' .. buf, { clear = true })
+    vim.api.nvim_create_autocmd('BufUnload', {
+      group = session.group,
+      buffer = buf,
+      once = true,
+      desc = 'bb7: end the review',
+      callback = function() M.stop(buf) end,
+    })
+    -- The user's own edits move the hunks: draw them again once the typing pauses.
+    vim.api.nvim_create_autocmd({ 'TextChanged', 'InsertLeave' }, {
+      group = session.group,
+      buffer = buf,
+      desc = 'bb7: draw the review again after an edit',
+      callback = function() M.schedule_redraw(buf) end,
+    })
+  end
+  session.hunks = reply.hunks
+  session.tick = vim.api.nvim_buf_get_changedtick(buf)
+  M.draw(buf, reply.hunks)
+  if type(reply.message) == 'string' then notify(reply.message) end
+end
+
+local function text(buf) return { require('bb7.buffer').text(buf) } end
+
+--- Starts (or, when running, ends) the review of the current buffer's pending change; with
+--- `path`, opens that file first.
+---@param path string? absolute path
+function M.toggle(path)
+  if path and path ~= vim.api.nvim_buf_get_name(0) then vim.cmd.edit(vim.fn.fnameescape(path)) end
+  local buf = vim.api.nvim_get_current_buf()
+  if H.sessions[buf] then return M.stop(buf) end
+  M.open(buf)
+end
+
+--- Asks the host for the hunks of `buf` and draws them (`on_shown` after drawing).
+---@param buf integer
+---@param on_shown fun()?
+function M.open(buf, on_shown)
+  local path = vim.api.nvim_buf_get_name(buf)
+  backend().request('review', { path = path, buffers = text(buf) }, function(err, reply)
+    if err then return backend().report(err) end
+    M.show(buf, reply)
+    if on_shown then on_shown() end
+  end)
+end
+
+--- Asks for the hunks again after `status.debounce_ms` when the buffer changed since they
+--- were drawn (an accept's own change is already drawn).
+---@param buf integer
+function M.schedule_redraw(buf)
+  local session = H.sessions[buf]
+  if not session or vim.api.nvim_buf_get_changedtick(buf) == session.tick then return end
+  local delay = require('bb7.config').get().status.debounce_ms
+  session.pending = (session.pending or 0) + 1
+  local ticket = session.pending
+  vim.defer_fn(function()
+    local now = H.sessions[buf]
+    if now == session and session.pending == ticket and vim.api.nvim_buf_is_loaded(buf) then
+      M.open(buf)
+    end
+  end, delay)
+end
+
+--- The index of the hunk under the cursor of the current window, or nil.
+---@param session table
+---@return integer?
+local function under_cursor(session)
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  for i, hunk in ipairs(session.hunks) do
+    local first, last = rows(hunk)
+    if row >= first and row <= last then return i end
+  end
+  return nil
+end
+
+--- Moves the cursor to the next (1) or previous (-1) hunk, wrapping around.
+---@param buf integer
+---@param direction integer
+function M.jump(buf, direction)
+  local session = H.sessions[buf]
+  if not session or #session.hunks == 0 then return end
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local starts = {}
+  for _, hunk in ipairs(session.hunks) do
+    table.insert(starts, (rows(hunk)))
+  end
+  local target = direction > 0 and starts[1] or starts[#starts]
+  for i = 1, #starts do
+    local candidate = direction > 0 and starts[i] or starts[#starts + 1 - i]
+    if (candidate - row) * direction > 0 then
+      target = candidate
+      break
+    end
+  end
+  vim.api.nvim_win_set_cursor(0, { target + 1, 0 })
+end
+
+---@param buf integer
+function M.next(buf) M.jump(buf, 1) end
+
+---@param buf integer
+function M.prev(buf) M.jump(buf, -1) end
+
+local function act(buf, method, all)
+  local session = H.sessions[buf]
+  if not session then return end
+  local args = { path = session.path, buffers = text(buf), all = all }
+  if not all then
+    local index = under_cursor(session)
+    if not index then
+      local key = require('bb7.config').get().keys.review_next or ']h'
+      return notify(('no hunk under the cursor; %s goes to the next one'):format(key), 'warn')
+    end
+    args.hunk = session.hunks[index]
+  end
+  backend().request(method, args, function(err, reply)
+    if err then
+      backend().report(err)
+      -- The hunks may have moved (the buffer changed): draw them as they are now.
+      if H.sessions[buf] then M.open(buf) end
+      return
+    end
+    M.show(buf, reply)
+  end)
+end
+
+--- Accepts the hunk under the cursor: its new lines go into the buffer (one undo step,
+--- nothing written to disk); the pending change keeps the other hunks.
+---@param buf integer
+function M.accept(buf) act(buf, 'review_accept', false) end
+
+--- Rejects the hunk under the cursor: it leaves the pending change, and the next request
+--- tells the model.
+---@param buf integer
+function M.reject(buf) act(buf, 'review_reject', false) end
+
+---@param buf integer
+function M.accept_all(buf) act(buf, 'review_accept', true) end
+
+---@param buf integer
+function M.reject_all(buf) act(buf, 'review_reject', true) end
+
+--- `:BB7Merge`: merges the pending change of the current buffer (or `path`) over the local
+--- edits into the buffer, one undo step; overlaps stay pending and open in the review.
+---@param path string? absolute path
+function M.merge(path)
+  if path and path ~= vim.api.nvim_buf_get_name(0) then vim.cmd.edit(vim.fn.fnameescape(path)) end
+  local buf = vim.api.nvim_get_current_buf()
+  local name = vim.api.nvim_buf_get_name(buf)
+  backend().request('merge', { path = name, buffers = text(buf) }, function(err, reply)
+    if err then return backend().report(err) end
+    if #reply.overlaps == 0 then return notify(reply.message) end
+    -- Said after the review is drawn, so its message is the one the user reads.
+    M.stop(buf)
+    M.open(buf, function() notify(reply.message, 'warn') end)
+  end)
+end
+
+return M

@@ -1,0 +1,194 @@
+"""The inline review of a pending change, hunk by hunk, as pure functions of three texts.
+
+A hunk is one change the model made (snapshot -> pending output) placed on the user's local
+text (the buffer): the three-way chunks of `bb7.state.merge` whose output side differs from the
+snapshot. Accepting a hunk puts its new lines into the local text and into the snapshot (so the
+pending change keeps only the other hunks); rejecting one puts the snapshot's lines back into
+the pending output. The user's own edits are never hunks: they are the `local` chunks, marked
+apart (`marks`). Not here: the store (`bb7.state.review`) and drawing (`lua/bb7/review.lua`).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from bb7.state.merge import Chunk, chunks, matching_blocks, split_lines
+
+
+class Hunk(msgspec.Struct, frozen=True):
+    """One hunk as the editor draws it, in 0-based lines of the local text.
+
+    `start`/`removed`: the local lines the hunk replaces (`removed` may be 0: an insertion
+    before line `start`); `added`: the new lines (without line endings); `overlap`: the user
+    changed these lines too (accepting replaces their edit).
+    """
+
+    start: int
+    removed: int
+    added: list[str]
+    overlap: bool = False
+
+
+class Marks(msgspec.Struct, frozen=True):
+    """1-based local lines the model's pending change touches, and lines the user changed
+    (vs the snapshot). An insertion or deletion marks the line it follows (line 1 first)."""
+
+    model: list[int]
+    user: list[int]
+
+
+class Split(msgspec.Struct, frozen=True):
+    """The new texts after accepting or rejecting one hunk: `base` (snapshot), `local` and
+    `output`; `lines` the hunk's lines in the version it names (`in_output`: the pending
+    output before the change, else the snapshot), for telling the model what was rejected."""
+
+    base: str
+    local: str
+    output: str
+    lines: tuple[int, int]
+    in_output: bool
+
+
+class _Review:
+    def __init__(self, base: str, local: str, output: str) -> None:
+        self.base = split_lines(base)
+        self.local = split_lines(local)
+        self.output = split_lines(output)
+        self.chunks = chunks(self.base, self.local, self.output)
+        self.model = [c for c in self.chunks if c.kind in ("output", "overlap")]
+
+
+def _plain(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def hunks(base: str, local: str, output: str) -> list[Hunk]:
+    """The model's hunks on the local text, top to bottom."""
+    review = _Review(base, local, output)
+    return [
+        Hunk(
+            start=c.local[0],
+            removed=c.local[1] - c.local[0],
+            added=[_plain(x) for x in review.output[c.output[0] : c.output[1]]],
+            overlap=c.kind == "overlap",
+        )
+        for c in review.model
+    ]
+
+
+class _Map:
+    """Where each line of `base` is in `other` (two-way, lines compared without endings):
+    `at[i]` its index there, or -1 when `other` changed it; `gap[i]` for a changed line, the
+    stretch of `other` that replaced the stretch of base it is in."""
+
+    def __init__(self, base: list[str], other: list[str]) -> None:
+        self.at = [-1] * (len(base) + 1)
+        self.gap: dict[int, tuple[int, int]] = {}
+        prev_base = prev_other = 0
+        for start, other_start, size in matching_blocks(base, other):
+            for i in range(prev_base, start):
+                self.gap[i] = (prev_other, other_start)
+            for k in range(size):
+                self.at[start + k] = other_start + k
+            prev_base, prev_other = start + size, other_start + size
+        kept = set(self.at)
+        # Lines of other that are not base's.
+        self.changed = [j for j in range(len(other)) if j not in kept]
+
+    def where(self, first: int, last: int) -> range:
+        """The 0-based lines of `other` that base's lines first..last-1 became; for an empty
+        range (an insertion before base line `first`), the line it follows."""
+        if first == last:
+            before = self.at[first - 1] if first > 0 else -1
+            if first > 0 and before < 0:
+                before = self.gap[first - 1][1] - 1
+            return range(max(before, 0), max(before, 0) + 1)
+        rows: set[int] = set()
+        for i in range(first, last):
+            if self.at[i] >= 0:
+                rows.add(self.at[i])
+            else:
+                start, end = self.gap[i]
+                rows.update(range(start, end) if end > start else range(max(start - 1, 0), start))
+        return range(min(rows), max(rows) + 1) if rows else range(0)
+
+
+def marks(base: str | None, local: str | None, output: str | None) -> Marks:
+    """Where the editor's signs go: the local lines the model's change touches (its changes
+    to the snapshot, placed on the local text) and the lines the user changed, never mixed up
+    (a line both changed is the model's: accepting would replace it)."""
+    if base is None or local is None:
+        return Marks([], [])
+    keys_base = [_plain(x) for x in split_lines(base)]
+    keys_local = [_plain(x) for x in split_lines(local)]
+    keys_output = [_plain(x) for x in split_lines(output if output is not None else base)]
+    count = max(len(keys_local), 1)
+    to_local = _Map(keys_base, keys_local)
+    model: set[int] = set()
+    prev_base = prev_out = 0
+    for start, out_start, size in matching_blocks(keys_base, keys_output):
+        if start > prev_base or out_start > prev_out:
+            model.update(row + 1 for row in to_local.where(prev_base, start))
+        prev_base, prev_out = start + size, out_start + size
+    user = {j + 1 for j in to_local.changed}
+    for i, row in enumerate(to_local.at[: len(keys_base)]):
+        if row < 0 and to_local.gap[i][0] == to_local.gap[i][1]:
+            user.add(max(to_local.gap[i][0], 1))  # a deletion marks the line it follows
+    model = {line for line in model if line <= count}
+    return Marks(sorted(model), sorted(line for line in user - model if line <= count))
+
+
+def _replace(lines: list[str], span: tuple[int, int], new: list[str]) -> str:
+    """`lines` with `span` replaced by `new`; a line that ends up before others gets a newline."""
+    eol = "\r\n" if any(x.endswith("\r\n") for x in lines) else "\n"
+    out = lines[: span[0]] + [_plain(x) + eol if x.endswith("\n") else x for x in new]
+    out += lines[span[1] :]
+    return "".join(x if x.endswith("\n") else x + eol for x in out[:-1]) + "".join(out[-1:])
+
+
+def _find(base: str, local: str, output: str, hunk: Hunk) -> tuple[_Review, Chunk] | None:
+    """The texts' review and the chunk a hunk the editor drew stands for, if they still
+    give it."""
+    review = _Review(base, local, output)
+    for chunk in review.model:
+        start, end = chunk.local
+        added = [_plain(x) for x in review.output[chunk.output[0] : chunk.output[1]]]
+        if (start, end - start, added) == (hunk.start, hunk.removed, hunk.added):
+            return review, chunk
+    return None
+
+
+def accept(base: str, local: str, output: str, hunk: Hunk) -> Split | None:
+    """Take one hunk: its new lines replace its local lines and its snapshot lines (None when
+    the texts no longer have that hunk)."""
+    found = _find(base, local, output, hunk)
+    if found is None:
+        return None
+    review, chunk = found
+    new = review.output[chunk.output[0] : chunk.output[1]]
+    return Split(
+        base=_replace(review.base, chunk.base, new),
+        local=_replace(review.local, chunk.local, new),
+        output=output,
+        lines=(chunk.output[0] + 1, chunk.output[1]),
+        in_output=True,
+    )
+
+
+def reject(base: str, local: str, output: str, hunk: Hunk) -> Split | None:
+    """Drop one hunk from the pending output: the snapshot's lines come back there (None when
+    the texts no longer have that hunk)."""
+    found = _find(base, local, output, hunk)
+    if found is None:
+        return None
+    review, chunk = found
+    new = review.base[chunk.base[0] : chunk.base[1]]
+    added = chunk.output[1] > chunk.output[0]
+    lines = chunk.output if added else chunk.base
+    return Split(
+        base=base,
+        local=local,
+        output=_replace(review.output, chunk.output, new),
+        lines=(lines[0] + 1, lines[1]),
+        in_output=added,
+    )

@@ -1,0 +1,189 @@
+"""Everything that can go wrong in `bb7.state`, in one place.
+
+Refusals are values: a function returns `Problem` (or raises `Abort(problem)` inside a
+transaction, which the function turns back into the value at its edge). A database that cannot
+be used at all is an exception, `StoreError`, which the CLI and the host print as one line.
+The lower layers have their own values, converted here by `from_path` and `from_file`::
+
+    Problem                 why a user action was refused: kind + one-line message
+    ├── from_path(...)      ← bb7.paths.PathProblem    (empty, outside_root, protected)
+    └── from_file(...)      ← bb7.fsio.FileProblem     (missing, binary, too_large, not_utf8,
+                                                        unreadable, special)
+    Abort(Exception)        carries a Problem out of a transaction, rolling it back
+    StoreError(Exception)   the database cannot be used: kind + one-line message
+    ├── locked              another process held the write lock past the timeout
+    ├── damaged             not a database or malformed (a copy is kept next to it)
+    ├── empty               0 bytes where a database was (the chats are gone)
+    ├── full                the disk is full
+    ├── io                  a disk I/O error (a file size limit, a failing disk)
+    ├── newer               written by a newer bb7
+    └── failed              any other SQLite failure
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from bb7.fsio import FileProblem, FileProblemKind
+from bb7.paths import PathProblem, PathProblemKind
+
+ActionProblemKind = Literal[
+    # paths and the project
+    "invalid_path",
+    "invalid_range",
+    "invalid_root",
+    "not_initialized",
+    "unusable_state",
+    "global",
+    # chats
+    "no_chat",
+    "ambiguous",
+    "invalid_name",
+    "no_message",
+    "same_scope",
+    "locked",
+    "lost",
+    "busy",
+    # context
+    "not_in_context",
+    "readonly",
+    "always_readonly",
+    "section",
+    # model outputs
+    "stale_base",
+    "no_edits",
+    "edits_failed",
+    "nothing_pending",
+    "pending_output",
+    # apply and undo
+    "no_output",
+    "changed",
+    "conflict",
+    "exists",
+    "gone",
+    "read_only_file",
+    "write_failed",
+    "nothing_to_undo",
+    # review and merge in the editor
+    "new_file",
+    "stale",
+    # the editor host
+    "not_available",
+    "invalid_args",
+    "unknown_method",
+    "settings",
+    "bad_effort",
+    "bug",
+]
+# Path kinds: empty, outside_root, protected; file kinds: missing, binary, too_large, not_utf8,
+# unreadable, special.
+ProblemKind = PathProblemKind | FileProblemKind | ActionProblemKind
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Why an action was refused, for the user: `kind` for code, `message` says what to do."""
+
+    kind: ProblemKind
+    message: str
+
+
+def from_path(problem: PathProblem) -> Problem:
+    return Problem(problem.kind, problem.message)
+
+
+def from_file(problem: FileProblem, hint: str | None = None) -> Problem:
+    return Problem(problem.kind, f"{problem.message}; {hint}" if hint else problem.message)
+
+
+class Abort(Exception):
+    """Raised inside a transaction to roll it back and hand `problem` to the caller."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+StoreErrorKind = Literal["locked", "damaged", "empty", "full", "io", "newer", "failed"]
+
+
+class StoreError(Exception):
+    """The database cannot be used. `str()` is the one line to show the user."""
+
+    def __init__(self, message: str, kind: StoreErrorKind = "failed") -> None:
+        super().__init__(message)
+        self.kind: StoreErrorKind = kind
+
+
+def is_store_trouble(exc: BaseException) -> bool:
+    """SQLite errors that come from the database file or the disk, not from a bug in bb7 (a
+    constraint violation or bad SQL is a bug, and stays a traceback)."""
+    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
+def store_error(exc: sqlite3.Error, path: Path, timeout: float) -> StoreError:
+    """One line for a database failure: what is wrong, what to do, where a copy was kept."""
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return StoreError(
+            f"{path} is locked: another bb7 process (a Neovim or a `bb7` command) kept it busy "
+            f"for over {timeout:g} s; finish or close it and try again; nothing was changed",
+            "locked",
+        )
+    if "full" in lowered:
+        return StoreError(
+            f"cannot write {path}: the disk is full; free some space and try again; nothing "
+            "was changed",
+            "full",
+        )
+    if "i/o error" in lowered:
+        return StoreError(
+            f"cannot write {path}: {text} (is the disk full or failing?); free some space or "
+            "check the disk, then try again; nothing was changed",
+            "io",
+        )
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        copy = keep_copy(path)
+        where = f"a copy is kept at {copy}" if copy else "no copy could be made"
+        return StoreError(
+            f"{path} is damaged ({text}); {where}; move {path} away and run `bb7 init` to "
+            "start afresh",
+            "damaged",
+        )
+    return StoreError(f"the bb7 database {path} failed ({text}); nothing was changed", "failed")
+
+
+def empty_database(path: Path) -> StoreError:
+    return StoreError(
+        f"{path} is empty (0 bytes): the chats it held are gone; put a backup of it back, or "
+        "delete it and run `bb7 init` to start afresh",
+        "empty",
+    )
+
+
+def keep_copy(path: Path) -> Path | None:
+    """Copy a damaged database next to it (once per distinct content), before anyone acts."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    base = path.with_name(path.name + ".damaged")
+    candidate, number = base, 1
+    while candidate.exists():
+        try:
+            if candidate.read_bytes() == data:
+                return candidate
+        except OSError:
+            pass
+        number += 1
+        candidate = base.with_name(f"{base.name}.{number}")
+    try:
+        shutil.copyfile(path, candidate)
+    except OSError:
+        return None
+    return candidate

@@ -1,0 +1,197 @@
+"""The inline review's actions on the store: accept or reject one hunk of a pending change.
+
+The hunk logic is `bb7.review` (pure); here it meets the chat's snapshot and pending output in
+one transaction. Accepting moves the hunk into the snapshot and, through `put` (the editor's
+buffer, never the disk), into the local text; rejecting drops it from the pending output and
+records which lines the user rejected, so the next request tells the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from bb7 import review
+from bb7.fileid import entry_file_id
+from bb7.state.local import Buffers, read_local, same_text, text_of
+from bb7.state.problems import Abort
+from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
+from bb7.state.store import Store
+
+# Puts the new local text where the user sees it (the loaded buffer); raises OSError if it
+# cannot, which undoes the whole action.
+Put = Callable[[str], None]
+
+
+class Texts(msgspec.Struct, frozen=True):
+    """The three versions a review compares."""
+
+    base: str
+    local: str
+    output: str
+
+
+class Reviewed(msgspec.Struct, frozen=True):
+    """After an action: the hunks left (empty: nothing pending any more)."""
+
+    path: str
+    hunks: list[review.Hunk]
+
+
+def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Texts | Problem:
+    """Snapshot, local text and pending output of `path`, or why it cannot be reviewed."""
+    output = store.output(chat_id, path)
+    if output is None:
+        return Problem("no_output", f"{path} has no pending change to review")
+    entry = store.entry(chat_id, path)
+    if entry is not None and entry.kind != WRITABLE:
+        return Problem("readonly", f"{path} is read-only in this chat")
+    local = text_of(read_local(store, path, buffers))
+    # A new file (no snapshot) is all one hunk over an empty text.
+    base = "" if entry is None else store.blob(entry.blob)
+    return Texts(base, local or "", store.blob(output.blob))
+
+
+def pending_marks(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
+) -> review.Marks:
+    """Where the editor's signs go for `path`: the local lines the model's pending change
+    touches, and those the user changed, apart (none without an output or a local file)."""
+    output = store.output(chat_id, path)
+    local = text_of(read_local(store, path, buffers))
+    if output is None or local is None:
+        return review.Marks([], [])
+    entry = store.entry(chat_id, path)
+    base = "" if entry is None else store.blob(entry.blob)
+    return review.marks(base, local, store.blob(output.blob))
+
+
+def current(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
+) -> Reviewed | Problem:
+    found = texts(store, chat_id, path, buffers)
+    if isinstance(found, Problem):
+        return found
+    return Reviewed(path, review.hunks(found.base, found.local, found.output))
+
+
+def _act(
+    store: Store,
+    chat_id: str,
+    path: str,
+    buffers: Buffers | None,
+    act: Callable[[Texts, PendingOutput, ContextEntry | None], list[review.Hunk]],
+) -> Reviewed | Problem:
+    """Run `act` on the file's texts in one transaction; it returns the hunks left."""
+    try:
+        with store.transaction():
+            found = texts(store, chat_id, path, buffers)
+            if isinstance(found, Problem):
+                raise Abort(found)
+            output = store.output(chat_id, path)
+            assert output is not None  # texts() found it in this transaction
+            left = act(found, output, store.entry(chat_id, path))
+    except Abort as abort:
+        return abort.problem
+    except OSError as exc:
+        return Problem("write_failed", f"{path}: {exc.strerror or exc}; nothing changed")
+    return Reviewed(path, left)
+
+
+def _gone(path: str) -> Problem:
+    return Problem("stale", f"{path}: that hunk is not there any more; the review is redrawn")
+
+
+def _chosen(found: Texts, hunks: list[review.Hunk] | None) -> list[review.Hunk]:
+    """The hunks to act on, bottom up (so acting on one leaves the others' lines as they
+    were); None means all."""
+    chosen = review.hunks(found.base, found.local, found.output) if hunks is None else hunks
+    return sorted(chosen, key=lambda h: h.start, reverse=True)
+
+
+def accept_hunks(
+    store: Store,
+    chat_id: str,
+    path: str,
+    hunks: list[review.Hunk] | None,
+    buffers: Buffers | None,
+    put: Put,
+) -> Reviewed | Problem:
+    """Take hunks (all when None) into the local text (through `put`) and the snapshot."""
+
+    def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
+        base, local = found.base, found.local
+        for hunk in _chosen(found, hunks):
+            split = review.accept(base, local, found.output, hunk)
+            if split is None:
+                raise Abort(_gone(path))
+            base, local = split.base, split.local
+        new_entry = ContextEntry(
+            path=path,
+            kind=WRITABLE,
+            blob=store.put_blob(base),
+            file_id=entry_file_id(path, base),
+            added=entry.added if entry is not None else True,
+        )
+        store.put_entry(chat_id, new_entry)
+        done = same_text(base, found.output)
+        if done:
+            store.delete_output(chat_id, path)
+        else:
+            store.put_output(
+                chat_id, msgspec.structs.replace(output, base_file_id=new_entry.file_id)
+            )
+        store.append_event(
+            chat_id,
+            Event(
+                action="user_applied" if done else "user_partially_applied",
+                path=path,
+                file_id=new_entry.file_id,
+                prev_file_id="" if entry is None else entry.file_id,
+                blob=new_entry.blob,
+                added=entry is None,
+            ),
+        )
+        put(local)
+        return [] if done else review.hunks(base, local, found.output)
+
+    return _act(store, chat_id, path, buffers, act)
+
+
+def reject_hunks(
+    store: Store, chat_id: str, path: str, hunks: list[review.Hunk] | None, buffers: Buffers | None
+) -> Reviewed | Problem:
+    """Drop hunks (all when None) from the pending output and record each for the model, by
+    its lines in the version the model wrote (or, for a deletion, in the snapshot)."""
+
+    def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
+        out = found.output
+        for hunk in _chosen(found, hunks):
+            split = review.reject(found.base, found.local, out, hunk)
+            if split is None:
+                raise Abort(_gone(path))
+            out = split.output
+            named = output.file_id if split.in_output or entry is None else entry.file_id
+            store.append_event(
+                chat_id,
+                Event(
+                    action="user_rejected_hunk",
+                    path=path,
+                    file_id=named,
+                    start_line=split.lines[0],
+                    end_line=split.lines[1],
+                ),
+            )
+        if same_text(out, found.base):
+            store.delete_output(chat_id, path)
+            return []
+        store.put_output(
+            chat_id,
+            msgspec.structs.replace(
+                output, blob=store.put_blob(out), file_id=entry_file_id(path, out)
+            ),
+        )
+        return review.hunks(found.base, found.local, out)
+
+    return _act(store, chat_id, path, buffers, act)

@@ -1,0 +1,187 @@
+"""The database schema: the tables, as forward migrations from version 1 to `SCHEMA_VERSION`.
+
+One `schema_version` table holds the version. Each step is SQL or a function, tagged with the
+version it belongs to; a released step is never edited, a change is a new step.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from bb7.state.problems import StoreError
+from bb7.state.records import Part
+from bb7.state.rows import searchable
+
+# Version 1: chats, messages, context, outputs, blobs, undo, leases.
+_V1 = """
+CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE blobs (sha TEXT PRIMARY KEY, content TEXT NOT NULL);
+CREATE TABLE chats (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    reasoning_effort TEXT NOT NULL DEFAULT '',
+    draft TEXT NOT NULL DEFAULT '',
+    pinned INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    parts TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    usage TEXT,
+    created REAL NOT NULL,
+    context_snapshot TEXT NOT NULL DEFAULT '[]',
+    outputs_snapshot TEXT NOT NULL DEFAULT '[]',
+    UNIQUE (chat_id, seq)
+);
+CREATE TABLE context (
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL DEFAULT 0,
+    end_line INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL CHECK (kind IN ('writable', 'readonly', 'section', 'external')),
+    blob TEXT NOT NULL REFERENCES blobs(sha),
+    file_id TEXT NOT NULL,
+    added INTEGER NOT NULL DEFAULT 0,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, path, start_line, end_line)
+);
+CREATE TABLE outputs (
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    blob TEXT NOT NULL REFERENCES blobs(sha),
+    file_id TEXT NOT NULL,
+    base_file_id TEXT NOT NULL,
+    added INTEGER NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (chat_id, path)
+);
+CREATE TABLE undo (
+    id INTEGER PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    prev_local TEXT REFERENCES blobs(sha),
+    written TEXT NOT NULL REFERENCES blobs(sha),
+    prev_entry TEXT,
+    prev_output TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE leases (
+    chat_id TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    heartbeat REAL NOT NULL,
+    token TEXT NOT NULL
+);
+"""
+
+# Version 2: full-text search over chat names and messages (existing chats are indexed), and
+# the retry context a failed edit leaves for the next request.
+_V2 = """
+CREATE VIRTUAL TABLE search USING fts5(text, chat_id UNINDEXED, message_id UNINDEXED);
+INSERT INTO search (text, chat_id, message_id) SELECT name, id, 0 FROM chats;
+ALTER TABLE chats ADD COLUMN retry_context TEXT NOT NULL DEFAULT '';
+"""
+
+
+def _index_v1_messages(conn: sqlite3.Connection) -> None:
+    """Part of the v2 migration: index the text of messages written before search existed."""
+    rows = conn.execute("SELECT id, chat_id, parts FROM messages").fetchall()
+    for message_id, chat_id, parts in rows:
+        text = searchable(msgspec.json.decode(parts, type=list[Part]))
+        if text:
+            conn.execute(
+                "INSERT INTO search (text, chat_id, message_id) VALUES (?, ?, ?)",
+                (text, chat_id, message_id),
+            )
+
+
+# Version 3: the partial versions of a failed response (what its successful edits produced),
+# which the next request offers as the writable versions next to the retry context.
+_V3 = """
+CREATE TABLE retry_outputs (
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    blob TEXT NOT NULL REFERENCES blobs(sha),
+    file_id TEXT NOT NULL,
+    base_file_id TEXT NOT NULL,
+    added INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, path)
+);
+"""
+
+
+# Version 4: the intent of an apply in progress, committed before the file is touched, so an
+# apply killed half-way is finished or rolled back at the next open (`bb7.state.recovery`).
+_V4 = """
+CREATE TABLE intents (
+    id INTEGER PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    prev_local TEXT REFERENCES blobs(sha),
+    written TEXT NOT NULL REFERENCES blobs(sha),
+    prev_entry TEXT,
+    prev_output TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
+# Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
+# released step: add a new one.
+MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
+    (1, _V1),
+    (2, _V2),
+    (2, _index_v1_messages),
+    (3, _V3),
+    (4, _V4),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
+    ).fetchone()
+    if row is None:
+        return 0
+    got = conn.execute("SELECT version FROM schema_version").fetchone()
+    return int(got[0]) if got else 0
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the database to `SCHEMA_VERSION`, inside the caller's write transaction."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    current = schema_version(conn)
+    if current > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} was written by a newer bb7 (schema {current}, this bb7 knows "
+            f"{SCHEMA_VERSION}); upgrade bb7",
+            "newer",
+        )
+    for version, step in MIGRATIONS:
+        if version <= current:
+            continue
+        if isinstance(step, str):
+            for statement in _statements(step):
+                conn.execute(statement)
+        else:
+            step(conn)
+    if current < SCHEMA_VERSION:
+        conn.execute("DELETE FROM schema_version")
+        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]

@@ -1,0 +1,186 @@
+"""The inline review and the editor's merge with the real host and state: the overlay leaves the
+buffer's text alone, `ga`/`gr` take or drop one hunk, `:BB7Merge` keeps both sides and leaves
+overlaps pending, the model's lines and the user's get different signs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from editor import run, screen, signs, wait_for, wait_for_message, wait_for_status
+
+A = ["one = 1", "two = 2", "three = 3"]
+C = [f"c{i} = {i}" for i in range(1, 11)]
+
+FILES_PANEL = (
+    "vim.api.nvim_buf_get_lines("
+    "vim.api.nvim_win_get_buf(require('bb7.chat').win('files')), 0, -1, false)"
+)
+HUNKS = "#vim.api.nvim_buf_get_extmarks(0, require('bb7.review').ns, 0, -1, {})"
+
+
+def blocks(*edits: tuple[str, str, str]) -> str:
+    """A model answer with SEARCH/REPLACE blocks for (path, old, new)."""
+    return "Here you go:\n\n" + "".join(
+        f"{path}\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n\n"
+        for path, old, new in edits
+    )
+
+
+def paste(nvim: Any, *edits: tuple[str, str, str]) -> None:
+    nvim.funcs.setreg("p", blocks(*edits))
+    said = run(nvim, "BB7Paste p")
+    assert said.startswith("bb7: pasted"), said
+
+
+def type_keys(nvim: Any, keys: str) -> None:
+    """Types `keys` as a user would and waits until Neovim has handled them."""
+    nvim.input(keys)
+    wait_for(nvim, "vim.fn.getchar(1) == 0 and vim.api.nvim_get_mode().mode == 'n'")
+
+
+def pending(nvim: Any, project: Path, *edits: tuple[str, str, str]) -> None:
+    """Pasted edits of one file, waiting until it shows as a pending change (M)."""
+    paste(nvim, *edits)
+    wait_for_status(nvim, project / edits[0][0], "M")
+
+
+def review(nvim: Any) -> None:
+    run(nvim, "BB7Review")
+    wait_for(nvim, "require('bb7.review').active(0)")
+
+
+def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    review(ready)
+    rows = screen(ready)
+    assert rows[1].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[1]
+    assert rows[2] == "    two = 22"  # a virtual line: the model's new text
+    assert rows[3].startswith("    three = 3")
+    assert ready.current.buffer[:] == A
+    assert ready.exec_lua("return vim.bo.modified") is False
+    type_keys(ready, "q")
+    assert ready.exec_lua(f"return {HUNKS}") == 0
+    assert screen(ready)[2].startswith("    three = 3")
+
+
+def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33"))
+    review(ready)
+    type_keys(ready, "gg")
+    ready.input("ga")
+    wait_for(ready, "vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] == 'one = 11'")
+    assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
+    assert "bb7 hunk 1/1" in screen(ready)[2]
+    type_keys(ready, "]h")
+    assert ready.funcs.line(".") == 3
+    ready.input("gr")
+    text = wait_for_message(ready, "nothing pending; the buffer is modified, :w writes it")
+    assert "a.py: nothing pending" in text
+    assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
+    assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"  # nothing written
+    assert ready.exec_lua(f"return {HUNKS}") == 0
+    assert ready.exec_lua("return vim.fn.maparg('ga', 'n')") == ""  # the keys left too
+    ready.command("write")
+    assert (project / "a.py").read_text() == "one = 11\ntwo = 2\nthree = 3\n"
+    wait_for_status(ready, project / "a.py", "")
+    type_keys(ready, "u")  # the accept was one undo step
+    assert ready.current.buffer[:] == A
+
+
+def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(
+    ready: Any, project: Path
+) -> None:
+    (project / "c.py").write_text("".join(line + "\n" for line in C))
+    ready.command("edit c.py")
+    run(ready, "BB7Add")
+    pending(ready, project, ("c.py", "c2 = 2", "c2 = 'model'"), ("c.py", "c5 = 5", "c5 = 'model'"))
+    type_keys(ready, "5GA # mine<Esc>8GA # mine<Esc>")
+    wait_for_status(ready, project / "c.py", "~M")
+    run(ready, "BB7Merge")
+    text = wait_for_message(ready, "except lines 5")
+    assert "c.py: merged, except lines 5:" in text
+    wait_for(ready, "require('bb7.review').active(0)")
+    lines = ready.current.buffer[:]
+    assert lines[1] == "c2 = 'model'"  # the model's change
+    assert (lines[4], lines[7]) == ("c5 = 5 # mine", "c8 = 8 # mine")  # the user's
+    assert not any("<<<<<<<" in line for line in lines)
+    rows = screen(ready)
+    at = next(i for i, row in enumerate(rows) if "c5 = 5 # mine" in row)
+    assert "bb7 hunk 1/1: over your own edit" in rows[at]
+    assert rows[at + 1].strip() == "c5 = 'model'"
+    assert (project / "c.py").read_text() == "".join(line + "\n" for line in C)
+
+
+def test_the_users_own_lines_get_a_sign_apart_from_the_models(ready: Any, project: Path) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    type_keys(ready, "3GA # mine<Esc>")  # typed, not saved
+    wait_for_status(ready, project / "a.py", "~M")
+    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
+    assert signs(ready) == [[1, "~M"], [2, "│ "], [3, "┆ "]]
+    rows = screen(ready)
+    assert rows[1].startswith("│   two = 2") and rows[2].startswith("┆   three = 3 # mine")
+
+
+def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    assert run(ready, "BB7Apply") == "bb7: applied a.py"
+    type_keys(ready, "3GA # later<Esc>")
+    said = run(ready, "BB7UndoApply")
+    assert "a.py changed since the apply; :BB7UndoApply! undoes anyway" in said
+    assert "--" not in said  # editor actions, never the CLI's flags
+    assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3 # later"]
+    said = run(ready, "BB7UndoApply!")
+    assert said == "bb7: restored a.py as before the last apply; its change is pending again"
+    assert ready.current.buffer[:] == A
+    wait_for_status(ready, project / "a.py", "M")
+
+
+def test_review_with_a_path_opens_that_file_and_review_again_ends_it(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    ready.command("edit b.py")
+    run(ready, "BB7Review a.py")
+    wait_for(ready, "require('bb7.review').active(0)")
+    assert ready.current.buffer.name == str(project / "a.py")
+    assert ready.exec_lua("return vim.fn.maparg(']h', 'n', false, true).desc") == (
+        "bb7: go to the next hunk (review)"
+    )
+    run(ready, "BB7Review")
+    assert ready.exec_lua("return require('bb7.review').active(0)") is False
+    assert ready.exec_lua(f"return {HUNKS}") == 0
+
+
+def test_the_users_edit_during_a_review_moves_the_hunks_and_is_never_one(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    review(ready)
+    type_keys(ready, "ggOmine = 0<Esc>")
+    wait_for(ready, "require('bb7.review').hunks(0)[1].start == 2")
+    assert len(ready.exec_lua("return require('bb7.review').hunks(0)")) == 1
+    type_keys(ready, "3G")
+    ready.input("ga")
+    wait_for(ready, "not require('bb7.review').active(0)")
+    assert ready.current.buffer[:] == ["mine = 0", "one = 1", "two = 22", "three = 3"]
+
+
+def test_the_files_panel_key_opens_the_file_in_review(ready: Any, project: Path) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    ready.command("BB7Chat")
+    wait_for(ready, "require('bb7.chat').win('files') ~= nil")
+    wait_for(ready, f"table.concat({FILES_PANEL}, '\\n'):find('a.py', 1, true) ~= nil")
+    rows = ready.exec_lua(f"return {FILES_PANEL}")
+    ready.exec_lua("require('bb7.chat').focus('files')")
+    ready.current.window.cursor = (next(i for i, r in enumerate(rows) if "a.py" in r) + 1, 0)
+    ready.input("R")
+    wait_for(ready, "require('bb7.review').active(0)")
+    assert ready.current.buffer.name == str(project / "a.py")
+    assert ready.current.buffer[:] == A

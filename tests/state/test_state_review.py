@@ -1,0 +1,207 @@
+"""The inline review without an editor: hunks on the local text, accept and reject one hunk,
+signs that tell the model's lines from the user's, and the merge that leaves overlaps pending."""
+
+from __future__ import annotations
+
+from state_helpers import Project
+
+from bb7 import review
+from bb7.chat.history import history
+from bb7.llm.prompt import HistoryEvent
+from bb7.state import context
+from bb7.state.context import Target
+from bb7.state.local import LocalText
+from bb7.state.merge import merge_output, plan_merge
+from bb7.state.records import Problem
+from bb7.state.review import accept_hunks, current, reject_hunks
+
+BASE = "".join(f"line {i}\n" for i in range(1, 11))
+
+
+def _change(text: str, line: int, new: str) -> str:
+    lines = text.splitlines(keepends=True)
+    lines[line - 1] = new + "\n"
+    return "".join(lines)
+
+
+TWO_HUNKS = _change(_change(BASE, 3, "model 3"), 8, "model 8")
+
+
+def test_hunks_are_the_models_changes_placed_on_the_local_lines() -> None:
+    assert review.hunks(BASE, BASE, TWO_HUNKS) == [
+        review.Hunk(start=2, removed=1, added=["model 3"]),
+        review.Hunk(start=7, removed=1, added=["model 8"]),
+    ]
+
+
+def test_the_users_own_edits_are_never_hunks_and_shift_the_hunks() -> None:
+    local = BASE.replace("line 1\n", "line 0\nline 1\n")
+    assert review.hunks(BASE, local, TWO_HUNKS) == [
+        review.Hunk(start=3, removed=1, added=["model 3"]),
+        review.Hunk(start=8, removed=1, added=["model 8"]),
+    ]
+
+
+def test_a_hunk_over_a_user_edit_is_an_overlap() -> None:
+    local = _change(BASE, 3, "mine 3")
+    first = review.hunks(BASE, local, TWO_HUNKS)[0]
+    assert first == review.Hunk(start=2, removed=1, added=["model 3"], overlap=True)
+
+
+def test_insertions_and_deletions() -> None:
+    output = BASE.replace("line 5\n", "").replace("line 9\n", "line 9\nnew a\nnew b\n")
+    assert review.hunks(BASE, BASE, output) == [
+        review.Hunk(start=4, removed=1, added=[]),
+        review.Hunk(start=9, removed=0, added=["new a", "new b"]),
+    ]
+
+
+def test_signs_mark_the_models_lines_apart_from_the_users() -> None:
+    local = _change(BASE, 5, "mine 5")
+    marks = review.marks(BASE, local, TWO_HUNKS)
+    assert (marks.model, marks.user) == ([3, 8], [5])
+
+
+def test_a_user_edit_next_to_a_model_change_keeps_its_own_sign() -> None:
+    local = _change(BASE, 4, "mine 4")
+    marks = review.marks(BASE, local, _change(BASE, 3, "model 3"))
+    assert (marks.model, marks.user) == ([3], [4])
+
+
+def test_signs_of_insertions_and_deletions_mark_the_line_they_follow() -> None:
+    local = BASE.replace("line 7\n", "")
+    output = BASE.replace("line 2\n", "line 2\nnew\n")
+    marks = review.marks(BASE, local, output)
+    assert (marks.model, marks.user) == ([2], [6])
+
+
+def test_accept_takes_one_hunk_into_local_and_snapshot() -> None:
+    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
+    split = review.accept(BASE, BASE, TWO_HUNKS, hunk)
+    assert split is not None
+    assert split.local == split.base == _change(BASE, 3, "model 3")
+    assert review.hunks(split.base, split.local, split.output) == [
+        review.Hunk(start=7, removed=1, added=["model 8"])
+    ]
+
+
+def test_reject_drops_one_hunk_from_the_output() -> None:
+    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[1]
+    split = review.reject(BASE, BASE, TWO_HUNKS, hunk)
+    assert split is not None
+    assert (split.local, split.output) == (BASE, _change(BASE, 3, "model 3"))
+    assert (split.lines, split.in_output) == ((8, 8), True)
+
+
+def test_a_hunk_the_texts_no_longer_have_is_refused() -> None:
+    stale = review.Hunk(start=2, removed=1, added=["something else"])
+    assert review.accept(BASE, BASE, TWO_HUNKS, stale) is None
+    assert review.reject(BASE, BASE, TWO_HUNKS, stale) is None
+
+
+def test_crlf_local_text_keeps_its_line_endings_on_accept() -> None:
+    local = BASE.replace("\n", "\r\n")
+    hunk = review.hunks(BASE, local, TWO_HUNKS)[0]
+    split = review.accept(BASE, local, TWO_HUNKS, hunk)
+    assert split is not None and split.local == _change(BASE, 3, "model 3").replace("\n", "\r\n")
+
+
+def test_plan_merge_keeps_both_sides_and_leaves_overlaps_pending() -> None:
+    local = _change(_change(BASE, 3, "mine 3"), 5, "mine 5")
+    plan = plan_merge(BASE, local, TWO_HUNKS)
+    assert plan.local == _change(local, 8, "model 8")
+    assert plan.overlaps == [(3, 3)]
+    assert "<<<<<<<" not in plan.local
+    # What stays pending is exactly the overlap, on top of the merged text.
+    assert review.hunks(plan.base, plan.local, plan.output) == [
+        review.Hunk(start=2, removed=1, added=["model 3"], overlap=True)
+    ]
+
+
+# -- in the store ------------------------------------------------------------------------------
+
+
+def _pending(project: Project, output: str) -> None:
+    project.write("f.txt", BASE)
+    context.add(project.store, project.chat_id, Target("f.txt"))
+    project.model_writes("f.txt", output)
+
+
+def test_accept_then_reject_leaves_exactly_the_accepted_hunk(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    put: list[str] = []
+    first = review.hunks(BASE, BASE, TWO_HUNKS)[0]
+    left = accept_hunks(project.store, project.chat_id, "f.txt", [first], None, put.append)
+    assert not isinstance(left, Problem) and len(left.hunks) == 1
+    assert put == [_change(BASE, 3, "model 3")]
+    assert project.read("f.txt") == BASE  # nothing written to disk
+    buffers = {"f.txt": LocalText(put[0])}
+    left = reject_hunks(project.store, project.chat_id, "f.txt", [left.hunks[0]], buffers)
+    assert not isinstance(left, Problem) and left.hunks == []
+    assert project.store.output(project.chat_id, "f.txt") is None
+    assert project.status("f.txt", buffers) == ""
+
+
+def test_a_rejected_hunk_reaches_the_models_history(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[1]
+    reject_hunks(project.store, project.chat_id, "f.txt", [hunk], None)
+    events = [e for e in history(project.store.messages(project.chat_id))]
+    rejected = [e for e in events if isinstance(e, HistoryEvent)][-1]
+    assert (rejected.action, rejected.start_line, rejected.end_line) == ("user_rejected_hunk", 8, 8)
+    left = current(project.store, project.chat_id, "f.txt")
+    assert not isinstance(left, Problem)
+    assert left.hunks == [review.Hunk(start=2, removed=1, added=["model 3"])]
+
+
+def test_a_failed_put_changes_nothing(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+
+    def fail(_: str) -> None:
+        raise OSError("its buffer changed just now")
+
+    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
+    refused = accept_hunks(project.store, project.chat_id, "f.txt", [hunk], None, fail)
+    assert isinstance(refused, Problem) and "changed just now" in refused.message
+    assert project.status("f.txt") == "M"
+    left = current(project.store, project.chat_id, "f.txt")
+    assert not isinstance(left, Problem) and len(left.hunks) == 2
+
+
+def test_merge_output_keeps_overlaps_pending(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    local = _change(_change(BASE, 3, "mine 3"), 5, "mine 5")
+    put: list[str] = []
+    buffers = {"f.txt": LocalText(local)}
+    merged = merge_output(project.store, project.chat_id, "f.txt", buffers, put.append)
+    assert not isinstance(merged, Problem) and merged.overlaps == [(3, 3)]
+    assert put == [_change(local, 8, "model 8")]
+    after = {"f.txt": LocalText(put[0])}
+    assert project.status("f.txt", after) == "~M"
+    left = current(project.store, project.chat_id, "f.txt", after)
+    assert not isinstance(left, Problem)
+    assert left.hunks == [review.Hunk(start=2, removed=1, added=["model 3"], overlap=True)]
+
+
+def test_accepting_all_takes_every_hunk_into_the_buffer_at_once(project: Project) -> None:
+    output = TWO_HUNKS.replace("line 5\n", "").replace("line 9\n", "line 9\nnew\n")
+    _pending(project, output)
+    put: list[str] = []
+    left = accept_hunks(project.store, project.chat_id, "f.txt", None, None, put.append)
+    assert not isinstance(left, Problem) and left.hunks == []
+    assert put == [output]
+    assert project.store.output(project.chat_id, "f.txt") is None
+
+
+def test_rejecting_all_names_each_hunk_in_the_models_version(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    left = reject_hunks(project.store, project.chat_id, "f.txt", None, None)
+    assert not isinstance(left, Problem) and left.hunks == []
+    events = [e for e in history(project.store.messages(project.chat_id))]
+    rejected = [
+        (e.start_line, e.end_line)
+        for e in events
+        if isinstance(e, HistoryEvent) and e.action == "user_rejected_hunk"
+    ]
+    assert rejected == [(8, 8), (3, 3)]
+    assert project.status("f.txt") == ""
