@@ -174,6 +174,7 @@ function M.pin()
 end
 
 --- Asks for words (or takes `query`) and lists the chats whose name or messages match.
+---@param query? string
 function M.search(query)
   local function run(q)
     if not q then return end
