@@ -16,7 +16,7 @@ DEMO_NVIM = $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/binwheels_
 quietly = out=$$($(2) 2>&1) || { echo "$$out" >&2; echo "bb7: $(1) failed" >&2; exit 1; }
 # uv installs in about a second; pip (when uv could not be had) in tens.
 pip_install = if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --python $(BIN)/python $(1); \
-	else $(BIN)/python -m pip install --quiet $(1); fi
+	else $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); fi
 
 .PHONY: install demo demo-cli test lint lint-tools typecheck pytest bench clean
 
@@ -26,7 +26,7 @@ $(BIN)/python:
 	@echo "bb7: creating $(VENV) ($(PY) -m venv)"
 	@$(call quietly,creating $(VENV),$(PY) -m venv --without-pip $(VENV))
 	@echo "bb7: getting uv, the fast installer (pip install uv)"
-	@$(PY) -m pip --python $(BIN)/python install --quiet uv >/dev/null 2>&1 || { \
+	@$(PY) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check uv >/dev/null 2>&1 || { \
 		echo "bb7: uv is not available; installing with pip (slower)"; \
 		$(call quietly,adding pip,$(BIN)/python -m ensurepip --default-pip); }
 
@@ -78,7 +78,7 @@ lint: $(TEST_STAMP) lint-tools
 	$(BIN)/ruff check python tests benchmarks rplugin
 	$(BIN)/ruff format --check python tests benchmarks rplugin
 	$(STYLUA) --check lua plugin scripts
-	luacheck -q lua plugin scripts
+	luacheck -q --no-color lua plugin scripts
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy

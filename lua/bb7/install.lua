@@ -71,6 +71,17 @@ local function error_line(result)
   return last ~= '' and last or ('exit code %d'):format(result.code)
 end
 
+--- `python -m pip [global...] install what`, quiet and without pip's check for a newer pip
+--- (a network round trip that only costs time here).
+---@param python string
+---@param what string
+---@param global? string[] options before `install`, such as `--python <venv python>`
+---@return string[]
+local function pip(python, what, global)
+  local cmd = vim.list_extend({ python, '-m', 'pip' }, global or {})
+  return vim.list_extend(cmd, { 'install', '--quiet', '--disable-pip-version-check', what })
+end
+
 ---@class bb7.InstallStep
 ---@field what string one line for the user
 ---@field cmd fun(): string[], string the command and the tool's name, built when the step runs
@@ -98,14 +109,12 @@ local function plan(dir, base)
   end
   local pip_install = {
     what = 'installing bb7 and its dependencies',
-    cmd = function() return { python, '-m', 'pip', 'install', '--quiet', M.root }, 'pip' end,
+    cmd = function() return pip(python, M.root), 'pip' end,
   }
   if uv == '' and not executable(venv_bin(dir, 'uv')) then
     table.insert(steps, {
       what = 'getting uv, the fast installer',
-      cmd = function()
-        return { base, '-m', 'pip', '--python', python, 'install', '--quiet', 'uv' }, 'pip'
-      end,
+      cmd = function() return pip(base, 'uv', { '--python', python }), 'pip' end,
       fallback = {
         {
           what = 'uv is not available: adding pip to the venv',

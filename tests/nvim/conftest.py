@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from editor import NVIMS, isolate, run, spawn, start_host, wait_for_status
 
-VERSIONS = [v for v in NVIMS if os.environ.get("BB7_NVIM", v) == v]
+VERSIONS = [v for v in NVIMS if os.environ.get("BB7_NVIM") in (None, "", v)]
 if not VERSIONS:
     raise pytest.UsageError(f"BB7_NVIM should be one of {', '.join(NVIMS)}")
 
