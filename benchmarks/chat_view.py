@@ -32,7 +32,7 @@ from editor import spawn, wait_for  # noqa: E402
 from llm_server import LLMServer, finish, stream, text_chunk  # noqa: E402
 from timings import Row, print_table  # noqa: E402
 
-OPEN = "require('bb7.chat').is_open() and require('bb7.chat').state().chat ~= nil"
+OPEN = "require('bb7.chat').is_open() and require('bb7.chat.view').state.chat ~= nil"
 
 
 @contextmanager
@@ -149,7 +149,7 @@ def keypress_latency(nvim: Any, server: LLMServer, seconds: float) -> list[float
         " return _G.bench_keys",
         len(sent),
     )
-    assert nvim.exec_lua("return require('bb7.chat.conversation').streaming()"), "ended early"
+    assert nvim.exec_lua("return require('bb7.chat.view').streaming()"), "ended early"
     nvim.exec_lua("require('bb7.chat').cancel()")
     return [(h - s) / 1e6 for s, h in zip(sent, handled, strict=True)]
 

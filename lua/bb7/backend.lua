@@ -231,7 +231,11 @@ function M.open()
     method = 'open',
     args = {
       root = vim.fn.getcwd(),
-      settings = { diff_mode = config.diff_mode, provider = config.provider },
+      settings = {
+        diff_mode = config.diff_mode,
+        provider = config.provider,
+        titles = config.titles,
+      },
       buffers = buffers,
     },
     cb = M.report,

@@ -11,10 +11,13 @@ local function notify(message, level) require('bb7.log').notify(message, level) 
 local Usage = {}
 local function usage(message) error(setmetatable({ message = message }, Usage), 0) end
 
---- Shows errors; shows `value.message` when the host sends one back.
+--- Shows errors; shows `value.message` when the host sends one back. An open chat view is
+--- drawn again: the command is an event in its conversation.
 local function answer(err, value)
   if err then return backend().report(err) end
   if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
+  local view = package.loaded['bb7.chat']
+  if view and view.is_open() then view.refresh() end
 end
 
 --- The absolute path an optional `[path]` argument names (default: the current buffer's file).
@@ -34,6 +37,10 @@ end
 
 local function add(readonly)
   return function(opts)
+    -- In the chat view, no path means: pick one of the project's files.
+    if not opts.fargs[1] and opts.range == 0 and vim.b.bb7_pane then
+      return require('bb7.chat').pick_file()
+    end
     local path = target(opts)
     local args = { path = path, readonly = readonly, buffers = buffers(path) }
     if opts.range > 0 then
@@ -133,7 +140,8 @@ and makes it the active chat.]],
     desc = 'bb7: add a file (or with a range, a section) to the chat context',
     doc = [[Adds [path] (default: the current file) to the context of the active
 chat, writable: the model may propose changes to it. With a [range], adds
-only those lines, as a read-only section.]],
+only those lines, as a read-only section. Without [path] in the chat view,
+picks one of the project's files with |vim.ui.select()| (git-tracked first).]],
     run = add(false),
   },
   {

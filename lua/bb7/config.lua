@@ -121,9 +121,9 @@ M.schema = {
     name = 'python',
     type = types.optional_string,
     doc = [[Python interpreter that runs the bb7 host. When nil, bb7 uses
-`<plugin>/.venv/bin/python` if it exists (made by `make install` or the
-lazy.nvim `build`), else the venv that |:BB7Install| creates under
-`stdpath('data')/bb7/venv`. The interpreter needs pynvim, msgspec, rapidfuzz
+`<plugin>/.venv/bin/python` if it exists (made by `make install` in a
+checkout), else the venv that |:BB7Install| and the lazy.nvim `build` create
+under `stdpath('data')/bb7/venv`. The interpreter needs pynvim, msgspec, rapidfuzz
 and httpx; bb7's own Python code always comes from the plugin checkout.]],
   },
   {
@@ -233,6 +233,20 @@ waits; no retry starts after 60 s or past `provider.timeout`.]],
 vertical split in the current tab.]],
   },
   {
+    name = 'titles.enabled',
+    default = true,
+    type = types.boolean,
+    doc = [[Name a chat after its first exchange (a short, cheap request: a few
+words back), as long as it has its default name. A failed title request
+only goes to the log.]],
+  },
+  {
+    name = 'titles.model',
+    type = types.optional_string,
+    doc = [[Model that names chats, e.g. a cheap one like 'openai/gpt-4o-mini'.
+When nil, the chat's own model does.]],
+  },
+  {
     name = 'favorite_models',
     default = {},
     type = types.string_list,
@@ -278,55 +292,17 @@ both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
   },
 }
 
--- Keys in bb7's own buffers (the chat view); never global mappings. { name, default, what }:
--- `lua/bb7/chat/keys.lua` says where each applies and uses `what` as the mapping's desc.
-M.keys = {
-  { 'send', '<CR>', 'send the message (normal mode, input buffer)' },
-  { 'send_insert', '<C-s>', 'send the message from insert mode' },
-  { 'cancel', '<C-c>', 'cancel the streaming response' },
-  { 'close', 'q', 'close the chat view' },
-  { 'help', '?', 'show the keys of the current bb7 buffer' },
-  { 'apply', 'p', 'apply the pending output of the file under the cursor' },
-  { 'apply_all', 'P', 'apply every pending output (conflicts are skipped)' },
-  { 'discard', 'x', 'discard the pending output under the cursor' },
-  { 'diff', 'd', 'show the pending change as a diff' },
-  { 'vimdiff', 'D', 'merge the pending change in vimdiff (|:BB7Diff|)' },
-  { 'update', 'u', 'update the snapshot from the local file' },
-  { 'update_all', 'U', 'update every snapshot from the local files' },
-  { 'toggle_readonly', 'r', 'toggle read-only for the file under the cursor' },
-  { 'remove', 'X', 'remove the file under the cursor from the context' },
-  { 'open_file', '<CR>', 'open the file under the cursor' },
-  { 'review', 'R', 'review the pending change of the file under the cursor inline (|:BB7Review|)' },
-  { 'merge', 'M', 'merge the pending change under the cursor over your edits (|:BB7Merge|)' },
-  { 'next_pane', '<Tab>', 'go to the next pane of the chat view' },
-  { 'focus_input', 'i', 'go to the input and type (the conversation is read-only)' },
-  { 'chats', 'gl', 'list the chats (switch, rename, delete, pin, search)' },
-  { 'new_chat', 'gn', 'start a new chat' },
-  { 'model', 'gm', "choose the chat's model" },
-  { 'fork', 'gF', 'fork the chat from the user message under the cursor' },
-  { 'edit_message', 'gE', 'edit the user message under the cursor (drops what follows)' },
-  { 'next_message', ']]', 'go to the next message' },
-  { 'prev_message', '[[', 'go to the previous message' },
-  { 'select_chat', '<CR>', 'switch to the chat under the cursor (chat list)' },
-  { 'rename_chat', 'r', 'rename the chat under the cursor (chat list)' },
-  { 'delete_chat', 'd', 'delete the chat under the cursor (chat list)' },
-  { 'pin_chat', 'p', 'pin or unpin the chat under the cursor (chat list)' },
-  { 'search_chats', '/', 'search the chats by name and message text (chat list)' },
-  -- While reviewing a buffer (|:BB7Review|), mapped in that buffer only.
-  { 'review_next', ']h', 'go to the next hunk (review)' },
-  { 'review_prev', '[h', 'go to the previous hunk (review)' },
-  { 'review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)' },
-  { 'review_reject', 'gr', 'reject the hunk under the cursor (review)' },
-  { 'review_accept_all', 'gA', 'accept every hunk (review)' },
-  { 'review_reject_all', 'gR', 'reject every hunk (review)' },
-  { 'review_quit', 'q', 'end the review (review)' },
-}
-for _, key in ipairs(M.keys) do
+-- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
+-- Declared once, with where they apply and what they run, in `lua/bb7/chat/keys.lua`; each is
+-- an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
+M.keys = {}
+for _, key in ipairs(require('bb7.chat.keys').specs) do
+  table.insert(M.keys, { key.name, key.default, key.desc })
   table.insert(M.schema, {
-    name = 'keys.' .. key[1],
-    default = key[2],
+    name = 'keys.' .. key.name,
+    default = key.default,
     type = types.key,
-    doc = 'Key to ' .. key[3] .. '.',
+    doc = 'Key to ' .. key.desc .. '.',
   })
 end
 

@@ -63,13 +63,36 @@ local NOTIFY_LEVELS = {
   info = vim.log.levels.INFO,
 }
 
---- Tell the user (and the log), in one line.
+--- `message` as one line of the command area (a longer one stops Neovim at "Press ENTER"):
+--- its first line, cut to the room there; `true` second when something was left out.
+---@param message string
+---@return string line
+---@return boolean cut
+function M.one_line(message)
+  -- Without a screen (a headless editor, a script) nothing can wait for Enter.
+  if #vim.api.nvim_list_uis() == 0 then return message, false end
+  local first, rest = message:match('^([^\n]*)\n?(.*)$')
+  local room = math.max(20, vim.v.echospace - #'bb7: ')
+  if not rest:find('%S') and vim.api.nvim_strwidth(first) <= room then return first, false end
+  local more = ' (:BB7Log)'
+  if vim.api.nvim_strwidth(first) > room - #more then
+    first = vim.fn.strcharpart(first, 0, room - #more - 1) .. '…'
+  end
+  return first .. more, true
+end
+
+--- Tell the user in one line; the log gets the whole message (always, when it was cut).
 ---@param message string
 ---@param level? 'error'|'warn'|'info' default 'info'
 function M.notify(message, level)
   level = level or 'info'
-  M.write(level, '%s', message)
-  vim.notify('bb7: ' .. message, NOTIFY_LEVELS[level], { title = 'bb7' })
+  local line, cut = M.one_line(message)
+  if cut and LEVELS[level] > LEVELS[M.level()] then
+    M.write('error', '(%s, in full) %s', level, message)
+  else
+    M.write(level, '%s', message)
+  end
+  vim.notify('bb7: ' .. line, NOTIFY_LEVELS[level], { title = 'bb7' })
 end
 
 return M

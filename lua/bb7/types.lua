@@ -83,8 +83,13 @@
 ---@class bb7.Rendered
 ---@field lines string[]
 ---@field highlights [integer, string][]
----@field folds [integer, integer][]
+---@field folds [integer, integer][] reasoning blocks and the details of long notes
 ---@field anchors bb7.Anchor[]
+---@field usage string the chat's totals for the window bar ('' before any answer)
+---@field user_heading string the shapes Lua streams in
+---@field assistant_heading string
+---@field reasoning_title string
+---@field quote string
 
 --- One row of the files panel (fields left out when empty).
 ---@class bb7.Row
@@ -110,6 +115,7 @@
 ---@field retry boolean the last answer's edits failed; the next send carries the errors
 ---@field conversation bb7.Rendered
 ---@field files bb7.Panel
+---@field hint? string one line to show once (a global chat outside any project)
 
 --- `search_chats`: a chat found by its name or a message.
 ---@class bb7.ChatSearchHit

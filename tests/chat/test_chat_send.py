@@ -305,7 +305,8 @@ def test_failed_edits_store_nothing_and_the_next_send_carries_the_retry_context(
     assert chat.store.outputs(chat.chat_id) == [] and chat.statuses() == {"app.py": ""}
     roles = chat.roles()
     assert roles[-2] == ("assistant", "Changed both.")
-    assert roles[-1][0] == "system" and "could not be applied (1 problem(s))" in roles[-1][1]
+    assert roles[-1][0] == "system" and "could not be applied (1 problem)" in roles[-1][1]
+    assert "• app.py, edit 2: not found: the text to replace is not in the file" in roles[-1][1]
     # The retry state is in the database: the text and the successful edit's partial version.
     half = APP.replace("return 1", "return 2")
     state = retry_state(chat.store, chat.chat_id)

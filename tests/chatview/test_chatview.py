@@ -3,9 +3,16 @@ reasoning folds and anchors, and the files panel's tree rows."""
 
 from __future__ import annotations
 
-from bb7.chatview.conversation import RETRY_BANNER, Anchor, event_line, render
+from bb7.chatview.conversation import (
+    RETRY_BANNER,
+    Anchor,
+    event_line,
+    format_cost,
+    render,
+    usage_line,
+)
 from bb7.chatview.files import panel
-from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart
+from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart, Usage
 from bb7.state.status import StatusRow
 
 
@@ -152,3 +159,40 @@ def test_sections_and_outside_files_get_their_own_rows() -> None:
         "S  a.py:2-4",
     ]
     assert shown.rows[3].abs == "/home/u/notes/n.md"
+
+
+def test_an_answer_ends_with_a_quiet_usage_line_and_the_chat_has_totals() -> None:
+    usage = Usage(prompt_tokens=1234, completion_tokens=56, cost=0.0031, duration=4.25)
+    shown = render(
+        [
+            user("hi"),
+            Message(role="assistant", parts=[TextPart("hello")], usage=usage, id=2),
+            Message(role="assistant", parts=[TextPart("again")], usage=Usage(duration=1.0), id=3),
+        ]
+    )
+    assert "↳ 1.2k in · 56 out · $0.0031 · 4.2 s" in shown.lines
+    assert "↳ 1.0 s" in shown.lines  # a provider that reported no tokens
+    assert (shown.lines.index("↳ 1.0 s"), "BB7ChatStatus") in shown.highlights
+    assert shown.usage == "1.3k tokens · $0.0031"
+    assert render([user("hi")]).usage == ""
+
+
+def test_costs_and_tokens_read_at_a_glance() -> None:
+    assert [format_cost(c) for c in (0.0031, 0.123, 2.5, 0.0)] == [
+        "$0.0031",
+        "$0.12",
+        "$2.50",
+        "$0",
+    ]
+    assert usage_line(Usage()) == ""
+
+
+def test_a_long_note_shows_its_first_line_and_folds_the_rest() -> None:
+    details = [f"• a.py, edit {i}: not found" for i in range(1, 9)]
+    note = Message(role="system", parts=[TextPart("\n".join(["It failed.", *details]))])
+    shown = render([note])
+    assert shown.lines[0] == "⚠ It failed."
+    assert shown.folds == [(2, 9)]
+    short = render([Message(role="system", parts=[TextPart("It failed.\n" + details[0])])])
+    assert short.folds == []
+    assert short.lines == ["⚠ It failed.", "• a.py, edit 1: not found"]

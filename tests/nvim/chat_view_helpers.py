@@ -9,6 +9,7 @@ from editor import screen, type_command, wait_for
 
 ROWS, COLS = 24, 80
 OPEN = "require('bb7.chat').is_open()"
+STREAMING = "require('bb7.chat.view').streaming()"
 
 
 def conversation(nvim: Any) -> list[str]:
@@ -83,3 +84,26 @@ def focus(nvim: Any, pane: str, line: int | None = None) -> None:
     nvim.exec_lua("require('bb7.chat').focus(...)", pane)
     if line is not None:
         nvim.current.window.cursor = (line, 0)
+
+
+def send(nvim: Any, text: str) -> None:
+    """Types `text` in the input and sends it with <CR>, as a user does."""
+    focus(nvim, "input")
+    nvim.input(f"ggdGi{text}<Esc><CR>")
+
+
+def answered(nvim: Any, text: str) -> None:
+    """Waits until the answer is stored and drawn again (the stream is over)."""
+    wait_for(nvim, f"not {STREAMING}", 10000)
+    wait_for_conversation(nvim, text)
+
+
+def pick_with(nvim: Any, choice: str) -> None:
+    """A picker in place of the built-in vim.ui.select (as telescope or fzf-lua install one):
+    it keeps what it was offered in `_G.offered` and chooses `choice`."""
+    nvim.exec_lua(
+        "local choice = ... vim.ui.select = function(items, opts, on_choice)"
+        "  _G.offered = { prompt = opts.prompt, items = items }"
+        "  on_choice(vim.tbl_contains(items, choice) and choice or nil) end",
+        choice,
+    )

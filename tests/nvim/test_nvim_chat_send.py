@@ -5,6 +5,7 @@ shows as aborted, provider errors read as messages, and the model picker."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,10 +13,12 @@ from typing import Any
 import pytest
 from chat_state import Seeded
 from chat_view_helpers import (
+    answered,
     conversation,
     files_panel,
     focus,
     open_view,
+    send,
     wait_for_conversation,
     wait_for_screen,
     with_ui,
@@ -32,11 +35,11 @@ from llm_server import (
     stream,
     text_chunk,
     tool_call,
+    usage_chunk,
 )
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 A_ID = entry_file_id("a.py", A_TEXT)
-STREAMING = "require('bb7.chat.conversation').streaming()"
 
 
 @pytest.fixture
@@ -58,18 +61,6 @@ def view(launch: Callable[..., Any], project: Path, server: LLMServer) -> Any:
     )
     open_view(nvim, "Context added: a.py")
     return nvim
-
-
-def send(nvim: Any, text: str) -> None:
-    """Types `text` in the input and sends it with <CR>, as a user does."""
-    focus(nvim, "input")
-    nvim.input(f"ggdGi{text}<Esc><CR>")
-
-
-def answered(nvim: Any, text: str) -> None:
-    """Waits until the answer is stored and drawn again (the stream is over)."""
-    wait_for(nvim, f"not {STREAMING}", 10000)
-    wait_for_conversation(nvim, text)
 
 
 def edit_a(old: str, new: str) -> dict[str, Any]:
@@ -124,10 +115,10 @@ def test_x_discards_the_pending_change_after_a_confirm(
     answered(view, "Assistant modified: a.py")
     focus(view, "files", 1)
     view.input("x")
-    view.input("n")  # not yet
+    view.input("2<CR>")  # No: not yet
     assert files_panel(view) == ["M  a.py"]
     view.input("x")
-    view.input("y")
+    view.input("1<CR>")  # Yes
     wait_for_conversation(view, "Discarded: a.py")
     assert files_panel(view) == ["   a.py"]
     assert (project / "a.py").read_text() == A_TEXT
@@ -139,9 +130,12 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     server.push(stream(text_chunk("Here."), *tool_call("edit_file", edit_a("two = 3", "x"))))
     send(view, "Make two 22")
     answered(view, "failed to apply")
+    # Why, under the answer: the file, the edit and what went wrong, worded for a person.
+    rows = wait_for_screen(view, "• a.py, edit 1: not found: the text to replace")
+    assert any(row.startswith("(1 problem); no file was changed.") for row in rows)
     rows = wait_for_screen(view, "⚠ The last answer's file changes failed to apply.")
     assert any("Your next message asks the model to repair them." in row for row in rows)
-    assert any("⚠ next send repairs the failed edits" in row for row in rows)
+    assert any("⚠ next send repairs edits · gR drop" in row for row in rows)
     assert files_panel(view) == ["   a.py"]
     # Shown in the view, so no message besides (it would wait for Enter at 80 columns).
     assert not any("could not be applied" in n for n in notifications(view))
@@ -218,3 +212,98 @@ def test_the_model_picker_puts_favourites_first(view: Any, server: LLMServer) ->
     assert picked[0].startswith("★ test/plain-model  (no tools: text edit blocks")
     assert picked[1].startswith("test/tools-model  (128k context")
     wait_for_screen(view, "· test/plain-model")  # the conversation's bar shows the new model
+
+
+def test_each_answer_says_what_it_cost_and_the_bar_sums_the_chat(
+    view: Any, server: LLMServer
+) -> None:
+    server.push(stream(text_chunk("Hi."), finish(), usage_chunk(1234, 56, cost=0.0031)))
+    send(view, "Hello")
+    answered(view, "↳ 1.2k in · 56 out · $0.0031 ·")
+    rows = wait_for_screen(view, "↳ 1.2k in · 56 out · $0.0031 ·")
+    assert any(re.search(r"↳ 1\.2k in · 56 out · \$0\.0031 · \d+\.\d s ", row) for row in rows)
+    assert any("· test/tools-model · 1.3k tokens · $0.0031" in row for row in rows)
+    server.push(stream(text_chunk("Again."), finish(), usage_chunk(2000, 100, cost=0.01)))
+    send(view, "Once more")
+    answered(view, "↳ 2.0k in · 100 out · $0.01 ·")
+    wait_for_screen(view, "· 3.4k tokens · $0.013")
+
+
+def test_while_streaming_the_bar_counts_seconds_and_tokens(view: Any, server: LLMServer) -> None:
+    server.push(stream(text_chunk("x" * 400), {"sleep": 1.5}, text_chunk("end."), finish()))
+    send(view, "Count")
+    rows = wait_for_screen(view, "~100 tok")
+    assert any(re.search(r"● streaming \ds · ~100 tok", row) for row in rows), "\n".join(rows)
+    wait_for_screen(view, "● streaming 1s")  # the bar ticks without new text
+    answered(view, "end.")
+
+
+def test_the_retry_wait_shows_while_the_provider_backs_off(view: Any, server: LLMServer) -> None:
+    server.push(
+        error_response(429, "slow down", headers={"Retry-After": "2"}),
+        stream(text_chunk("Finally."), finish()),
+    )
+    send(view, "Hello?")
+    rows = wait_for_screen(view, "⟳ retry in")
+    assert any(re.search(r"⟳ retry in [12]s", row) for row in rows), "\n".join(rows)
+    answered(view, "Finally.")
+
+
+def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: LLMServer) -> None:
+    server.push(error_response(500, "boom"), error_response(500, "boom"))
+    server.push(error_response(500, "boom"), error_response(500, "boom"))
+    send(view, "Are you there?")
+    answered(view, "The request failed")
+    server.push(stream(text_chunk("Yes, now."), finish()))
+    focus(view, "conversation")
+    view.input("gr")
+    answered(view, "Yes, now.")
+    lines = conversation(view)
+    assert lines.count("Are you there?") == 1  # sent again, not twice in the chat
+    assert not any("The request failed" in line for line in lines)
+    assert server.chat_requests()[-1]["body"].count("Are you there?") == 1
+    assert view.exec_lua("return require('bb7.chat').buf('input')") is not None
+    assert view.exec_lua(
+        "return vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, -1, false)"
+    ) == [""]
+
+
+def test_a_new_chat_is_named_after_its_first_exchange(
+    launch: Callable[..., Any], project: Path, server: LLMServer
+) -> None:
+    seeded = Seeded(project)
+    seeded.chat("")  # the default name, as a new chat has
+    seeded.store.close()
+    nvim = with_ui(
+        launch(),
+        "{ provider = { base_url = ..., model = 'test/tools-model' } }",
+        server.base_url,
+    )
+    open_view(nvim, "")
+    server.push(
+        stream(text_chunk("Hello there."), finish()),
+        stream(text_chunk("Greeting the model"), finish()),  # the title request
+    )
+    send(nvim, "Say hello")
+    answered(nvim, "Hello there.")
+    rows = wait_for_screen(nvim, " Greeting the model · test/tools-model")
+    assert rows
+    title_request = server.chat_requests()[-1]["body"]
+    assert "Say hello" in title_request and '"max_tokens":30' in title_request
+
+
+def test_dismissing_the_retry_banner_drops_the_errors(
+    view: Any, server: LLMServer, project: Path
+) -> None:
+    server.push(stream(text_chunk("Here."), *tool_call("edit_file", edit_a("two = 3", "x"))))
+    send(view, "Make two 22")
+    answered(view, "failed to apply")
+    focus(view, "conversation")
+    view.input("gR")
+    wait_for(view, "not require('bb7.chat.view').state.retry")
+    rows = wait_for_screen(view, "Message · <CR> send")
+    assert not any("failed to apply" in row for row in rows)
+    server.push(stream(text_chunk("Fresh."), finish()))
+    send(view, "Something else")
+    answered(view, "Fresh.")
+    assert "two = 3" not in server.chat_requests()[-1]["body"]  # the errors stayed behind

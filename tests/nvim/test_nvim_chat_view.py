@@ -5,6 +5,7 @@ drafts, help, the retry banner, 80 columns and `layout = 'split'`."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,12 @@ from chat_view_helpers import (
     focus,
     open_chat_list,
     open_view,
+    pick_with,
     wait_for_conversation,
     wait_for_screen,
     with_ui,
 )
-from editor import screen, type_command, wait_for, wait_for_message
+from editor import notifications, screen, type_command, wait_for
 
 
 @pytest.fixture
@@ -100,7 +102,7 @@ def test_the_files_panel_shows_statuses_and_its_keys_act_on_them(
     wait_for_conversation(editor, "Context updated: b.py")
     assert files_panel(editor)[1] == "   b.py"
     editor.input("X")  # remove, after a confirm
-    editor.input("y")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for_conversation(editor, "Context removed: b.py")
     assert files_panel(editor) == ["M  a.py"]
     focus(editor, "files", 1)
@@ -131,7 +133,7 @@ def test_the_chat_list_switches_renames_pins_and_deletes(editor: Any, seeded: Se
     wait_for_screen(editor, "│ ! Beta chat")
     assert editor.current.buffer[:] == [" ! Beta chat", "●  Renamed alpha"]
     editor.input("ggd")  # delete Beta
-    editor.input("y")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for(editor, "#vim.api.nvim_buf_get_lines(0, 0, -1, false) == 1")
     assert editor.current.buffer[:] == ["●  Renamed alpha"]
     assert [c.id for c in seeded.store.chats()] == [first]
@@ -176,7 +178,7 @@ def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded:
     open_view(editor, "first answer")
     focus(editor, "conversation", 1)
     editor.input("gE")
-    editor.input("y")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for(
         editor,
         "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, 1, false)[1]"
@@ -217,8 +219,14 @@ def test_every_key_has_a_description_shown_by_the_help_popup(editor: Any, seeded
     focus(editor, "files")
     editor.input("?")
     rows = wait_for_screen(editor, "bb7 keys: files")
-    for key in (r"p +apply the pending output", r"X +remove the file", r"D +merge the pending"):
+    for key in (
+        r"p +apply the pending output",
+        r"D +merge the pending change in vimdiff \(:BB7Diff\)",
+    ):
         assert any(re.search(r"│ " + key, row) for row in rows), key
+    assert not any("|" in row.replace("│", "") for row in rows)  # no help-file markup
+    popup = editor.current.buffer[:]  # taller than the screen: it scrolls
+    assert any(re.match(r" X +remove the file", line) for line in popup)
     editor.input("q")
     wait_for(editor, "vim.bo.filetype == 'bb7_files'")
 
@@ -230,7 +238,7 @@ def test_the_retry_banner_shows_after_a_failed_edit(editor: Any, seeded: Seeded)
     rows = open_view(editor, "failed to apply")
     assert any("⚠ The last answer's file changes failed to apply." in r for r in rows)
     assert any("Your next message asks the model to repair them." in r for r in rows)
-    assert any("⚠ next send repairs the failed edits" in r for r in rows)
+    assert any("⚠ next send repairs edits · gR drop" in r for r in rows)
 
 
 @pytest.mark.parametrize("layout", ["tab", "split"])
@@ -257,8 +265,69 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     assert editor.exec_lua("return vim.api.nvim_buf_get_name(0)").endswith("a.py")
 
 
-def test_a_project_without_bb7_state_gets_a_readable_message(launch: Callable[..., Any]) -> None:
-    nvim = launch()
-    type_command(nvim, "BB7Chat")
-    wait_for_message(nvim, "run :BB7Init there to start one")
-    assert nvim.exec_lua(f"return {OPEN}") is False  # no empty view left behind
+def test_outside_a_project_bb7chat_opens_a_global_chat_with_a_hint(
+    launch: Callable[..., Any], project: Path
+) -> None:
+    nvim = with_ui(launch())  # the project has no .bb7/
+    open_view(nvim, "")
+    wait_for_screen(nvim, " [global] Chat ")
+    wait_for(nvim, "vim.iter(_G.notifications):any(function(n) return n.msg:find(':BB7Init') end)")
+    (hint,) = [n for n in notifications(nvim) if ":BB7Init" in n]
+    assert hint == "bb7: a global chat: no bb7 project here (:BB7Init makes one)"
+    type_command(nvim, f"BB7Add {project / 'a.py'}")
+    wait_for(nvim, "#_G.notifications >= 2")
+    assert notifications(nvim)[-1].startswith("bb7: added "), notifications(nvim)
+    wait_for_conversation(nvim, f"{project / 'a.py'}")
+    assert any(line.startswith("Context added") for line in conversation(nvim))
+    assert not (project / ".bb7").exists()  # nothing written into the directory
+
+
+def test_the_chat_list_moves_a_chat_between_the_project_and_the_global_chats(
+    editor: Any, seeded: Seeded
+) -> None:
+    chat = seeded.chat("Movable")
+    seeded.ask(chat, "where am I")
+    open_view(editor, "where am I")
+    open_chat_list(editor)
+    editor.input("m")
+    rows = wait_for_screen(editor, "global · ")
+    assert any("Movable" in row and "global · " in row for row in rows), "\n".join(rows)
+    assert seeded.store.chat(chat) is None  # out of the project's store
+    editor.input("m")  # and back
+    moved = "vim.iter(_G.notifications):any(function(n) return n.msg:find('project chat') end)"
+    wait_for(editor, moved)
+    assert seeded.store.chat(chat) is not None
+
+
+def test_the_picker_and_at_completion_add_project_files(editor: Any, seeded: Seeded) -> None:
+    seeded.chat("Picking")
+    open_view(editor, "")
+    focus(editor, "conversation")
+    pick_with(editor, "b.py")
+    editor.input("ga")
+    wait_for_conversation(editor, "Context added: b.py")
+    assert editor.exec_lua("return _G.offered") == {
+        "prompt": "bb7: add to the chat",
+        "items": ["a.py", "b.py"],
+    }
+    assert files_panel(editor) == ["   b.py"]
+    focus(editor, "input")
+    editor.input("ilook at @")
+    # Polled from here: keys fed to Neovim (the completion's) wait while vim.wait() runs.
+    deadline = time.monotonic() + 10
+    while editor.funcs.pumvisible() != 1:
+        assert time.monotonic() < deadline, "no completion menu"
+        time.sleep(0.02)
+    if editor.exec_lua("return vim.fn.complete_info({ 'selected' }).selected") == -1:
+        editor.input("<C-n>")  # 'completeopt' without a preselected match
+    editor.input("<C-y>")  # the first match: a.py
+    wait_for_conversation(editor, "Context added: a.py")
+    assert editor.current.buffer[:] == ["look at @a.py"]
+
+
+def test_bb7add_without_a_path_in_the_view_picks_a_file(editor: Any, seeded: Seeded) -> None:
+    seeded.chat("Adding")
+    open_view(editor, "")
+    pick_with(editor, "a.py")
+    type_command(editor, "BB7Add")
+    wait_for_conversation(editor, "Context added: a.py")

@@ -41,7 +41,8 @@ def server() -> Iterator[LLMServer]:
 def chat(ready: Any, server: LLMServer) -> Any:
     """The `ready` editor talking to the local server; a.py and b.py are in the chat."""
     ready.exec_lua(
-        "require('bb7').setup({ status = { debounce_ms = 20 },"
+        # No titles: their request would take the next scripted response.
+        "require('bb7').setup({ status = { debounce_ms = 20 }, titles = { enabled = false },"
         " provider = { base_url = ..., model = 'test/tools-model' } })",
         server.base_url,
     )
@@ -167,8 +168,8 @@ def test_the_reasoning_effort_switched_at_runtime_goes_with_the_next_message(
     ready: Any, server: LLMServer
 ) -> None:
     ready.exec_lua(
-        "require('bb7').setup({ provider = { base_url = ..., model = 'test/tools-model',"
-        " reasoning_effort = 'low' } })",
+        "require('bb7').setup({ titles = { enabled = false }, provider = { base_url = ...,"
+        " model = 'test/tools-model', reasoning_effort = 'low' } })",
         server.base_url,
     )
     ready.exec_lua(LISTEN)

@@ -1,15 +1,18 @@
 --- The chat list: a float over the chat view listing every chat (pinned first, then the most
 --- recent; `●` marks the active one, `!` a pinned one) with keys to switch, start, rename,
---- delete, pin and search. A search shows only the chats that match, with an excerpt.
+--- delete, pin, search, and move between the project and the global chats. A search shows
+--- only the chats that match, with an excerpt. Actions get the view's controller.
 local M = {}
+
+local ui = require('bb7.chat.ui')
 
 M.ns = vim.api.nvim_create_namespace('bb7_chat_list')
 
-local H = { win = nil, buf = nil, items = {}, query = nil }
+local H = { win = nil, buf = nil, items = {}, query = nil, controller = nil }
 
-local function chat() return require('bb7.chat') end
 local function backend() return require('bb7.backend') end
 
+---@return boolean
 function M.is_open() return H.win ~= nil and vim.api.nvim_win_is_valid(H.win) end
 
 function M.close()
@@ -73,15 +76,17 @@ local function buffer()
   vim.bo[H.buf].filetype = 'bb7_chats'
   vim.b[H.buf].bb7_pane = 'chats'
   vim.bo[H.buf].modifiable = false
-  require('bb7.chat.keys').attach(H.buf, 'chats')
+  require('bb7.chat.keys').attach(H.buf, 'chats', H.controller)
   for _, lhs in ipairs({ 'q', '<Esc>' }) do
     vim.keymap.set('n', lhs, M.close, { buffer = H.buf, desc = 'bb7: close the chat list' })
   end
   return H.buf
 end
 
---- Lists every chat (or, after a search, the matching ones).
-function M.open()
+--- Lists every chat; `controller` is the view's (switching chats redraws it).
+---@param controller? table
+function M.open(controller)
+  H.controller = controller or H.controller
   buffer()
   H.query = nil
   backend().request('chat_list', vim.empty_dict(), function(err, list)
@@ -101,18 +106,20 @@ local function current()
 end
 
 --- Switches the view to the chat under the cursor.
-function M.select()
+---@param controller table
+function M.select(controller)
   local item = current()
   if not item or require('bb7.chat.conversation').busy() then return end
   require('bb7.chat.input').flush()
   backend().request('switch_chat', { chat_id = item.chat.id }, function(err)
     if err then return backend().report(err) end
     M.close()
-    chat().show_active()
+    controller.show_active()
   end)
 end
 
-function M.rename()
+---@param controller table
+function M.rename(controller)
   local item = current()
   if not item then return end
   vim.ui.input({ prompt = 'Rename chat: ', default = item.chat.name }, function(name)
@@ -120,23 +127,39 @@ function M.rename()
     backend().request('rename_chat', { chat_id = item.chat.id, name = name }, function(err)
       if err then return backend().report(err) end
       reload()
-      if item.chat.active then chat().refresh() end
+      if item.chat.active then controller.refresh() end
     end)
   end)
 end
 
-function M.delete()
+---@param controller table
+function M.delete(controller)
   local item = current()
   if not item or (item.chat.active and require('bb7.chat.conversation').busy()) then return end
   local question = ('Delete the chat "%s" and its history?'):format(item.chat.name)
-  if vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
-  backend().request('delete_chat', { chat_id = item.chat.id }, function(err, active)
+  ui.confirm(question, function()
+    backend().request('delete_chat', { chat_id = item.chat.id }, function(err, active)
+      if err then return backend().report(err) end
+      reload()
+      if item.chat.active then
+        if active then return controller.show_active() end
+        controller.new_chat()
+      end
+    end)
+  end)
+end
+
+--- Moves the chat under the cursor from the project to the global chats, or back.
+---@param controller table
+function M.move(controller)
+  local item = current()
+  if not item or (item.chat.active and require('bb7.chat.conversation').busy()) then return end
+  local to = item.chat.scope == 'global' and 'project' or 'global'
+  backend().request('move_chat', { chat_id = item.chat.id, scope = to }, function(err, moved)
     if err then return backend().report(err) end
+    ui.say(('"%s" is a %s chat now'):format(moved.name, to))
     reload()
-    if item.chat.active then
-      if active then return chat().show_active() end
-      chat().new_chat()
-    end
+    if item.chat.active then controller.refresh() end
   end)
 end
 
@@ -151,6 +174,7 @@ function M.pin()
 end
 
 --- Asks for words (or takes `query`) and lists the chats whose name or messages match.
+---@param query? string
 function M.search(query)
   local function run(q)
     if not q then return end

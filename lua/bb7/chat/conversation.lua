@@ -1,45 +1,55 @@
 --- The conversation pane: a `markdown` buffer drawn from the host's rendering of the stored
---- chat (`bb7.chatview.conversation`: lines, line highlights, reasoning folds, message
---- anchors), and appended to cheaply while an answer streams: each chunk is one
+--- chat (`bb7.chatview.conversation`: lines, line highlights, folds, message anchors, and the
+--- heading shapes), and appended to cheaply while an answer streams: each chunk is one
 --- `nvim_buf_set_text` at the end of the buffer, never a redraw of the whole chat. When the
---- answer ends, the stored chat is drawn again.
+--- answer ends, the stored chat is drawn again, changing only the lines that differ.
 local M = {}
+
+local view = require('bb7.chat.view')
+local ui = require('bb7.chat.ui')
 
 M.ns = vim.api.nvim_create_namespace('bb7_chat')
 -- The progress line's highlight: cleared with the line (a mark on a deleted last line would
 -- move onto the line above it).
 local STATUS_NS = vim.api.nvim_create_namespace('bb7_chat_status')
+local TICK_MS = 1000
 
--- Shapes shared with python/bb7/chatview/conversation.py.
-local USER_HEADING = '## You'
-local ASSISTANT_HEADING = '## Assistant'
-local REASONING_TITLE = '> **Reasoning**'
-local QUOTE = '> '
-
-local H = {
-  anchors = {}, -- { line, message_id, role } of every message, from the host
-  live = nil, -- while a send runs: { phase, fold_start, tail, status_lines }
+---@class bb7.Shapes  How messages start; the host's `Rendered` carries them.
+local shapes = {
+  user_heading = '## You',
+  assistant_heading = '## Assistant',
+  reasoning_title = '> **Reasoning**',
+  quote = '> ',
 }
 
-local function chat() return require('bb7.chat') end
-local function buf() return chat().buf('conversation') end
-local function win() return chat().win('conversation') end
-local function notify(message, level) require('bb7.log').notify(message, level) end
+local H = {
+  anchors = {}, ---@type bb7.Anchor[] of every message, from the host
+  folds = {}, ---@type integer[][]
+  timer = nil, ---@type uv.uv_timer_t?
+  controller = nil, ---@type table? the view's controller (`bb7.chat`), given to `subscribe`
+}
 
-function M.streaming() return H.live ~= nil end
+local function buf() return (view.buf('conversation')) end
+local function win() return view.win('conversation') end
 
 --- True, with a message, while an answer streams: actions that change the chat wait for it.
+---@return boolean
 function M.busy()
-  if not M.streaming() then return false end
+  if not view.streaming() then return false end
   local cancel = require('bb7.config').get().keys.cancel or ':BB7Cancel'
-  notify(('an answer is streaming; wait for it or cancel it (%s)'):format(cancel), 'warn')
+  ui.say(('an answer is streaming; wait for it or cancel it (%s)'):format(cancel), 'warn')
   return true
 end
 
---- Shown for a closed reasoning fold.
+--- Shown for a closed fold: reasoning says what it hides, a note's details their size.
+---@return string
 function M.foldtext()
   local count = vim.v.foldend - vim.v.foldstart
-  return ('▸ Reasoning (%d line%s)'):format(count, count == 1 and '' or 's')
+  local first = vim.fn.getline(vim.v.foldstart)
+  if first == shapes.reasoning_title then
+    return ('▸ Reasoning (%d line%s)'):format(count, count == 1 and '' or 's')
+  end
+  return ('  ▸ %d more line%s (za shows them)'):format(count + 1, count == 0 and '' or 's')
 end
 
 local function edit(b, fn)
@@ -57,15 +67,46 @@ end
 
 local function at_end(w, count) return w ~= nil and vim.api.nvim_win_get_cursor(w)[1] >= count end
 
+--- Replaces the buffer's lines with `lines`, touching only those from the first that differs:
+--- the lines above stay as they are under the treesitter highlighter (replacing them all
+--- while it redraws made it fail with "Invalid 'end_row': out of range").
+---@param b integer
+---@param lines string[]
+local function patch(b, lines)
+  local old = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+  local same = 0
+  while same < #old and same < #lines and old[same + 1] == lines[same + 1] do
+    same = same + 1
+  end
+  if same == #old and same == #lines then return end
+  edit(
+    b,
+    function() vim.api.nvim_buf_set_lines(b, same, -1, false, vim.list_slice(lines, same + 1)) end
+  )
+  -- Parse now, so the highlighter's next redraw works on a tree of these lines.
+  local highlighter = vim.treesitter.highlighter.active[b]
+  if highlighter then pcall(function() highlighter.tree:parse() end) end
+end
+
+---@param rendered bb7.Rendered
+local function take_shapes(rendered)
+  for name in pairs(shapes) do
+    if type(rendered[name]) == 'string' then shapes[name] = rendered[name] end
+  end
+end
+
 --- Draws a `Rendered` from the host. The window keeps its place, or follows the end when
 --- the cursor was on the last line.
+---@param rendered bb7.Rendered
 function M.render(rendered)
   local b, w = buf(), win()
+  take_shapes(rendered)
   local follow = w == nil or at_end(w, vim.api.nvim_buf_line_count(b))
-  local view = w and not follow and vim.api.nvim_win_call(w, vim.fn.winsaveview)
-  edit(b, function() vim.api.nvim_buf_set_lines(b, 0, -1, false, rendered.lines) end)
-  vim.api.nvim_buf_clear_namespace(b, M.ns, 0, -1)
+  local saved = w and not follow and vim.api.nvim_win_call(w, vim.fn.winsaveview)
+  M.stop_live()
   vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
+  patch(b, rendered.lines)
+  vim.api.nvim_buf_clear_namespace(b, M.ns, 0, -1)
   for _, hl in ipairs(rendered.highlights) do
     vim.api.nvim_buf_set_extmark(b, M.ns, hl[1], 0, { line_hl_group = hl[2] })
   end
@@ -76,20 +117,19 @@ function M.render(rendered)
   end
   H.anchors = rendered.anchors
   H.folds = rendered.folds
-  H.live = nil
   if w then
     M.refold()
     if follow then
       vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
       -- The last line at the bottom: no empty rows left by the shorter stored rendering.
       vim.api.nvim_win_call(w, function() vim.cmd('normal! zb') end)
-    elseif view then
-      vim.api.nvim_win_call(w, function() vim.fn.winrestview(view) end)
+    elseif saved then
+      vim.api.nvim_win_call(w, function() vim.fn.winrestview(saved) end)
     end
   end
 end
 
---- Folds the reasoning again (a window showing the buffer anew has no folds).
+--- Folds the reasoning and long notes again (a window showing the buffer anew has none).
 function M.refold()
   local w = win()
   if not w then return end
@@ -132,7 +172,7 @@ local function add_block(lines, group, ns)
       vim.api.nvim_buf_set_extmark(b, ns or M.ns, line - 1, 0, { line_hl_group = group })
     end
   end
-  if H.live then H.live.tail = #lines[#lines] end
+  if view.state.live then view.state.live.tail = #lines[#lines] end
   scroll(w, follow, b)
   return first
 end
@@ -140,17 +180,19 @@ end
 --- Appends `text` at the very end of the buffer: one `nvim_buf_set_text`.
 local function append(text)
   local b, w = buf(), win()
+  local live = view.state.live
   local last = line_count(b) - 1
   local follow = w == nil or at_end(w, last + 1)
-  local col = H.live.tail
+  local col = live.tail
   local pieces = vim.split(text, '\n', { plain = true })
   edit(b, function() vim.api.nvim_buf_set_text(b, last, col, last, col, pieces) end)
-  H.live.tail = #pieces == 1 and col + #pieces[1] or #pieces[#pieces]
+  live.tail = #pieces == 1 and col + #pieces[1] or #pieces[#pieces]
+  live.chars = live.chars + #text
   scroll(w, follow, b)
 end
 
 local function clear_status()
-  local live = H.live
+  local live = view.state.live
   if not live or live.status_lines == 0 then return end
   local b = buf()
   local count = line_count(b)
@@ -163,34 +205,50 @@ end
 
 --- A progress line at the end of the conversation (replaced by the next one, or the text).
 local function set_status(text)
-  if not H.live then return end
+  if not view.state.live then return end
   clear_status()
   local empty = is_empty(buf())
   add_block({ text }, 'BB7ChatStatus', STATUS_NS)
-  H.live.status_lines = empty and 1 or 2
+  view.state.live.status_lines = empty and 1 or 2
 end
 
 local function close_reasoning()
-  local live = H.live
+  local live = view.state.live
   if live.phase ~= 'reasoning' then return end
   fold(win(), live.fold_start, line_count(buf()))
   live.phase = 'after_reasoning'
 end
 
---- Shows the user's message at once, before the host has stored it.
-function M.begin_exchange(text)
-  H.live = { phase = 'sending', tail = 0, status_lines = 0 }
-  add_block({ USER_HEADING }, 'BB7ChatUser')
-  add_block(vim.split(vim.trim(text), '\n', { plain = true }))
-  set_status('⋯ sending')
-  chat().winbars()
+--- Starts a live answer: the window bar counts the seconds (and the retry wait) each second.
+---@param phase string
+local function start_live(phase)
+  if not view.state.live then
+    view.state.live =
+      { phase = phase, tail = 0, status_lines = 0, started = vim.uv.now(), chars = 0 }
+  end
+  view.state.live.phase = phase
+  H.timer = H.timer or assert(vim.uv.new_timer())
+  H.timer:start(TICK_MS, TICK_MS, vim.schedule_wrap(view.winbars))
+  view.winbars()
 end
 
---- Forgets a live answer (the view switched chats).
-function M.reset() H.live = nil end
+--- Ends the live answer (drawn again from the store, or the view switched chats).
+function M.stop_live()
+  view.state.live = nil
+  if H.timer then H.timer:stop() end
+end
+
+--- Shows the user's message at once, before the host has stored it.
+---@param text string
+function M.begin_exchange(text)
+  start_live('sending')
+  add_block({ shapes.user_heading }, 'BB7ChatUser')
+  add_block(vim.split(vim.trim(text), '\n', { plain = true }))
+  set_status('⋯ sending')
+end
 
 local function heading(model)
-  return model ~= '' and (ASSISTANT_HEADING .. ' · ' .. model) or ASSISTANT_HEADING
+  return model ~= '' and (shapes.assistant_heading .. ' · ' .. model) or shapes.assistant_heading
 end
 
 --- What each event of a send does to the pane. `request_started` and `done` carry their
@@ -198,30 +256,32 @@ end
 --- `event`.
 M.handlers = {
   request_started = function(p)
-    if not H.live then H.live = { tail = 0, status_lines = 0 } end
+    start_live('waiting')
     clear_status()
-    H.live.phase = 'waiting'
     local title = heading(p.model or '') .. (p.repair and ' (repair)' or '')
     add_block({ title }, 'BB7ChatAssistant')
     set_status('⋯ waiting for the model')
-    chat().winbars()
   end,
   reasoning = function(p)
-    if not H.live then return end
+    local live = view.state.live
+    if not live then return end
     clear_status()
-    if H.live.phase ~= 'reasoning' then
-      H.live.fold_start = add_block({ REASONING_TITLE, QUOTE }, 'BB7ChatReasoning')
-      H.live.phase = 'reasoning'
+    live.retry_until = nil
+    if live.phase ~= 'reasoning' then
+      live.fold_start = add_block({ shapes.reasoning_title, shapes.quote }, 'BB7ChatReasoning')
+      live.phase = 'reasoning'
     end
-    append((p.event.text:gsub('\n', '\n' .. QUOTE)))
+    append((p.event.text:gsub('\n', '\n' .. shapes.quote)))
   end,
   chunk = function(p)
-    if not H.live then return end
+    local live = view.state.live
+    if not live then return end
     clear_status()
+    live.retry_until = nil
     close_reasoning()
-    if H.live.phase ~= 'text' then
+    if live.phase ~= 'text' then
       add_block({ '' })
-      H.live.phase = 'text'
+      live.phase = 'text'
     end
     append(p.event.text)
   end,
@@ -235,28 +295,38 @@ M.handlers = {
   end,
   retrying = function(p)
     local ev = p.event
+    local live = view.state.live
+    if live then live.retry_until = vim.uv.now() + math.floor((ev.delay or 0) * 1000) end
     set_status(('⟳ %s; retrying in %.1f s'):format(ev.reason or 'provider busy', ev.delay or 0))
+    view.winbars()
   end,
   repairing = function(p)
     local count = #(p.event.errors or {})
-    set_status(('✎ %d change(s) failed; asking the model to repair them'):format(count))
+    set_status(
+      ('✎ %d change%s failed; asking the model to repair them'):format(
+        count,
+        count == 1 and '' or 's'
+      )
+    )
   end,
   -- The end of every send, refused, failed, cancelled or done: the stored chat again.
   done = function()
-    H.live = nil
-    if chat().is_open() then chat().refresh() end
+    M.stop_live()
+    if view.is_open() and H.controller then H.controller.refresh() end
   end,
   title = function(p)
-    local shown = chat().state().chat
+    local shown = view.state.chat
     if shown and shown.id == p.event.chat_id then
       shown.name = p.event.title
-      chat().winbars()
+      view.winbars()
     end
   end,
 }
 
---- Listens to the send events the host forwards.
-function M.subscribe()
+--- Listens to the send events the host forwards; `controller` redraws the view at the end.
+---@param controller table
+function M.subscribe(controller)
+  H.controller = controller
   local events = require('bb7.events')
   for name, handler in pairs(M.handlers) do
     events.on(name, handler)
@@ -266,6 +336,7 @@ end
 -- Messages ------------------------------------------------------------------------------------
 
 --- Moves to the next (1) or previous (-1) message heading.
+---@param direction 1|-1
 function M.jump(direction)
   local w = win()
   if not w then return end
@@ -283,6 +354,7 @@ function M.jump(direction)
 end
 
 --- The message under the cursor, as { line, message_id, role }.
+---@return bb7.Anchor?
 function M.message_at_cursor()
   local w = win()
   if not w then return nil end
@@ -295,47 +367,66 @@ function M.message_at_cursor()
   return found
 end
 
+--- The last user message of the chat shown, as an anchor (nil in an empty chat).
+---@return bb7.Anchor?
+function M.last_user_message()
+  for i = #H.anchors, 1, -1 do
+    if H.anchors[i][3] == 'user' then return H.anchors[i] end
+  end
+  return nil
+end
+
 local function user_message()
   if M.busy() then return nil end
   local anchor = M.message_at_cursor()
   if not anchor or anchor[3] ~= 'user' then
-    notify('put the cursor on one of your messages (under "' .. USER_HEADING .. '")', 'warn')
+    ui.say('put the cursor on one of your messages (under "' .. shapes.user_heading .. '")', 'warn')
     return nil
   end
   return anchor[2]
 end
 
-local function restored(err, value)
+--- Forks (`fork_chat`) or cuts (`edit_message`) the chat at user message `id`; the view shows
+--- the chat it leaves active with that message as the draft; `then_()` runs afterwards.
+---@param controller table the view's controller
+---@param method 'fork_chat'|'edit_message'
+---@param id integer
+---@param then_? fun()
+function M.restore(controller, method, id, then_)
+  require('bb7.chat.input').flush()
   local backend = require('bb7.backend')
-  if err then return backend.report(err) end
-  for _, warning in ipairs(value.warnings or {}) do
-    notify(warning, 'warn')
-  end
-  chat().refresh({ draft = 'replace' })
-  chat().focus('input')
+  local args = { message_id = id, buffers = view.buffers() }
+  backend.request(method, args, function(err, value)
+    if err then return backend.report(err) end
+    -- One warning per file: a fork of a fork could list a file twice.
+    local seen = {}
+    for _, warning in ipairs(value.warnings or {}) do
+      if not seen[warning] then ui.say(warning, 'warn') end
+      seen[warning] = true
+    end
+    controller.refresh({ draft = 'replace' }, then_)
+    controller.focus('input')
+  end)
 end
 
 --- Forks the chat from the user message under the cursor: a new chat with the history before
 --- it, that message as the draft.
-local function restore(method, id)
-  require('bb7.chat.input').flush()
-  local args = { message_id = id, buffers = chat().buffers() }
-  require('bb7.backend').request(method, args, restored)
-end
-
-function M.fork()
+---@param controller table
+function M.fork(controller)
   local id = user_message()
-  if id then restore('fork_chat', id) end
+  if id then M.restore(controller, 'fork_chat', id) end
 end
 
 --- Edits the user message under the cursor: the chat is cut before it (after a confirm) and
 --- its text goes to the input.
-function M.edit()
+---@param controller table
+function M.edit(controller)
   local id = user_message()
   if not id then return end
-  local question = 'Edit this message? It and everything after it leave the chat.'
-  if vim.fn.confirm(question, '&Yes\n&No', 2) ~= 1 then return end
-  restore('edit_message', id)
+  ui.confirm(
+    'Edit this message? It and everything after it leave the chat.',
+    function() M.restore(controller, 'edit_message', id) end
+  )
 end
 
 return M

@@ -3,6 +3,9 @@
 --- the file under the cursor: apply, discard, diff, vimdiff, update, read-only, remove.
 local M = {}
 
+local view = require('bb7.chat.view')
+local ui = require('bb7.chat.ui')
+
 M.ns = vim.api.nvim_create_namespace('bb7_chat_files')
 
 local REFRESH_DELAY_MS = 50
@@ -15,13 +18,13 @@ local function status_hl(status)
   return sign and sign.hl
 end
 
-local function chat() return require('bb7.chat') end
 local function backend() return require('bb7.backend') end
-local function notify(message, level) require('bb7.log').notify(message, level) end
+local notify = ui.say
 
 --- Draws a `Panel` from the host.
+---@param panel bb7.Panel
 function M.render(panel)
-  local buf = chat().buf('files')
+  local buf = view.buf('files')
   H.rows = panel.rows
   local lines = vim.tbl_map(function(row) return row.text end, panel.rows)
   if #lines == 0 then lines = { '   no files yet: :BB7Add adds one' } end
@@ -41,18 +44,20 @@ function M.render(panel)
       virt_text_pos = 'right_align',
     })
   end
-  local win = chat().win('files')
+  view.state.total_tokens = panel.total_tokens_text
+  local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
-    -- Stacked under the conversation: only as tall as the list (the conversation gets the rest).
-    vim.api.nvim_win_set_height(win, math.max(2, math.min(#lines, 10)))
+    -- Stacked under the conversation: as tall as the list and never under 4 rows (the bar,
+    -- a file or two), so a short list still reads as a panel; the conversation gets the rest.
+    vim.api.nvim_win_set_height(win, math.max(4, math.min(#lines, 10)))
   end
-  chat().winbars(panel.total_tokens_text)
+  view.winbars()
 end
 
 --- Asks the host for the panel again and draws it.
 function M.refresh()
-  backend().request('file_list', { buffers = chat().buffers() }, function(err, panel)
+  backend().request('file_list', { buffers = view.buffers() }, function(err, panel)
     if err then return backend().report(err) end
     M.render(panel)
   end)
@@ -66,14 +71,14 @@ function M.schedule_refresh()
     REFRESH_DELAY_MS,
     0,
     vim.schedule_wrap(function()
-      if chat().is_open() then M.refresh() end
+      if view.is_open() then M.refresh() end
     end)
   )
 end
 
 --- The file row under the cursor, or nil (with a message) on a directory or empty panel.
 local function current()
-  local win = chat().win('files')
+  local win = view.win('files')
   local row = win and H.rows[vim.api.nvim_win_get_cursor(win)[1]]
   if not row or row.path == nil then
     notify('put the cursor on a file', 'warn')
@@ -82,23 +87,26 @@ local function current()
   return row
 end
 
-local function confirm(question) return vim.fn.confirm(question, '&Yes\n&No', 2) == 1 end
-
---- After an action: the host's answer (a message, if any), then the whole view again (the
---- action is an event in the conversation too).
-local function done(err, value)
-  if err then return backend().report(err) end
-  if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
-  chat().refresh()
+--- After an action: the host's answer (a message, if any), then `redraw()` (the action is an
+--- event in the conversation too).
+---@param redraw fun()
+local function done(redraw)
+  return function(err, value)
+    if err then return backend().report(err) end
+    if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
+    redraw()
+  end
 end
 
 --- Sends `method` about the file of `row` (with its buffer), then redraws the view.
-local function on_file(method, row, extra)
-  local args = { path = row.abs, buffers = chat().buffers(row.abs) }
-  backend().request(method, vim.tbl_extend('force', args, extra or {}), done)
+local function on_file(method, row, redraw, extra)
+  local args = { path = row.abs, buffers = view.buffers(row.abs) }
+  backend().request(method, vim.tbl_extend('force', args, extra or {}), done(redraw))
 end
 
-function M.apply()
+--- Applies the pending change under the cursor (asks first over local changes).
+---@param redraw fun()
+function M.apply(redraw)
   local row = current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
@@ -107,18 +115,27 @@ function M.apply()
     ['~M'] = '%s changed locally since it was added. Apply over your changes?',
     ['!A'] = "%s now exists locally. Overwrite it with the model's new file?",
   })[row.status]
-  if question and not confirm(question:format(row.path)) then return end
-  on_file('apply', row, { force = question ~= nil })
+  if not question then return on_file('apply', row, redraw, { force = false }) end
+  ui.confirm(
+    question:format(row.path),
+    function() on_file('apply', row, redraw, { force = true }) end
+  )
 end
 
-function M.apply_all() backend().request('apply_all', { buffers = chat().buffers() }, done) end
+---@param redraw fun()
+function M.apply_all(redraw)
+  backend().request('apply_all', { buffers = view.buffers() }, done(redraw))
+end
 
-function M.discard()
+---@param redraw fun()
+function M.discard(redraw)
   local row = current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
-  if not confirm(('Discard the pending change of %s?'):format(row.path)) then return end
-  on_file('discard', row)
+  ui.confirm(
+    ('Discard the pending change of %s?'):format(row.path),
+    function() on_file('discard', row, redraw) end
+  )
 end
 
 --- The pending change as a unified diff in a float (`q` closes it).
@@ -126,7 +143,7 @@ function M.diff()
   local row = current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
-  local args = { path = row.abs, buffers = chat().buffers(row.abs) }
+  local args = { path = row.abs, buffers = view.buffers(row.abs) }
   backend().request('file_diff', args, function(err, text)
     if err then return backend().report(err) end
     local lines = vim.split(text, '\n', { plain = true, trimempty = true })
@@ -157,43 +174,57 @@ function M.vimdiff()
 end
 
 --- Opens the file under the cursor, then reviews it inline or merges it (`bb7.review`).
+---@param action 'toggle'|'merge'
 function M.review(action)
   if not current() then return end
   M.open()
   require('bb7.review')[action]()
 end
 
-function M.update()
+---@param redraw fun()
+function M.update(redraw)
   local row = current()
   if not row then return end
-  on_file('update_file', row, { start_line = row.start_line or 0, end_line = row.end_line or 0 })
+  local lines = { start_line = row.start_line or 0, end_line = row.end_line or 0 }
+  on_file('update_file', row, redraw, lines)
 end
 
-function M.update_all()
-  backend().request('update_all', { buffers = chat().buffers() }, function(err, value)
+---@param redraw fun()
+function M.update_all(redraw)
+  backend().request('update_all', { buffers = view.buffers() }, function(err, value)
     if err then return backend().report(err) end
-    for _, problem in ipairs(value.problems) do
-      notify(problem, 'warn')
+    local count = #value.problems
+    if count > 0 then
+      -- One line: the first problem, and how many more (all of them in :BB7Log).
+      local more = count > 1 and (' (+%d more, :BB7Log)'):format(count - 1) or ''
+      for _, problem in ipairs(value.problems) do
+        require('bb7.log').warn('%s', problem)
+      end
+      notify(value.problems[1] .. more, 'warn')
     end
-    if #value.updated == 0 and #value.problems == 0 then notify('every file is in sync') end
-    chat().refresh()
+    if #value.updated == 0 and count == 0 then notify('every file is in sync') end
+    redraw()
   end)
 end
 
-function M.toggle_readonly()
+---@param redraw fun()
+function M.toggle_readonly(redraw)
   local row = current()
   if not row then return end
   if row.kind ~= 'writable' and row.kind ~= 'readonly' then
     return notify(row.path .. ' cannot be made writable (sections and outside files are read-only)')
   end
-  on_file('set_readonly', row, { readonly = row.kind == 'writable' })
+  on_file('set_readonly', row, redraw, { readonly = row.kind == 'writable' })
 end
 
-function M.remove()
+---@param redraw fun()
+function M.remove(redraw)
   local row = current()
   if not row then return end
-  if not confirm(("Remove %s from the chat's context?"):format(row.path)) then return end
-  on_file('remove', row)
+  ui.confirm(
+    ("Remove %s from the chat's context?"):format(row.path),
+    function() on_file('remove', row, redraw) end
+  )
 end
 
 --- Opens the file: in the window the user came from (split layout) or a new tab.

@@ -1,13 +1,16 @@
 --- The input pane: where the user writes the next message. `<CR>` (normal mode) or the
 --- `send_insert` key sends it; the text is kept as the chat's draft in the host (saved
 --- 500 ms after the last change, and at once before the view closes or changes chat).
+--- Typing `@` completes a project path (|i_CTRL-X_CTRL-O|); choosing one adds that file to
+--- the chat's context.
 local M = {}
+
+local view = require('bb7.chat.view')
 
 local DRAFT_DELAY_MS = 500
 
 local H = { timer = nil, saved = nil }
 
-local function chat() return require('bb7.chat') end
 local function backend() return require('bb7.backend') end
 
 local function text(buf) return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') end
@@ -15,8 +18,8 @@ local function text(buf) return table.concat(vim.api.nvim_buf_get_lines(buf, 0, 
 --- Saves the draft now if it changed since the last save.
 function M.flush()
   if H.timer then H.timer:stop() end
-  local shown = chat().state().chat
-  local buf = chat().state().bufs.input
+  local shown = view.state.chat
+  local buf = view.state.bufs.input
   if not shown or not buf or not vim.api.nvim_buf_is_valid(buf) then return end
   local draft = text(buf)
   if draft == H.saved then return end
@@ -26,7 +29,30 @@ function M.flush()
   end)
 end
 
-function M.setup(buf)
+--- `omnifunc` of the input: project paths after `@` (from `bb7.chat.picker`'s list).
+---@param findstart integer
+---@param base string
+---@return integer|table
+function M.complete(findstart, base)
+  if findstart == 1 then
+    local line = vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)
+    local at = line:find('@[^%s@]*$')
+    return at and at or -3 -- the column after `@` (0-based), or cancel quietly
+  end
+  local items = {}
+  for _, path in ipairs(require('bb7.chat.picker').cached()) do
+    if vim.startswith(path, base) then
+      table.insert(items, { word = path, menu = '[bb7 add]', user_data = { bb7_add = path } })
+    end
+  end
+  return items
+end
+
+--- Sets up `buf` as the input: draft saving and `@` completion (a completed path is added,
+--- then `controller` redraws the view).
+---@param buf integer
+---@param controller table
+function M.setup(buf, controller)
   vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
     buffer = buf,
     desc = 'bb7: save the draft (debounced)',
@@ -36,16 +62,41 @@ function M.setup(buf)
       H.timer:start(DRAFT_DELAY_MS, 0, vim.schedule_wrap(M.flush))
     end,
   })
+  vim.bo[buf].omnifunc = "v:lua.require'bb7.chat.input'.complete"
+  vim.api.nvim_create_autocmd('InsertCharPre', {
+    buffer = buf,
+    desc = 'bb7: complete a project path after @',
+    callback = function()
+      if vim.v.char ~= '@' then return end
+      -- After the `@` is in (and outside the text lock): list the files, then complete.
+      vim.schedule(function()
+        require('bb7.chat.picker').load(function()
+          if vim.api.nvim_get_current_buf() == buf and vim.fn.mode() == 'i' then
+            vim.api.nvim_feedkeys(vim.keycode('<C-x><C-o>'), 'n', false)
+          end
+        end)
+      end)
+    end,
+  })
+  vim.api.nvim_create_autocmd('CompleteDone', {
+    buffer = buf,
+    desc = 'bb7: add the completed path to the context',
+    callback = function()
+      local data = vim.v.completed_item and vim.v.completed_item.user_data
+      if type(data) == 'table' and data.bb7_add then
+        require('bb7.chat.picker').add(data.bb7_add, function() controller.refresh() end)
+      end
+    end,
+  })
 end
 
-function M.is_empty()
-  local buf = chat().buf('input')
-  return vim.trim(text(buf)) == ''
-end
+---@return boolean
+function M.is_empty() return vim.trim(text((view.buf('input')))) == '' end
 
 --- Replaces the input with `draft` (a chat's stored draft).
+---@param draft? string
 function M.set(draft)
-  local buf = chat().buf('input')
+  local buf = view.buf('input')
   H.saved = draft
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(draft or '', '\n', { plain = true }))
   vim.bo[buf].modified = false
@@ -54,10 +105,9 @@ end
 --- Sends the input's text in the shown chat.
 function M.send()
   local conversation = require('bb7.chat.conversation')
-  local buf = chat().buf('input')
-  local message = text(buf)
+  local message = text((view.buf('input')))
   if vim.trim(message) == '' then
-    return require('bb7.log').notify('write a message first', 'warn')
+    return require('bb7.chat.ui').say('write a message first', 'warn')
   end
   if conversation.busy() then return end
   require('bb7').send(message)

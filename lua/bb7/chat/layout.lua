@@ -36,11 +36,17 @@ local OPTIONS = {
 }
 
 --- Width of the files panel beside the conversation in a `columns`-wide tab.
+---@param columns integer
+---@return integer
 function M.files_width(columns) return math.max(24, math.min(40, math.floor(columns * 0.3))) end
 
 local function open_win(buf, config) return vim.api.nvim_open_win(buf, false, config) end
 
 --- Opens the view's windows for `bufs` (pane -> buffer); returns pane -> window and the tab.
+---@param layout 'tab'|'split'
+---@param bufs table<string, integer> pane -> buffer
+---@return table<string, integer> wins pane -> window
+---@return integer tabpage
 function M.open(layout, bufs)
   local wins = {}
   if layout == 'tab' then
@@ -71,6 +77,7 @@ end
 
 --- Closes the view's windows (a tab of its own goes with them). Never leaves Neovim without a
 --- window: when the view is all there is, an empty buffer takes its last window.
+---@param wins table<string, integer> pane -> window
 function M.close(wins)
   for _, win in pairs(wins) do
     if vim.api.nvim_win_is_valid(win) then
@@ -85,6 +92,9 @@ function M.close(wins)
   end
 end
 
+--- The width of the widest of `lines`, in cells.
+---@param lines string[]
+---@return integer
 function M.longest(lines)
   local width = 0
   for _, line in ipairs(lines) do
@@ -94,6 +104,9 @@ function M.longest(lines)
 end
 
 --- A centred, bordered float over the editor; entered. `opts`: title, width, height.
+---@param buf integer
+---@param opts { title: string, width: integer, height: integer, cursorline?: boolean }
+---@return integer win
 function M.float(buf, opts)
   local width = math.min(opts.width, vim.o.columns - 4)
   local height = math.max(1, math.min(opts.height, vim.o.lines - 6))

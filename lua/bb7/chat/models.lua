@@ -12,6 +12,9 @@ local function notify(message, level) require('bb7.log').notify(message, level) 
 local function set(value) return value ~= nil and value ~= vim.NIL end
 
 --- `models` in picker order: favourites first (in `favorites` order), then as listed.
+---@param models table[] the host's models (`bb7.llm.models.ModelInfo`)
+---@param favorites string[]
+---@return table[]
 function M.order(models, favorites)
   local rank = {}
   for i, id in ipairs(favorites or {}) do
@@ -26,6 +29,9 @@ function M.order(models, favorites)
 end
 
 --- One line of the picker: id, then what bb7 cares about (tools, context, price).
+---@param m table a model
+---@param favorites string[]
+---@return string
 function M.describe(m, favorites)
   local notes = {}
   if m.supports_tools == false then table.insert(notes, 'no tools: text edit blocks') end
@@ -40,6 +46,7 @@ function M.describe(m, favorites)
 end
 
 --- Lets the user choose the active chat's model; `on_set()` runs once it is set.
+---@param on_set? fun()
 function M.pick(on_set)
   local stop
   stop = require('bb7.events').on('models', function(list)

@@ -46,6 +46,7 @@ import msgspec
 
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
+from bb7.chat.failures import failure_note
 from bb7.chat.turn import Turn, build_turn
 from bb7.formats.apply import Result, apply_response
 from bb7.formats.blocks import BlockError
@@ -359,13 +360,7 @@ class _Send:
         saved = record_failure(
             self.store,
             self.chat_id,
-            [
-                reply,
-                _system(
-                    f"The file changes of this answer could not be applied "
-                    f"({len(result.errors)} problem(s)); no file was changed. {then}"
-                ),
-            ],
+            [reply, _system(failure_note(result.errors, then))],
             retry_text=retry_context(result),
             partial=partial,
             bases=turn.bases,

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.state.records import Event, EventPart, Message, ReasoningPart
+from bb7.state.records import Event, EventPart, Message, ReasoningPart, Usage
 from bb7.text.lines import split_lines
+from bb7.text.tokens import format_tokens
 
 USER_HEADING = "## You"
 ASSISTANT_HEADING = "## Assistant"
@@ -31,6 +32,10 @@ HL_EVENT = "BB7ChatEvent"
 HL_WARNING = "BB7ChatWarning"
 HL_ERROR = "BB7ChatError"
 HL_RETRY = "BB7RetryBanner"
+HL_USAGE = "BB7ChatStatus"
+
+# A system note longer than this many lines shows its first line and folds the rest.
+FOLD_AFTER = 6
 
 RETRY_BANNER = [
     "⚠ The last answer's file changes failed to apply.",
@@ -61,12 +66,19 @@ class Anchor(msgspec.Struct, frozen=True, array_like=True):
 
 class Rendered(msgspec.Struct, frozen=True):
     """The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
-    lines; `folds`: (first, last) 1-based lines of each reasoning block."""
+    lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
+    a long note; `usage`: the chat's totals for the window bar (tokens, cost), '' before any
+    answer. The heading and quote shapes travel along so Lua streams in the same shapes."""
 
     lines: list[str]
     highlights: list[tuple[int, str]]
     folds: list[tuple[int, int]]
     anchors: list[Anchor]
+    usage: str = ""
+    user_heading: str = USER_HEADING
+    assistant_heading: str = ASSISTANT_HEADING
+    reasoning_title: str = REASONING_TITLE
+    quote: str = QUOTE
 
 
 def assistant_heading(model: str) -> str:
@@ -108,8 +120,8 @@ class _Writer:
             self.lines.append(line)
         return first, len(self.lines)
 
-    def rendered(self) -> Rendered:
-        return Rendered(self.lines, self.highlights, self.folds, self.anchors)
+    def rendered(self, usage: str = "") -> Rendered:
+        return Rendered(self.lines, self.highlights, self.folds, self.anchors, usage)
 
 
 def _text_lines(text: str) -> list[str]:
@@ -120,6 +132,39 @@ def _text_lines(text: str) -> list[str]:
 def reasoning_lines(text: str) -> list[str]:
     """A reasoning block: a title, then every line quoted (how Lua streams it too)."""
     return [REASONING_TITLE] + [QUOTE + line for line in _text_lines(text)]
+
+
+def format_cost(cost: float) -> str:
+    """Dollars as users skim them: $1.24, $0.12, $0.0031."""
+    return f"${cost:.2f}" if cost >= 1 else f"${cost:.2g}"
+
+
+def usage_line(usage: Usage) -> str:
+    """The quiet line under an answer: tokens in and out, cost, duration."""
+    parts = []
+    if usage.prompt_tokens or usage.completion_tokens:
+        parts.append(f"{format_tokens(usage.prompt_tokens)} in")
+        parts.append(f"{format_tokens(usage.completion_tokens)} out")
+        parts.append(format_cost(usage.cost))
+    if usage.duration:
+        parts.append(f"{usage.duration:.1f} s")
+    return "↳ " + " · ".join(parts) if parts else ""
+
+
+def total_usage(messages: list[Message]) -> str:
+    """The chat's totals for the window bar: `12k tokens · $0.031`."""
+    used = [m.usage for m in messages if m.usage is not None]
+    tokens = sum(u.prompt_tokens + u.completion_tokens for u in used)
+    if not tokens:
+        return ""
+    return f"{format_tokens(tokens)} tokens · {format_cost(sum(u.cost for u in used))}"
+
+
+def _note(out: _Writer, lines: list[str]) -> None:
+    """A system note: marked, and its details folded when long."""
+    first, last = out.block([SYSTEM_MARK + lines[0], *lines[1:]], HL_ERROR)
+    if last - first >= FOLD_AFTER:
+        out.folds.append((first + 1, last))
 
 
 def _message(out: _Writer, message: Message) -> None:
@@ -133,8 +178,7 @@ def _message(out: _Writer, message: Message) -> None:
     text = message.text()
     if text.strip():
         if message.role == "system":
-            lines = _text_lines(text)
-            out.block([SYSTEM_MARK + lines[0], *lines[1:]], HL_ERROR)
+            _note(out, _text_lines(text))
         else:
             out.block(_text_lines(text))
     events = [p.event for p in message.parts if isinstance(p, EventPart)]
@@ -145,6 +189,10 @@ def _message(out: _Writer, message: Message) -> None:
             out.block([event_line(e) for e in plain], HL_EVENT)
         if warning:
             out.block([SYSTEM_MARK + event_line(e) for e in warning], HL_WARNING)
+    if message.role == "assistant" and message.usage is not None:
+        line = usage_line(message.usage)
+        if line:
+            out.block([line], HL_USAGE)
 
 
 def render(messages: list[Message], *, retry: bool = False) -> Rendered:
@@ -154,4 +202,4 @@ def render(messages: list[Message], *, retry: bool = False) -> Rendered:
         _message(out, message)
     if retry:
         out.block(RETRY_BANNER, HL_RETRY)
-    return out.rendered()
+    return out.rendered(total_usage(messages))

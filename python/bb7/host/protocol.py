@@ -174,12 +174,21 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     reasoning_effort: str | None = None
 
 
+class TitleSettings(msgspec.Struct, frozen=True):
+    """The `titles` options: name a chat after its first exchange, with `model` (None: the
+    chat's own). Off unless Lua sends the option (on by default there)."""
+
+    enabled: bool = False
+    model: str | None = None
+
+
 class Settings(msgspec.Struct, frozen=True):
     """The options the host needs from `setup()`. `diff_mode` is checked by Lua's option
     schema; the host only passes it on (importing the formats here would slow its start)."""
 
     diff_mode: str = "search_replace_multi"
     provider: ProviderSettings = ProviderSettings()
+    titles: TitleSettings = TitleSettings()
 
 
 class BufferText(msgspec.Struct, frozen=True):
@@ -331,6 +340,21 @@ class ChatView(msgspec.Struct, frozen=True):
     retry: bool
     conversation: Rendered
     files: Panel
+    hint: str = ""  # one line to show once (a global chat opened outside any project)
+
+
+class ProjectFiles(msgspec.Struct, frozen=True):
+    """The files the picker offers (`bb7.chatview.project_files`): relative to `root`."""
+
+    root: str
+    files: list[str]
+
+
+class MoveChatArgs(msgspec.Struct, frozen=True):
+    """Move a chat to the project's chats (`project`) or the global ones (`global`)."""
+
+    chat_id: str
+    scope: Literal["project", "global"]
 
 
 class ChatViewArgs(msgspec.Struct, frozen=True):

@@ -90,6 +90,15 @@ class Session:
         self.open(root, self.settings)
         return root / STATE_DIR
 
+    def serve_global(self) -> bool:
+        """Outside any bb7 project, serve the global chats (until the next project is
+        opened). False when there is a project, or its state is unusable."""
+        if self.workspace is not None or self.unusable is not None:
+            return False
+        self.workspace = Workspace(None, None)
+        logger.info("no project in %s: serving the global chats", self.root)
+        return True
+
     def project(self) -> Workspace | Problem:
         if self.unusable is not None:
             return self.unusable

@@ -40,6 +40,7 @@ from bb7.host.protocol import (
     FileListArgs,
     InitArgs,
     MessageArgs,
+    MoveChatArgs,
     NewChatArgs,
     NoArgs,
     Notify,
@@ -129,6 +130,8 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("fork_chat", MessageArgs, chats.fork_chat, needs.held),
     route("edit_message", MessageArgs, chats.edit_message, needs.held),
     route("save_draft", SaveDraftArgs, chats.save_draft, needs.project),
+    route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
+    route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
     route("add", AddArgs, context.add, needs.held_or_new),
     route("remove", PathArgs, context.remove, needs.held),
@@ -149,8 +152,9 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("review_reject", ReviewActArgs, review.review_reject, needs.held),
     route("merge", PathArgs, review.merge, needs.held),
     # the chat view
-    route("chat_view", ChatViewArgs, view.chat_view, needs.project),
+    route("chat_view", ChatViewArgs, view.chat_view, needs.call),
     route("file_list", FileListArgs, view.file_list, needs.reading),
+    route("project_files", NoArgs, view.project_files, needs.call),
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", NoArgs, lazy(SEND, "models"), needs.call),

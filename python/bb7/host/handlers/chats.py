@@ -1,5 +1,6 @@
 """The project's chats: the active one (`active_chat`, `new_chat`, `set_model`), the chat list
-(switch, rename, pin, delete, search), fork and edit from a message, drafts.
+(switch, rename, pin, delete, search, move between project and global), fork and edit from a
+message, drafts, dismissing a retry state.
 
 A change of the active chat publishes its files' statuses (signs, statusline).
 """
@@ -16,6 +17,7 @@ from bb7.host.protocol import (
     ChatSearchHit,
     ChatSummary,
     MessageArgs,
+    MoveChatArgs,
     NewChatArgs,
     NoArgs,
     PinChatArgs,
@@ -25,7 +27,7 @@ from bb7.host.protocol import (
     SearchChatsArgs,
     SetModelArgs,
 )
-from bb7.host.registry import accept
+from bb7.host.registry import Refused, accept
 from bb7.state import chats, history
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
@@ -145,3 +147,30 @@ def save_draft(p: Project, args: SaveDraftArgs) -> None:
     store, chat = p.find(args.chat_id)
     if chat.draft != args.draft:
         accept(chats.save_draft(store, chat.id, args.draft))
+
+
+def move_chat(p: Project, args: MoveChatArgs) -> ChatSummary:
+    """Move a chat between the project's store and the global one (the core says what may
+    not move: pending outputs, files a global chat cannot keep)."""
+    source, chat = p.find(args.chat_id)
+    target = accept(p.ws.store(args.scope))
+    if target is source:
+        return summary(p.ws, chat)
+    active = p.ws.active()
+    was_active = active is not None and active[1].id == chat.id
+    root = p.ws.root if p.ws.root is not None else p.session.root
+    if root is None:
+        raise Refused(Problem("not_initialized", "a chat moves to a project from inside one"))
+    moved = accept(history.move_chat(source, target, chat.id, root))
+    if was_active:
+        activate(p, target, moved)
+    return summary(p.ws, moved)
+
+
+def dismiss_retry(h: Held, args: NoArgs) -> Said:
+    """Drop the chat's retry state: the failed edits' errors do not go with the next send."""
+    if not h.chat.retry_context:
+        return Said("no failed edits to dismiss")
+    with h.store.transaction():
+        h.store.set_retry(h.chat.id, "", [])
+    return Said("the failed edits are dismissed; the next message goes without them")

@@ -108,7 +108,15 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         diff_mode=diff_mode(session),
         reasoning_effort=effort if effort in get_args(ReasoningEffort) else None,
         models_cache=str(default_cache_dir()),
+        title_model=_title_model(session, chat, model),
     )
+
+
+def _title_model(session: Session, chat: Chat, model: str | None) -> str | None:
+    """Who names the chat after its first exchange: the `titles.model` option, else the
+    chat's own model; None when titles are off."""
+    titles = session.settings.titles
+    return (titles.model or session.model(chat, model)) if titles.enabled else None
 
 
 class _Forward:

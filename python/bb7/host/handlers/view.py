@@ -1,18 +1,24 @@
-"""What the chat view (`lua/bb7/chat/`) draws: a chat's whole view (`chat_view`) and the files
-panel alone (`file_list`). The view's actions are the other modules' routes."""
+"""What the chat view (`lua/bb7/chat/`) draws: a chat's whole view (`chat_view`), the files
+panel alone (`file_list`) and the project files its picker offers (`project_files`). The view's
+actions are the other modules' routes.
+
+Outside any bb7 project, opening the view serves the global chats instead of refusing (files
+join them read-only, as external context) and says once how to make a project."""
 
 from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 
 import msgspec
 
 from bb7.chatview import conversation, files
+from bb7.chatview.project_files import project_files as list_files
 from bb7.host import editor
 from bb7.host.handlers.chats import summary
-from bb7.host.needs import Project, Reading
-from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs
+from bb7.host.needs import Call, Reading
+from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs, NoArgs, ProjectFiles
 from bb7.state.local import Buffers
 from bb7.state.status import file_statuses
 from bb7.state.store import Store
@@ -24,9 +30,14 @@ def _panel(store: Store, chat_id: str, buffers: Buffers) -> files.Panel:
     return files.panel(rows, paths, os.path.expanduser("~"))
 
 
-def chat_view(p: Project, args: ChatViewArgs) -> ChatView:
+GLOBAL_HINT = "a global chat: no bb7 project here (:BB7Init makes one)"
+
+
+def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
     """The active chat's view (`create`: held, a new one when there is none), or the chat
-    `chat_id`'s."""
+    `chat_id`'s. With `create` outside any project: a global chat, and a hint."""
+    hint = GLOBAL_HINT if args.create and c.session.serve_global() else ""
+    p = c.project()
     if args.chat_id:
         store, chat = p.find(args.chat_id)
     else:
@@ -41,8 +52,16 @@ def chat_view(p: Project, args: ChatViewArgs) -> ChatView:
         retry=retry,
         conversation=conversation.render(store.messages(chat.id), retry=retry),
         files=_panel(store, chat.id, buffers),
+        hint=hint,
     )
 
 
 def file_list(r: Reading, args: FileListArgs) -> files.Panel:
     return _panel(r.store, r.chat.id, r.buffers(args.buffers).text)
+
+
+def project_files(c: Call, args: NoArgs) -> ProjectFiles:
+    """The files under the editor's working directory (the project root when there is one),
+    git-tracked first."""
+    root = c.session.root or Path.cwd()
+    return ProjectFiles(str(root), list_files(root))

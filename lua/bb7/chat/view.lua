@@ -1,0 +1,152 @@
+--- The one owner of the chat view's state: the panes' buffers and windows, the chat shown,
+--- its retry flag and totals, and the answer streaming into it. Panes read and write it here
+--- and never reach back into `bb7.chat`; this module requires none of them. It also draws the
+--- window bars, which say everything this state knows.
+local M = {}
+
+---@alias bb7.Pane 'conversation'|'input'|'files'
+
+---@class bb7.Live  An answer streaming into the conversation.
+---@field phase string 'sending'|'waiting'|'reasoning'|'after_reasoning'|'text'
+---@field tail integer byte length of the last line (where the next chunk goes)
+---@field status_lines integer lines the progress line takes at the end (0, 1 or 2)
+---@field fold_start? integer first line of the reasoning block
+---@field started integer `vim.uv.now()` when the send began
+---@field chars integer characters streamed so far (tokens are about a quarter)
+---@field retry_until? integer `vim.uv.now()` when a retry back-off ends
+
+---@class bb7.ViewState
+---@field bufs table<string, integer> pane -> buffer (kept across open/close)
+---@field wins table<string, integer> pane -> window while the view is open
+---@field chat? bb7.ChatSummary the chat shown
+---@field retry boolean the last answer's edits failed (the next send repairs them)
+---@field usage string the chat's totals ('' before any answer)
+---@field total_tokens? string the context's estimated size, as the host words it
+---@field live? bb7.Live
+M.state = { bufs = {}, wins = {}, chat = nil, retry = false, usage = '', live = nil }
+
+local FILETYPES = { conversation = 'markdown', input = 'markdown', files = 'bb7_files' }
+
+--- The buffer of `pane`, created on first use (unlisted scratch); `true` second when new.
+---@param pane bb7.Pane
+---@return integer buf
+---@return boolean created
+function M.buf(pane)
+  local buf = M.state.bufs[pane]
+  if buf and vim.api.nvim_buf_is_valid(buf) then return buf, false end
+  buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buf, '[bb7] ' .. pane)
+  vim.b[buf].bb7_pane = pane
+  if FILETYPES[pane] == 'markdown' then
+    -- Treesitter highlights markdown and the code blocks in it, whatever the user's setup.
+    -- Started before the filetype is set, it also spares loading the regex syntax (~20 ms).
+    pcall(vim.treesitter.start, buf, 'markdown')
+  end
+  vim.bo[buf].filetype = FILETYPES[pane]
+  if pane ~= 'input' then vim.bo[buf].modifiable = false end
+  M.state.bufs[pane] = buf
+  return buf, true
+end
+
+--- The window of `pane` while the view is open, else nil.
+---@param pane bb7.Pane
+---@return integer?
+function M.win(pane)
+  local win = M.state.wins[pane]
+  if win and vim.api.nvim_win_is_valid(win) then return win end
+  return nil
+end
+
+---@return boolean
+function M.is_open() return M.win('conversation') ~= nil end
+
+---@return boolean
+function M.streaming() return M.state.live ~= nil end
+
+--- The buffers a request about `path` (every file of the chat when nil) sends along, so
+--- unsaved edits count and applies write through the buffer.
+---@param path? string
+---@return table[]
+function M.buffers(path) return require('bb7.buffer').for_request(path) end
+
+--- Moves the cursor to `pane` (`insert`: and starts Insert mode, for the input).
+---@param pane bb7.Pane
+---@param insert? boolean
+function M.focus(pane, insert)
+  local win = M.win(pane)
+  if not win then return end
+  vim.api.nvim_set_current_win(win)
+  if insert then vim.cmd('startinsert!') end
+end
+
+local function escape(text) return (text:gsub('%%', '%%%%')) end
+
+--- `text` cut to `width` cells (with `…`).
+---@param text string
+---@param width integer
+---@return string
+function M.truncate(text, width)
+  if vim.api.nvim_strwidth(text) <= width then return text end
+  return vim.fn.strcharpart(text, 0, math.max(1, width - 1)) .. '…'
+end
+
+--- What streams right now, for the conversation's bar: elapsed time and tokens so far, or
+--- the retry back-off's wait.
+---@return string
+function M.progress()
+  local live = M.state.live
+  if not live then return '' end
+  local now = vim.uv.now()
+  if live.retry_until and live.retry_until > now then
+    return (' ⟳ retry in %ds'):format(math.ceil((live.retry_until - now) / 1000))
+  end
+  local seconds = math.floor((now - live.started) / 1000)
+  local tokens = math.floor(live.chars / 4)
+  return (' ● streaming %ds'):format(seconds)
+    .. (tokens > 0 and (' · ~%d tok'):format(tokens) or '')
+end
+
+--- Window bars: the chat's name, model and totals (or the streaming progress) over the
+--- conversation, the token total over the files, the send keys (or the retry note) over the
+--- input.
+function M.winbars()
+  local S = M.state
+  local keys = require('bb7.config').get().keys
+  local conversation = M.win('conversation')
+  if conversation and S.chat then
+    local model = S.chat.model
+    local right = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
+    -- The name gives way first (cut at its end), so the model and totals stay visible.
+    local room = vim.api.nvim_win_get_width(conversation)
+      - vim.api.nvim_strwidth(model .. right)
+      - 4
+    local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
+    vim.wo[conversation].winbar = ('%%#BB7ChatTitle# %s%%* · %s%%#BB7ChatStatus#%s'):format(
+      escape(M.truncate(name, math.max(room, 8))),
+      escape(model),
+      escape(right)
+    )
+  end
+  local files = M.win('files')
+  if files and S.total_tokens then
+    vim.wo[files].winbar = (' Files · ~%s tokens'):format(S.total_tokens)
+  end
+  local input = M.win('input')
+  if input then
+    local text
+    if S.retry then
+      -- Short, warning first: it must fit the 40 columns of a split at 80 columns.
+      local dismiss = keys.dismiss_retry and (' · %s drop'):format(escape(keys.dismiss_retry))
+        or ''
+      text = '%#BB7RetryBanner#⚠ next send repairs edits%*' .. dismiss
+    else
+      text = ('Message · %s send · %s help'):format(
+        escape(keys.send or ''),
+        escape(keys.help or '')
+      )
+    end
+    vim.wo[input].winbar = ' ' .. text
+  end
+end
+
+return M

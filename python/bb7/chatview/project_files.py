@@ -1,0 +1,62 @@
+"""The project's files for the chat view's file picker and `@` completion: git-tracked files
+first, then the untracked ones git does not ignore; outside a git repository, a walk of the
+tree that skips hidden directories. Paths are relative to the root, `/`-separated, at most
+`limit` of them. Not for deciding what the model may see (the chat's context does that).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+LIMIT = 20_000
+GIT_TIMEOUT = 5.0
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "target", "build", "dist"})
+
+
+def _git(root: Path, *args: str) -> list[str] | None:
+    """`git ls-files` output (NUL-separated, so any name works), or None when git cannot say."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return [name for name in done.stdout.decode("utf-8", "replace").split("\0") if name]
+
+
+def _walk(root: Path, limit: int) -> list[str]:
+    found: list[str] = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        rel = Path(directory).relative_to(root).as_posix()
+        for name in sorted(files):
+            found.append(name if rel == "." else f"{rel}/{name}")
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def project_files(root: Path, limit: int = LIMIT) -> list[str]:
+    """The files under `root`, git-tracked ones first (each group in git's order)."""
+    tracked = _git(root)
+    if tracked is None:
+        return _walk(root, limit)
+    untracked = _git(root, "--others", "--exclude-standard") or []
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in tracked + untracked:
+        # A deleted but still tracked file cannot be added.
+        fresh = name not in seen and name != ".bb7" and not name.startswith(".bb7/")
+        if fresh and (root / name).is_file():
+            seen.add(name)
+            out.append(name)
+            if len(out) >= limit:
+                break
+    return out

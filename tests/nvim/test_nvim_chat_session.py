@@ -1,0 +1,146 @@
+"""A whole session in the chat view on an 80-column screen, against the real host and a real
+local provider: send, a failed edit, an apply refused over a conflict, apply all, discard, the
+model picker, an undo refused. Every message it prints fits one line of the command area, and
+the editor never waits for Enter."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chat_state import Seeded
+from chat_view_helpers import COLS, ROWS, answered, focus, open_view, send, wait_for_conversation
+from editor import type_command, wait_for_status
+
+from bb7.fileid import entry_file_id
+from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
+
+A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
+B_TEXT = "print('b')\n"
+
+# Every message, as the real vim.notify gets it (and then shows it).
+RECORD = """
+_G.shown = {}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(_G.shown, msg)
+  return notify(msg, level, opts)
+end
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    with LLMServer() as running:
+        yield running
+
+
+def shown(nvim: Any) -> list[str]:
+    found: list[str] = nvim.exec_lua("return _G.shown")
+    return found
+
+
+def never_waiting(nvim: Any) -> None:
+    mode = nvim.api.get_mode()
+    assert not mode["blocking"] and mode["mode"] not in ("r", "rm"), (mode, shown(nvim))
+
+
+def said(nvim: Any, needle: str) -> str:
+    """Waits for a message containing `needle`; returns it. A hit-enter prompt would hold
+    every other request, so the mode (answered even then) is asked first."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        never_waiting(nvim)
+        found = [m for m in shown(nvim) if needle in m]
+        if found:
+            return found[0]
+        time.sleep(0.02)
+    raise AssertionError(f"no message with {needle!r}: {shown(nvim)}")
+
+
+def test_a_whole_session_never_stops_at_press_enter(
+    launch: Callable[..., Any], project: Path, server: LLMServer
+) -> None:
+    seeded = Seeded(project)
+    chat = seeded.chat("Session")
+    seeded.add(chat, "a.py")
+    seeded.add(chat, "b.py")
+    seeded.store.close()
+    nvim = launch()
+    nvim.command(f"set lines={ROWS} columns={COLS}")
+    nvim.ui_attach(COLS, ROWS, rgb=True)
+    nvim.exec_lua(RECORD)
+    nvim.exec_lua(
+        "require('bb7').setup({ provider = { base_url = ..., model = 'test/tools-model' } })",
+        server.base_url,
+    )
+    open_view(nvim, "Context added: b.py")
+
+    # 1. An answer that changes both files.
+    both = edits(
+        ("a.py", entry_file_id("a.py", A_TEXT), "two = 2", "two = 22"),
+        ("b.py", entry_file_id("b.py", B_TEXT), "print('b')", "print('bee')"),
+    )
+    server.push(stream(text_chunk("Both."), *tool_call("edit_file", both), usage_chunk(900, 40)))
+    send(nvim, "Change both files")
+    answered(nvim, "Assistant modified: b.py")
+    never_waiting(nvim)
+
+    # 2. An answer whose edit fails: said in the conversation, not in a message.
+    bad = edits(("a.py", entry_file_id("a.py", A_TEXT), "no such line", "x"))
+    server.push(stream(text_chunk("Oops."), *tool_call("edit_file", bad), finish()))
+    send(nvim, "And once more")
+    answered(nvim, "• a.py")
+    never_waiting(nvim)
+
+    # 3. A local change makes a.py a conflict: :BB7Apply refuses it.
+    (project / "a.py").write_text(A_TEXT + "four = 4\n")
+    nvim.command("doautocmd FocusGained")  # as when coming back from another program
+    wait_for_status(nvim, project / "a.py", "~M")
+    type_command(nvim, "BB7Apply a.py")
+    said(nvim, "a.py has local changes (~M)")
+
+    # 4. Apply all: b.py lands, the conflict is skipped.
+    type_command(nvim, "BB7ApplyAll")
+    said(nvim, "applied 1 of 2")
+    assert (project / "b.py").read_text() == "print('bee')\n"
+
+    # 5. Discard a.py's change from the files panel (a confirm through vim.ui.select).
+    wait_for_conversation(nvim, "Applied: b.py")
+    focus(
+        nvim,
+        "files",
+        nvim.exec_lua(
+            "for i, l in ipairs(vim.api.nvim_buf_get_lines(require('bb7.chat').buf('files'), 0, -1,"
+            " false)) do if l:find('a.py', 1, true) then return i end end"
+        ),
+    )
+    nvim.input("x")
+    nvim.input("1<CR>")  # Yes
+    wait_for_conversation(nvim, "Discarded: a.py")
+    never_waiting(nvim)
+
+    # 6. The model picker (the first model).
+    nvim.exec_lua(
+        "local select = vim.ui.select"
+        " vim.ui.select = function(items, opts, on_choice)"
+        "  vim.ui.select = select on_choice(items[1]) end"
+    )
+    focus(nvim, "conversation")
+    nvim.input("gm")
+    said(nvim, "model of Session")
+
+    # 7. Undo where nothing was applied: refused.
+    type_command(nvim, "BB7UndoApply a.py")
+    said(nvim, "no apply of a.py to undo")
+
+    messages = shown(nvim)
+    assert len(messages) >= 5, messages
+    room = nvim.exec_lua("return vim.v.echospace")
+    for message in messages:
+        assert "\n" not in message, message
+        width = nvim.exec_lua("return vim.api.nvim_strwidth(...)", message)
+        assert width <= room < COLS, (message, width, room)
