@@ -158,6 +158,53 @@ def test_an_apply_killed_at_any_step_keeps_the_users_text(
     assert bb7.read("f.txt") == MODEL
 
 
+@pytest.mark.parametrize(
+    ("step", "restored"),
+    [("after_temp_write", False), ("after_rename", True), ("before_commit", True)],
+)
+def test_an_undo_killed_at_any_step_loses_nothing(bb7: Bb7, step: str, restored: bool) -> None:
+    _local_edits_over_a_pending_output(bb7)
+    bb7("output", "apply", "--force", "f.txt")
+    killed = bb7.run("output", "undo", "f.txt", ok=None, env={CRASH_ENV: step})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    if step == "after_temp_write":
+        assert len(bb7.temp_files()) == 1  # removed at the next open
+    out, said = bb7("status", "--json")
+    statuses = {r["path"]: r["status"] for r in json.loads(out)["files"]}
+    assert bb7.temp_files() == []
+    if restored:
+        # The user's text is back on disk: the undo is finished, the output pending again.
+        assert said == "bb7: finished an interrupted undo of f.txt; its output is pending again\n"
+        assert bb7.read("f.txt") == LOCAL
+        assert statuses == {"f.txt": "~M"}
+        assert "no apply of f.txt to undo" in bb7("output", "undo", "f.txt", ok=False)[1]
+    else:
+        # Nothing was put back: the apply stands and the undo can be run again.
+        assert (
+            said
+            == "bb7: rolled back an interrupted undo of f.txt; the apply stands, undo it again\n"
+        )
+        assert bb7.read("f.txt") == MODEL
+        assert statuses == {"f.txt": ""}
+        bb7("output", "undo", "f.txt")
+        assert bb7.read("f.txt") == LOCAL
+    bb7("output", "apply", "--force", "f.txt")  # and the output can still be applied
+    assert bb7.read("f.txt") == MODEL
+
+
+def test_an_undo_of_a_created_file_killed_before_its_commit_is_finished(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")  # a chat to write in
+    bb7.model_writes({"new.txt": MODEL})
+    bb7("output", "apply", "new.txt")
+    killed = bb7.run("output", "undo", "new.txt", ok=None, env={CRASH_ENV: "before_commit"})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert not (bb7.root / "new.txt").exists()
+    said = bb7("status", "--json")[1]
+    assert said == "bb7: finished an interrupted undo of new.txt; its output is pending again\n"
+    assert bb7.statuses() == {"f.txt": "", "new.txt": "A"}
+
+
 # -- 2: .git and .bb7 at any depth and in any case --------------------------------------------
 
 

@@ -107,18 +107,28 @@ def apply_output(
     snapshot, event) and drop the intent. A process killed between them leaves the intent,
     which `bb7.state.recovery` finishes or rolls back at the next open.
     """
+    done = _three_steps(
+        store, lambda: _plan(store, chat_id, path, seen, buffers, force, merge), buffers, write
+    )
+    if isinstance(done, Problem):
+        return done
+    return FileApplied(path=path, status=done.status, merged=done.merged)
+
+
+def _three_steps(
+    store: Store, plan: Callable[[], _Plan], buffers: Buffers | None, write: Writer | None
+) -> _Plan | Problem:
+    """An apply's or undo's steps: `plan` commits the intent, then the file, then the record."""
     try:
         with store.transaction():
-            plan = _plan(store, chat_id, path, seen, buffers, force, merge)
+            planned = plan()
     except Abort as abort:
         return abort.problem
-    refused = _replace(store, plan, buffers, write)
+    refused = _replace(store, planned, buffers, write)
     if refused is not None:
         return refused
-    unrecorded = _record(store, [plan])
-    if unrecorded is not None:
-        return unrecorded[0]
-    return FileApplied(path=path, status=plan.status, merged=plan.merged)
+    unrecorded = _record(store, [planned])
+    return planned if unrecorded is None else unrecorded[0]
 
 
 class _Plan(msgspec.Struct, frozen=True):
@@ -134,8 +144,8 @@ class _Plan(msgspec.Struct, frozen=True):
 def _replace(
     store: Store, plan: _Plan, buffers: Buffers | None, write: Writer | None
 ) -> Problem | None:
-    """Step 2 of an apply: a last look at the disk, then the write (its intent is dropped when
-    the file stays as it was)."""
+    """Step 2 of an apply (or undo): a last look at the disk, then the write (its intent is
+    dropped when the file stays as it was)."""
     path = plan.intent.path
     on_disk = buffers is None or path not in buffers
     # Last look at the disk, the instant before replacing it.
@@ -143,6 +153,10 @@ def _replace(
         _drop(store, plan.intent)
         return Problem("changed", f"{path} changed just now; nothing was written")
     try:
+        if plan.intent.written is None:  # an undo of an apply that created the file
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(plan.target)
+            return None
         (write or atomic_write)(plan.target, store.blob(plan.intent.written))
     except OSError as exc:
         _drop(store, plan.intent)
@@ -308,9 +322,11 @@ def _text_to_write(
 
 
 def finish_apply(store: Store, intent: Intent) -> bool:
-    """Step 3 of an apply, inside a transaction: record it (undo record, new snapshot, event)
-    and drop its intent. False, with nothing done, when the intent is gone already (another
-    process finished or rolled it back)."""
+    """Step 3 of an apply (or of an undo, for an undo's intent), inside a transaction: record
+    it (undo record, new snapshot, event) and drop its intent. False, with nothing done, when
+    the intent is gone already (another process finished or rolled it back)."""
+    if intent.undo is not None or intent.written is None:
+        return _finish_undo(store, intent)
     if not store.delete_intent(intent.id):
         return False
     chat_id, path, entry = intent.chat_id, intent.path, intent.prev_entry
@@ -429,46 +445,73 @@ def undo_apply(
     """Undo the last apply of `path`: the local file, snapshot and pending output as before.
 
     Refused when the file changed since the apply (unless `force`) or when a newer output is
-    pending for the path.
+    pending for the path. The steps of an apply, with the same intent: commit it (the text on
+    disk now and the text to put back), put the file back, record the undo; a crash in
+    between is settled by `bb7.state.recovery` at the next open.
     """
+    done = _three_steps(
+        store, lambda: _plan_undo(store, chat_id, path, buffers, force), buffers, write
+    )
+    return done if isinstance(done, Problem) else FileApplied(path=path, status="")
+
+
+def _plan_undo(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None, force: bool
+) -> _Plan:
+    """Step 1 of an undo, inside a transaction: the checks, then the intent (or Abort)."""
     target = _target(store, path)
     if isinstance(target, Problem):
-        return target
-    try:
-        with store.transaction():
-            record = store.last_undo(chat_id, path)
-            if record is None:
-                raise Abort(Problem("nothing_to_undo", f"no apply of {path} to undo"))
-            local_text = text_of(read_local(store, path, buffers))
-            if not force and not same_text(local_text, store.blob(record.written)):
-                raise Abort(
-                    Problem(
-                        "changed",
-                        f"{path} changed since the apply; undo would overwrite those edits "
-                        "(use --force to undo anyway)",
-                    )
-                )
-            if store.output(chat_id, path) is not None:
-                raise Abort(
-                    Problem(
-                        "pending_output",
-                        f"{path} has a newer pending output; apply or discard it before undoing",
-                    )
-                )
-            if record.prev_entry is None:
-                store.delete_entry(chat_id, path)
-            else:
-                store.put_entry(chat_id, record.prev_entry)
-            store.put_output(chat_id, record.prev_output)
-            store.delete_undo(record.id)
-            store.append_event(chat_id, Event.undid_apply(record.prev_output))
-            if record.prev_local is None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(target)
-            else:
-                (write or atomic_write)(target, store.blob(record.prev_local))
-    except Abort as abort:
-        return abort.problem
-    except OSError as exc:
-        return Problem("write_failed", f"could not restore {path}: {exc.strerror or exc}")
-    return FileApplied(path=path, status="")
+        raise Abort(target)
+    record = store.last_undo(chat_id, path)
+    if record is None:
+        raise Abort(Problem("nothing_to_undo", f"no apply of {path} to undo"))
+    local = read_local(store, path, buffers)
+    local_text = text_of(local)
+    if not force and not same_text(local_text, store.blob(record.written)):
+        raise Abort(
+            Problem(
+                "changed",
+                f"{path} changed since the apply; undo would overwrite those edits "
+                "(use --force to undo anyway)",
+            )
+        )
+    if store.output(chat_id, path) is not None:
+        raise Abort(
+            Problem(
+                "pending_output",
+                f"{path} has a newer pending output; apply or discard it before undoing",
+            )
+        )
+    intent = store.put_intent(
+        Intent(
+            chat_id=chat_id,
+            path=path,
+            prev_local=None if local_text is None else store.put_blob(local_text),
+            written=record.prev_local,
+            prev_entry=record.prev_entry,
+            prev_output=record.prev_output,
+            pid=os.getpid(),
+            host=this_host(),
+            undo=record.id,
+        )
+    )
+    return _Plan(intent=intent, target=target, local=local, status="", merged=False)
+
+
+def _finish_undo(store: Store, intent: Intent) -> bool:
+    """Step 3 of an undo, inside a transaction: the chat as before the apply, the undo record
+    dropped, with the intent. False when the intent is gone already."""
+    if not store.delete_intent(intent.id):
+        return False
+    chat_id, path = intent.chat_id, intent.path
+    record = store.last_undo(chat_id, path)
+    if record is None or record.id != intent.undo:
+        return True  # undone meanwhile by another process: nothing left to record
+    if record.prev_entry is None:
+        store.delete_entry(chat_id, path)
+    else:
+        store.put_entry(chat_id, record.prev_entry)
+    store.put_output(chat_id, record.prev_output)
+    store.delete_undo(record.id)
+    store.append_event(chat_id, Event.undid_apply(record.prev_output))
+    return True

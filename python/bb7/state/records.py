@@ -325,16 +325,18 @@ class UndoRecord(msgspec.Struct, kw_only=True):
 
 
 class Intent(msgspec.Struct, kw_only=True):
-    """An apply about to replace a file, committed before the file is touched: the user's text
-    (`prev_local`) is then safe whatever happens to the process. The apply deletes it in the
-    transaction that records the apply; one left behind names an apply that was killed."""
+    """An apply (or an undo of one) about to replace a file, committed before the file is
+    touched: the user's text (`prev_local`) is then safe whatever happens to the process. It is
+    deleted in the transaction that records the apply (or undo); one left behind names one that
+    was killed."""
 
     chat_id: str
     path: str
-    prev_local: str | None  # blob of the file before the apply; None if it did not exist
-    written: str  # blob the apply writes
+    prev_local: str | None  # blob of the file before; None if it did not exist
+    written: str | None  # blob written; None: the file is deleted (undoing its creation)
     prev_entry: ContextEntry | None
     prev_output: PendingOutput
     pid: int
     host: str
     id: int = 0
+    undo: int | None = None  # the undo record an undo reverts; None for an apply

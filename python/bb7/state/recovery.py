@@ -1,10 +1,12 @@
 """Finishing what a killed bb7 left half-done, at the next open of the project.
 
-An apply commits an `Intent` (the user's text and the text to write) before it touches the
-file, and drops it when the apply is recorded. An intent whose process is gone is settled here:
-if the file holds the written text, the apply is finished (so `bb7 output undo` brings the
-user's text back); otherwise nothing was replaced and the intent is dropped (the output stays
-pending). bb7's own temp files next to the target (`.NAME.XXXX.bb7-tmp`) are removed.
+An apply, and an undo of one, commits an `Intent` (the user's text and the text to write)
+before it touches the file, and drops it when the apply (undo) is recorded. An intent whose
+process is gone is settled here: if the file holds the written text (is gone, for an undo that
+deletes it), the apply or undo is finished (after an apply, `bb7 output undo` brings the user's
+text back); otherwise nothing was replaced and the intent is dropped (the output stays pending,
+the undo stays possible). bb7's own temp files next to the target (`.NAME.XXXX.bb7-tmp`) are
+removed.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from bb7.fsio import load_text, temp_files, write_target
+from bb7.fsio import FileProblem, load_text, temp_files, write_target
 from bb7.paths import project_path
 from bb7.state.lock import pid_alive, this_host
 from bb7.state.outputs import finish_apply
@@ -43,16 +45,25 @@ def _running(intent: Intent) -> bool:
 def _settle(store: Store, intent: Intent) -> str:
     assert store.root is not None
     checked = project_path(store.root, intent.path)
-    on_disk = None
+    on_disk: str | FileProblem | None = None
     if isinstance(checked, str):
         target = store.root / checked
-        loaded = load_text(target)
-        on_disk = loaded if isinstance(loaded, str) else None
+        on_disk = load_text(target)
         real = write_target(target)
         for leftover in temp_files(real.parent, real.name):
             with contextlib.suppress(OSError):
                 leftover.unlink()
-    if on_disk is not None and on_disk == store.blob(intent.written):
+    if intent.written is None:
+        landed = isinstance(on_disk, FileProblem) and on_disk.kind == "missing"
+    else:
+        landed = on_disk == store.blob(intent.written)
+    if intent.undo is not None:
+        if landed:
+            finish_apply(store, intent)
+            return f"finished an interrupted undo of {intent.path}; its output is pending again"
+        store.delete_intent(intent.id)
+        return f"rolled back an interrupted undo of {intent.path}; the apply stands, undo it again"
+    if landed:
         finish_apply(store, intent)
         return f"finished an interrupted apply of {intent.path} (`bb7 output undo` reverts it)"
     store.delete_intent(intent.id)

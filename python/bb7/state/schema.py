@@ -138,6 +138,31 @@ CREATE TABLE intents (
 """
 
 
+# Version 5: an undo in progress is an intent too (`undo` names the undo record it reverts), and
+# an undo of a created file deletes it, so `written` may be NULL. SQLite cannot drop NOT NULL in
+# place: the table is rebuilt, keeping any intent a killed bb7 left.
+_V5 = """
+ALTER TABLE intents RENAME TO intents_v4;
+CREATE TABLE intents (
+    id INTEGER PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    prev_local TEXT REFERENCES blobs(sha),
+    written TEXT REFERENCES blobs(sha),
+    prev_entry TEXT,
+    prev_output TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    created REAL NOT NULL,
+    undo INTEGER
+);
+INSERT INTO intents (id, chat_id, path, prev_local, written, prev_entry, prev_output, pid, host,
+    created) SELECT id, chat_id, path, prev_local, written, prev_entry, prev_output, pid, host,
+    created FROM intents_v4;
+DROP TABLE intents_v4;
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -146,6 +171,7 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (2, _index_v1_messages),
     (3, _V3),
     (4, _V4),
+    (5, _V5),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -507,7 +507,7 @@ class Store:
     def put_intent(self, intent: Intent) -> Intent:
         cursor = self.conn.execute(
             "INSERT INTO intents (chat_id, path, prev_local, written, prev_entry, prev_output, "
-            "pid, host, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "pid, host, created, undo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 intent.chat_id,
                 intent.path,
@@ -518,6 +518,7 @@ class Store:
                 intent.pid,
                 intent.host,
                 time.time(),
+                intent.undo,
             ),
         )
         return msgspec.structs.replace(intent, id=int(cursor.lastrowid or 0))
