@@ -65,6 +65,7 @@ def _restore_context(
 ) -> list[ContextWarning]:
     """Make the chat's context exactly `refs`; warn about files that changed since."""
     store.clear_entries(chat_id)
+    _drop_last_warning(store, chat_id)
     warnings: list[ContextWarning] = []
     for ref in refs:
         store.put_entry(chat_id, ref.entry())
@@ -86,6 +87,24 @@ def _restore_context(
             ),
         )
     return warnings
+
+
+def _drop_last_warning(store: Store, chat_id: str) -> None:
+    """A warning message ending the history was about this same context (restored by a fork
+    whose draft was then sent and is now edited): the warning given now replaces it, so the
+    user reads it once."""
+    messages = store.messages(chat_id)
+    last = messages[-1] if messages else None
+    if (
+        last is not None
+        and last.role == "system"
+        and last.parts
+        and all(
+            isinstance(p, EventPart) and p.event.action.startswith("fork_warning")
+            for p in last.parts
+        )
+    ):
+        store.delete_messages_from(chat_id, last.seq)
 
 
 def _warning_part(warning: ContextWarning) -> EventPart:
