@@ -54,6 +54,7 @@ class Session:
         self.seen: dict[str, LocalView] = {}
         # Running sends by request id (`cancel` finds them here).
         self.sends: dict[str, SendHandle] = {}
+        self._recovered: list[str] = []
 
     # -- the project ---------------------------------------------------------------------------
 
@@ -81,7 +82,13 @@ class Session:
             )
             opened = self.unusable
         self.workspace = None if isinstance(opened, Problem) else opened
+        self._recovered = [] if self.workspace is None else self.workspace.recovered
         logger.info("project %s (%s)", found, "initialised" if self.workspace else "no .bb7")
+
+    def take_recovered(self) -> list[str]:
+        """What the last open settled of a killed bb7 (`bb7.state.recovery`), handed out once."""
+        taken, self._recovered = self._recovered, []
+        return taken
 
     def init(self, root: Path) -> Path:
         """Create `.bb7/` in `root` (safe when it exists) and serve it."""

@@ -11,6 +11,7 @@ from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
     BufferText,
     InitArgs,
+    Notify,
     OpenArgs,
     Opened,
     Problem,
@@ -74,6 +75,8 @@ def statuses(c: Call, args: StatusesArgs) -> int:
 
 def open_project(c: Call, args: OpenArgs) -> Opened:
     c.session.open(Path(args.root), args.settings)
+    for line in c.session.take_recovered():  # the lines the CLI prints on stderr, once
+        c.emit("notify", Notify("warn", line))
     publish_all(c, args.buffers)
     r = c.active()
     return Opened(

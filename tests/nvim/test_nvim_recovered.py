@@ -1,0 +1,56 @@
+"""What the next open settled of a killed apply (issue 11): the CLI's line, shown once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from editor import notifications, run, start_host, wait_for
+
+from bb7.fsio import CRASH_ENV
+from bb7.state.records import Problem
+from bb7.state.responses import record_outputs
+from bb7.state.workspace import open_workspace
+
+
+def _bb7(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bb7.cli", *args],
+        cwd=project,
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+def test_a_finished_interrupted_apply_is_said_once_in_the_editor(
+    launch: Callable[..., Any], project: Path
+) -> None:
+    assert _bb7(project, "init").returncode == 0
+    assert _bb7(project, "add", "a.py").returncode == 0
+    ws = open_workspace(project)
+    assert not isinstance(ws, Problem), ws
+    found = ws.active()
+    assert found is not None
+    assert not isinstance(record_outputs(found[0], found[1].id, {"a.py": "one = 1\n"}), Problem)
+    ws.close()
+    killed = _bb7(project, "output", "apply", "a.py", **{CRASH_ENV: "before_commit"})
+    assert killed.returncode < 0, killed.stderr
+    line = "bb7: finished an interrupted apply of a.py (`bb7 output undo` reverts it)"
+    editor = launch()
+    editor.exec_lua("require('bb7').setup({ status = { debounce_ms = 20 } })")
+    start_host(editor)
+    editor.command("edit a.py")
+    run(editor, "BB7Add")
+    wait_for(
+        editor,
+        f"vim.tbl_contains(vim.tbl_map(function(n) return n.msg end, _G.notifications), {line!r})",
+    )
+    run(editor, "BB7Add")
+    assert notifications(editor).count(line) == 1, notifications(editor)
+    assert (project / "a.py").read_text() == "one = 1\n"
