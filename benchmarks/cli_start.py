@@ -27,8 +27,18 @@ from pathlib import Path
 
 TARGETS = {"bb7 --version": 3.0, "bb7 status": 4.0}
 # What a command that needs none of them must not import: the HTTP stack, the edit engine and
-# the corpus tools (each a sign that the command table stopped being lazy).
-HEAVY = ("httpx", "bb7.llm.openai_compat", "bb7.edits.replace", "bb7.corpus.commands")
+# the corpus tools (each a sign that the command table stopped being lazy), the crash recovery
+# and the apply machinery it brings (needed only when a killed apply left an intent), and
+# tempfile (needed only to write a file).
+HEAVY = (
+    "httpx",
+    "bb7.llm.openai_compat",
+    "bb7.edits.replace",
+    "bb7.corpus.commands",
+    "bb7.state.recovery",
+    "bb7.state.merge",
+    "tempfile",
+)
 SHOW_HEAVY = (
     "import contextlib, io, sys\n"
     "from bb7.cli import main\n"

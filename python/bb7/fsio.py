@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import stat
-import tempfile
 from pathlib import Path
 from typing import Literal
 
@@ -47,6 +45,8 @@ class NotRegularFile(OSError):
 def crash_point(step: str) -> None:
     """Die here, without any clean-up, when the test tooling asks for it (see `CRASH_ENV`)."""
     if os.environ.get(CRASH_ENV) == step:
+        import signal  # only the crash tests get here; a start of `bb7` skips the import
+
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -166,6 +166,10 @@ def atomic_write(path: Path, text: str) -> None:
                 errno.EINVAL, f"{kind_of(info.st_mode)}, not a regular file", str(path)
             )
         mode = stat.S_IMODE(info.st_mode)
+    # Imported here, on the first write: tempfile (with random and weakref) costs a command that
+    # only reads, such as `bb7 status`, a noticeable part of its start.
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -28,6 +28,8 @@ OPENAI = {
         (SR + "\n" + EDIT, "mixed"),
         ("Just an explanation, no edits.", "none"),
         ('{"tool_calls": [{"name": "edit_file", "arguments": {"path": ', "tool_calls"),
+        # A marker after a form feed on its line is inside that line (lines end at LF only).
+        (SR.replace("\n<<<<<<< SEARCH", "\nsee\x0c<<<<<<< SEARCH"), "none"),
     ],
 )
 def test_detect_format(text: str, expected: str) -> None:

@@ -26,6 +26,14 @@ def test_the_anchor_is_the_common_prefix_of_both_sections() -> None:
     assert (block.old, block.new) == ("    return a + b\n", "    return a * b\n")
 
 
+def test_the_anchor_is_whole_lines_when_a_line_holds_a_form_feed() -> None:
+    # `str.splitlines` would end a line at the form feed and take "page\x0c" as an anchor,
+    # cutting the changed line in two.
+    block = _block("a.c\n««« EDIT\npage\x0cold\n═══════ REPL\npage\x0cnew\n»»» EDIT END\n")
+    assert block.anchor == ""
+    assert (block.old, block.new) == ("page\x0cold\n", "page\x0cnew\n")
+
+
 def test_extra_spaces_inside_markers_are_tolerated() -> None:
     block = _block("a.py\n  «««   EDIT\nx\n═══════    REPL  \ny\n»»»  EDIT   END\n")
     assert (block.edit, block.repl) == ("x\n", "y\n")

@@ -90,6 +90,16 @@ def test_a_whole_file_and_its_section_are_separate_entries(project: Project) -> 
     assert left == whole
 
 
+def test_a_section_counts_lines_at_lf_only(project: Project) -> None:
+    # A form feed (like a vertical tab or U+2028) stays inside its line, as in Neovim.
+    project.write("a.c", "one\x0cpage\ntwo\x0bx\nthree\u2028y\n")
+    part = _add(project, "a.c:2-3")
+    assert isinstance(part, ContextEntry)
+    assert project.store.blob(part.blob) == "two\x0bx\nthree\u2028y\n"
+    problem = _add(project, "a.c:1-4")
+    assert isinstance(problem, Problem) and "only 3 lines" in problem.message
+
+
 def test_a_section_range_must_fit_the_file(project: Project) -> None:
     project.write("a.py", "one\ntwo\n")
     for spec in ("a.py:0-1", "a.py:2-1", "a.py:1-5"):

@@ -117,13 +117,19 @@ def test_a_changedtick_bump_is_refused_even_with_the_same_text(project: Project)
     assert isinstance(refused, Problem) and refused.kind == "changed"
     buffers = {"f.txt": LocalText(text, 41)}
     written: list[str] = []
+
+    def write(path: str, new: str) -> bool:
+        assert path == "f.txt"  # the project path, as stored
+        written.append(new)
+        return True
+
     done = outputs.apply_output(
         project.store,
         project.chat_id,
         "f.txt",
         seen=seen,
         buffers=buffers,
-        write=lambda _path, new: written.append(new),
+        write=write,
     )
     assert not isinstance(done, Problem)
     assert written == ["a\nB\nc\n"]
@@ -206,12 +212,34 @@ def test_apply_all_writes_through_the_given_hook(project: Project) -> None:
     _setup(project)
     project.model_writes("f.txt", "a\nB\nc\n")
     written: list[tuple[str, str]] = []
-    reports = outputs.apply_all(
-        project.store, project.chat_id, write=lambda path, text: written.append((path.name, text))
-    )
+
+    def write(path: str, text: str) -> bool:
+        written.append((path, text))
+        return True
+
+    reports = outputs.apply_all(project.store, project.chat_id, write=write)
     assert [r.applied for r in reports] == [True]
     assert written == [("f.txt", "a\nB\nc\n")]
     assert project.read("f.txt") == "a\nb\nc\n"  # the hook did the writing, not the core
+
+
+def test_a_hook_that_declines_leaves_the_write_to_the_core(project: Project) -> None:
+    _setup(project)
+    project.write("sub/g.txt", "g\n")
+    assert not isinstance(context.add(project.store, project.chat_id, Target("sub/g.txt")), Problem)
+    project.model_writes("f.txt", "a\nB\nc\n")
+    project.model_writes("sub/g.txt", "G\n")
+    asked: list[str] = []
+
+    def write(path: str, text: str) -> bool:
+        asked.append(path)
+        return path == "f.txt"  # the editor holds f.txt only
+
+    reports = outputs.apply_all(project.store, project.chat_id, write=write)
+    assert [r.applied for r in reports] == [True, True]
+    assert sorted(asked) == ["f.txt", "sub/g.txt"]  # project paths, as stored
+    assert project.read("f.txt") == "a\nb\nc\n"  # the hook took it
+    assert project.read("sub/g.txt") == "G\n"  # the core wrote it
 
 
 def test_discard_drops_the_output_and_records_it(project: Project) -> None:

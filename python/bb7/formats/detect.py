@@ -8,6 +8,7 @@ from bb7.formats.arguments import ArgumentError
 from bb7.formats.edit_blocks import EditBlockParser
 from bb7.formats.response import parse_response
 from bb7.formats.search_replace import SearchReplaceParser
+from bb7.text.lines import split_lines
 
 Format = Literal["tool_calls", "search_replace", "edit_blocks", "mixed", "none"]
 
@@ -22,7 +23,7 @@ def detect_format(text: str) -> Format:
     if isinstance(response, ArgumentError):
         return "tool_calls"
     found: list[Format] = ["tool_calls"] if response.tool_calls else []
-    lines = response.text.splitlines()
+    lines = split_lines(response.text, crlf=True)  # the lines the parsers read (LF only)
     if any(SearchReplaceParser.is_start(line) for line in lines):
         found.append("search_replace")
     if any(EditBlockParser.is_start(line) for line in lines):

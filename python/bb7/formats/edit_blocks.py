@@ -21,6 +21,7 @@ import re
 import msgspec
 
 from bb7.formats.blocks import CONTINUE, BlockParser, Step, join_lines, marker
+from bb7.text.lines import split_lines
 
 # For the system prompt of a model without tool calls (or when diff_mode asks for text).
 INSTRUCTIONS = """\
@@ -60,7 +61,7 @@ class EditBlock(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def anchor(self) -> str:
         """The lines both sections start with: context that locates the change."""
-        edit, repl = self.edit.splitlines(True), self.repl.splitlines(True)
+        edit, repl = split_lines(self.edit, keepends=True), split_lines(self.repl, keepends=True)
         size = 0
         while size < min(len(edit), len(repl)) and edit[size] == repl[size]:
             size += 1

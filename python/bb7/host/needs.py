@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
-from bb7.fsio import atomic_write
 from bb7.host import editor
 from bb7.host.editor import EditorBuffers
 from bb7.host.protocol import BufferText
@@ -134,24 +132,22 @@ class Held(Reading):
     """A call on the active chat, held by this host (it may change the chat)."""
 
     def writer(self, buffers: EditorBuffers) -> Writer:
-        """The core's `write` hook: through the file's loaded buffer, else atomically.
+        """The core's write hook (`bb7.state.outputs.Writer`): a file loaded in Neovim is written
+        through its buffer (its undo, marks and view stay), any other is left to the core's
+        atomic write. The hook gets project paths, the keys of `buffers.loaded`: no path is
+        mapped back. `bb7.buffer.replace` re-checks the buffer's changedtick."""
 
-        The one place the core calls back into Neovim, on purpose: the write must happen inside
-        the transaction that records it, and a loaded buffer must be written through (its undo,
-        marks and view stay). `bb7.buffer.replace` re-checks the buffer's changedtick."""
-        loaded = {self.editor_path(path): buffer for path, buffer in buffers.loaded.items()}
-
-        def write(target: Path, text: str) -> None:
-            buffer = loaded.get(str(target))
+        def write(path: str, text: str) -> bool:
+            buffer = buffers.loaded.get(path)
             if buffer is None:
-                atomic_write(target, text)
-                return
+                return False
             content = editor.to_lines(text)
             problem = self.ctx.lua(
                 REPLACE, buffer.buf, buffer.changedtick, content.lines, content.eol
             )
             if problem:
                 raise OSError(problem)
+            return True
 
         return write
 

@@ -33,6 +33,7 @@ from bb7.state.records import (
     Problem,
 )
 from bb7.state.store import Store
+from bb7.text.lines import split_lines
 
 # Reading limit for the file a section is cut from (the section itself must fit the usual limit).
 SECTION_SOURCE_MAX_BYTES = 64 * 1024 * 1024
@@ -129,7 +130,7 @@ def _file_problem(problem: FileProblem, max_bytes: int) -> Problem:
 
 
 def _section(text: str, start: int, end: int, label: str) -> str | Problem:
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)  # numbered as Neovim numbers them (LF only)
     if start < 1 or end < start:
         return Problem("invalid_range", f"{label}: a section needs 1 <= START <= END")
     if end > len(lines):

@@ -54,7 +54,22 @@ from bb7.state.status import (
 from bb7.state.store import Store
 from bb7.text.diff import unified_diff
 
-Writer = Callable[[Path, str], None]
+Writer = Callable[[str, str], bool]
+"""The write hook: `write(path, text)` writes `text` to the project path `path` (as stored:
+relative inside the root, absolute for an external file) and says True, or says False to leave
+the write to the core (an atomic write to disk).
+
+It is the one deliberate call from the core into the editor (`shared/style.md` otherwise rules
+such callbacks out): a file loaded in Neovim must be written through its buffer (its undo,
+marks and view stay), and that write must happen inside the apply it belongs to, between the
+intent and the commit. The hook gets the path the core keeps, so the editor looks its buffer up
+directly, with no path making a round trip through the disk's absolute form."""
+
+
+def _write(write: Writer | None, path: str, target: Path, text: str) -> None:
+    """Write `text` to `path` through the hook, else atomically to `target` (its file)."""
+    if write is None or not write(path, text):
+        atomic_write(target, text)
 
 
 class FileApplied(msgspec.Struct, frozen=True):
@@ -100,7 +115,7 @@ def apply_output(
     A conflict (`~M`) is refused unless `force` (overwrite, undoable) or `merge` (three-way,
     refused if the changes overlap); `!A` (a new file whose path now exists), a file deleted
     since the model saw it and a read-only file on disk need `force`.
-    `write` replaces the atomic disk write (the editor writes through its buffer).
+    `write` is the write hook (`Writer`: the editor writes a file it holds through its buffer).
 
     Three steps, so that no crash loses the user's text: (1) commit an `Intent` holding the
     local text and the text to write; (2) replace the file; (3) commit the apply (undo record,
@@ -157,7 +172,7 @@ def _replace(
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(plan.target)
             return None
-        (write or atomic_write)(plan.target, store.blob(plan.intent.written))
+        _write(write, path, plan.target, store.blob(plan.intent.written))
     except OSError as exc:
         _drop(store, plan.intent)
         return Problem(

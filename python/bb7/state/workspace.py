@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from bb7.state.records import GLOBAL, PROJECT, Chat, Problem
-from bb7.state.recovery import recover
 from bb7.state.store import Store, open_global, open_project
 
 ACTIVE_CHAT = "active_chat"
@@ -95,7 +94,14 @@ def open_workspace(root: Path | None) -> Workspace | Problem:
     if isinstance(project, Problem):
         return project
     try:
-        recovered = recover(project)
+        recovered: list[str] = []
+        if project.has_intents():
+            # Imported only when a killed apply left an intent: recovery brings the apply
+            # machinery (lock, outputs, merge, difflib), which every other start (`bb7 status`)
+            # would pay for nothing.
+            from bb7.state.recovery import recover
+
+            recovered = recover(project)
     except BaseException:
         project.close()
         raise
