@@ -33,6 +33,7 @@ from bb7.state.records import (
     WarningIssue,
 )
 from bb7.state.store import Store
+from bb7.text.lines import split_lines
 
 FORK_PREFIX = "Fork of "
 
@@ -75,7 +76,8 @@ def _restore_context(
             continue
         now = text_of(local)
         if ref.kind == SECTION and now is not None:
-            now = "".join(now.splitlines(keepends=True)[ref.start_line - 1 : ref.end_line])
+            lines = split_lines(now, keepends=True)  # numbered as Neovim numbers them (LF only)
+            now = "".join(lines[ref.start_line - 1 : ref.end_line])
         if not same_text(now, store.blob(ref.blob)):
             warnings.append(ContextWarning(ref.path, "modified", ref.file_id))
     if warnings:
