@@ -23,7 +23,7 @@ end
 ---@param on_set? fun(effort: string) runs once the host has taken it
 function M.pick(on_set)
   local choices = vim.list_extend({ '' }, require('bb7.config').efforts)
-  vim.ui.select(choices, {
+  require('bb7.chat.ui').select(choices, {
     prompt = 'bb7 reasoning effort',
     format_item = function(effort) return effort == '' and "the model's default" or effort end,
   }, function(choice)

@@ -45,7 +45,8 @@ def shown(nvim: Any) -> list[str]:
 
 def never_waiting(nvim: Any) -> None:
     mode = nvim.api.get_mode()
-    assert not mode["blocking"] and mode["mode"] not in ("r", "rm"), (mode, shown(nvim))
+    # Nothing else is answered while Neovim waits for Enter: the mode alone says it.
+    assert not mode["blocking"] and mode["mode"] not in ("r", "rm"), mode
 
 
 def said(nvim: Any, needle: str) -> str:
@@ -59,6 +60,14 @@ def said(nvim: Any, needle: str) -> str:
             return found[0]
         time.sleep(0.02)
     raise AssertionError(f"no message with {needle!r}: {shown(nvim)}")
+
+
+def choosing(nvim: Any) -> None:
+    """Waits until Neovim's built-in vim.ui.select (inputlist()) waits for a number."""
+    deadline = time.monotonic() + 5
+    while nvim.api.get_mode()["mode"] != "c":
+        assert time.monotonic() < deadline, ("no list to choose from", shown(nvim))
+        time.sleep(0.02)
 
 
 def test_a_whole_session_never_stops_at_press_enter(
@@ -123,15 +132,17 @@ def test_a_whole_session_never_stops_at_press_enter(
     wait_for_conversation(nvim, "Discarded: a.py")
     never_waiting(nvim)
 
-    # 6. The model picker (the first model).
-    nvim.exec_lua(
-        "local select = vim.ui.select"
-        " vim.ui.select = function(items, opts, on_choice)"
-        "  vim.ui.select = select on_choice(items[1]) end"
-    )
+    # 6. The model picker and the reasoning effort, with Neovim's own vim.ui.select: it lists
+    # the choices in the message area, where the next message must not wait below them.
     focus(nvim, "conversation")
     nvim.input("gm")
+    choosing(nvim)
+    nvim.input("2<CR>")  # test/plain-model
     said(nvim, "model of Session")
+    nvim.input("ge")
+    choosing(nvim)
+    nvim.input("4<CR>")  # low
+    said(nvim, "reasoning effort of Session")
 
     # 7. Undo where nothing was applied: refused.
     type_command(nvim, "BB7UndoApply a.py")

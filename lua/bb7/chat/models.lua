@@ -56,7 +56,7 @@ function M.pick(on_set)
     M.ids = vim.tbl_map(function(m) return m.id end, list.models)
     local favorites = require('bb7.config').get().favorite_models
     local prompt = 'bb7 model' .. (list.current ~= '' and (' (now ' .. list.current .. ')') or '')
-    vim.ui.select(M.order(list.models, favorites), {
+    require('bb7.chat.ui').select(M.order(list.models, favorites), {
       prompt = prompt,
       format_item = function(m) return M.describe(m, favorites) end,
     }, function(choice)

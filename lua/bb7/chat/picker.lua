@@ -49,7 +49,8 @@ end
 function M.pick(redraw)
   M.load(function()
     if #H.files == 0 then return require('bb7.chat.ui').say('no project files to add', 'warn') end
-    vim.ui.select(H.files, { prompt = 'bb7: add to the chat', kind = 'bb7.file' }, function(path)
+    local opts = { prompt = 'bb7: add to the chat', kind = 'bb7.file' }
+    require('bb7.chat.ui').select(H.files, opts, function(path)
       if path then M.add(path, redraw) end
     end)
   end, true)
