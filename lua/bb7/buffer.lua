@@ -55,6 +55,22 @@ local function set_changed_lines(buf, old, new)
   end
 end
 
+--- Opens file `path` for editing from the current window; from one that keeps its buffer
+--- ('winfixbuf': a chat view pane, where `:edit` fails) in the window the user came from when
+--- that one can show it (the split layout's code window), else in a new tab.
+---@param path string
+function M.edit(path)
+  local file = vim.fn.fnameescape(path)
+  if not vim.wo.winfixbuf then return vim.cmd.edit(file) end
+  local from = vim.api.nvim_get_current_win()
+  vim.cmd('silent! wincmd p')
+  if vim.api.nvim_get_current_win() ~= from and not vim.wo.winfixbuf then
+    return vim.cmd.edit(file)
+  end
+  vim.api.nvim_set_current_win(from)
+  vim.cmd.tabedit(file)
+end
+
 local function first_line(err) return (tostring(err):gsub('\n.*', '')) end
 
 --- Puts `lines` into `buf` as one undoable change, without writing the file (only the lines

@@ -205,7 +205,7 @@ local function text(buf) return { require('bb7.buffer').text(buf) } end
 --- `path`, opens that file first.
 ---@param path string? absolute path
 function M.toggle(path)
-  if path and path ~= vim.api.nvim_buf_get_name(0) then vim.cmd.edit(vim.fn.fnameescape(path)) end
+  if path and path ~= vim.api.nvim_buf_get_name(0) then require('bb7.buffer').edit(path) end
   local buf = vim.api.nvim_get_current_buf()
   if H.sessions[buf] then return M.stop(buf) end
   M.open(buf)
@@ -323,7 +323,7 @@ function M.reject_all(buf) act(buf, 'review_reject', true) end
 --- edits into the buffer, one undo step; overlaps stay pending and open in the review.
 ---@param path string? absolute path
 function M.merge(path)
-  if path and path ~= vim.api.nvim_buf_get_name(0) then vim.cmd.edit(vim.fn.fnameescape(path)) end
+  if path and path ~= vim.api.nvim_buf_get_name(0) then require('bb7.buffer').edit(path) end
   local buf = vim.api.nvim_get_current_buf()
   local name = vim.api.nvim_buf_get_name(buf)
   backend().request('merge', { path = name, buffers = text(buf) }, function(err, reply)

@@ -331,3 +331,32 @@ def test_bb7add_without_a_path_in_the_view_picks_a_file(editor: Any, seeded: See
     pick_with(editor, "a.py")
     type_command(editor, "BB7Add")
     wait_for_conversation(editor, "Context added: a.py")
+
+
+def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
+    editor: Any, seeded: Seeded
+) -> None:
+    chat = seeded.chat("Reviewing")
+    seeded.add(chat, "a.py")
+    seeded.model_writes(chat, "a.py", "uno = 1\ntwo = 2\nthree = 3\n")
+    open_view(editor, "Assistant modified: a.py")
+    # The panes keep their buffers ('winfixbuf'): the file opens in a tab of its own.
+    type_command(editor, "BB7Review a.py")
+    hint = "a.py: 1 hunk: ]h/[h move"
+    deadline = time.monotonic() + 5
+    while True:
+        # Asked first: while an error waits for Enter, nothing else is answered.
+        assert not editor.api.get_mode()["blocking"], "an error waits for Enter"
+        if any(n.startswith(f"bb7: {hint}") for n in notifications(editor)):
+            break
+        assert time.monotonic() < deadline, notifications(editor)
+        time.sleep(0.02)
+    assert editor.exec_lua("return vim.fn.expand('%:t')") == "a.py"
+    assert editor.exec_lua("return #vim.api.nvim_list_tabpages()") == 3
+    editor.command("BB7Review")  # ends it
+    editor.command("tabprevious")
+    focus(editor, "files")
+    type_command(editor, "BB7Merge a.py")
+    wait_for(editor, "vim.fn.expand('%:t') == 'a.py' and vim.bo.modified")
+    assert editor.current.buffer[:] == ["uno = 1", "two = 2", "three = 3"]
+    assert not editor.api.get_mode()["blocking"]

@@ -230,13 +230,7 @@ end
 --- Opens the file: in the window the user came from (split layout) or a new tab.
 function M.open()
   local row = current()
-  if not row then return end
-  local path = vim.fn.fnameescape(row.abs)
-  if require('bb7.config').get().layout == 'split' then
-    vim.cmd('wincmd p')
-    if vim.b.bb7_pane == nil then return vim.cmd('edit ' .. path) end
-  end
-  vim.cmd('tabedit ' .. path)
+  if row then require('bb7.buffer').edit(row.abs) end
 end
 
 return M
