@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from chat_state import Seeded
 from chat_view_helpers import COLS, ROWS, answered, focus, open_view, send, wait_for_conversation
-from editor import type_command, wait_for_status
+from editor import type_command, wait_for, wait_for_status
 
 from bb7.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
@@ -78,10 +78,7 @@ def test_a_whole_session_never_stops_at_press_enter(
     seeded.add(chat, "a.py")
     seeded.add(chat, "b.py")
     seeded.store.close()
-    nvim = launch()
-    nvim.command(f"set lines={ROWS} columns={COLS}")
-    nvim.ui_attach(COLS, ROWS, rgb=True)
-    nvim.exec_lua(RECORD)
+    nvim = on_screen(launch)
     nvim.exec_lua(
         "require('bb7').setup({ provider = { base_url = ..., model = 'test/tools-model' } })",
         server.base_url,
@@ -110,11 +107,11 @@ def test_a_whole_session_never_stops_at_press_enter(
     nvim.command("doautocmd FocusGained")  # as when coming back from another program
     wait_for_status(nvim, project / "a.py", "~M")
     type_command(nvim, "BB7Apply a.py")
-    said(nvim, "a.py has local changes (~M)")
+    said(nvim, "a.py has local changes (~M); :BB7Merge keeps both")
 
     # 4. Apply all: b.py lands, the conflict is skipped.
     type_command(nvim, "BB7ApplyAll")
-    said(nvim, "applied 1 of 2")
+    said(nvim, "applied 1 of 2 pending changes; skipped a.py (~M)")
     assert (project / "b.py").read_text() == "print('bee')\n"
 
     # 5. Discard a.py's change from the files panel (a confirm through vim.ui.select).
@@ -148,10 +145,57 @@ def test_a_whole_session_never_stops_at_press_enter(
     type_command(nvim, "BB7UndoApply a.py")
     said(nvim, "no apply of a.py to undo")
 
-    messages = shown(nvim)
-    assert len(messages) >= 5, messages
+    assert len(shown(nvim)) >= 5, shown(nvim)
+    all_fit(nvim)
+
+
+def all_fit(nvim: Any) -> None:
+    """Every message shown fits one line of the command area, and whole: nothing cut off."""
     room = nvim.exec_lua("return vim.v.echospace")
-    for message in messages:
+    for message in shown(nvim):
         assert "\n" not in message, message
         width = nvim.exec_lua("return vim.api.nvim_strwidth(...)", message)
         assert width <= room < COLS, (message, width, room)
+        assert "…" not in message, message
+
+
+def on_screen(launch: Callable[..., Any]) -> Any:
+    """An editor with a ROWS x COLS screen whose messages are recorded."""
+    nvim = launch()
+    nvim.command(f"set lines={ROWS} columns={COLS}")
+    nvim.ui_attach(COLS, ROWS, rgb=True)
+    nvim.exec_lua(RECORD)
+    return nvim
+
+
+C_TEXT = "".join(f"c{i} = {i}\n" for i in range(1, 9))
+
+
+def test_merges_say_what_they_kept_in_one_whole_line(
+    launch: Callable[..., Any], project: Path
+) -> None:
+    (project / "c.py").write_text(C_TEXT)
+    (project / "d.py").write_text(C_TEXT)
+    seeded = Seeded(project)
+    chat = seeded.chat("Merges")
+    for name in ("c.py", "d.py"):
+        seeded.add(chat, name)
+        changed = C_TEXT.replace("c2 = 2", "c2 = 'model'").replace("c5 = 5", "c5 = 'model'")
+        seeded.model_writes(chat, name, changed)
+    seeded.store.close()
+    nvim = on_screen(launch)
+    nvim.exec_lua("require('bb7').setup()")
+    # :BB7Merge where both sides changed line 5: the rest is merged, line 5 left to review.
+    nvim.command("edit c.py")
+    nvim.input("5GA # mine<Esc>")
+    type_command(nvim, "BB7Merge")
+    said(nvim, "c.py: merged, except lines 5: both changed them")
+    # :BB7Diff taking one of two hunks: part merged.
+    nvim.command("edit d.py")
+    type_command(nvim, "BB7Diff")
+    wait_for(nvim, "vim.wo.diff and vim.fn.tabpagenr('$') == 2")
+    nvim.input("gg]cdo")
+    wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
+    nvim.command("tabclose")
+    said(nvim, "d.py: partly merged; :BB7Diff shows the rest; :w writes them")
+    all_fit(nvim)

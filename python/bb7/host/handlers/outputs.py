@@ -20,18 +20,28 @@ from bb7.state.merge import finish_merge as core_finish_merge
 
 T = TypeVar("T")
 
-# How the editor says what the core refused, naming the commands that resolve it.
+# How the editor says what the core refused, naming the commands that resolve it. The first
+# line fits the command area of an 80-column editor (Lua shows only that line, pointing to
+# :BB7Log for the rest).
 APPLY_REFUSALS = {
-    "conflict": "{path} has local changes (~M) that the pending change would overwrite; "
-    ":BB7Merge keeps both (overlaps stay for :BB7Review), :BB7Apply! applies over them "
-    "(undo with :BB7UndoApply), :BB7Diff merges by hand",
-    "exists": "{path} now exists locally, but the model wrote it as a new file (!A); "
-    ":BB7Apply! overwrites it (undo with :BB7UndoApply), :BB7Diff merges by hand",
+    "conflict": "{path} has local changes (~M); :BB7Merge keeps both\n"
+    "{path}: the pending change would overwrite your local changes. :BB7Merge keeps both "
+    "(overlaps stay for :BB7Review), :BB7Apply! applies over them (undo with :BB7UndoApply), "
+    ":BB7Diff merges by hand.",
+    "exists": "{path} now exists locally (!A); :BB7Apply! overwrites it\n"
+    "{path}: the model wrote it as a new file. :BB7Apply! overwrites the local one (undo with "
+    ":BB7UndoApply), :BB7Diff merges by hand.",
+}
+
+# Why apply-all skipped a file, in editor terms (the core words it for the command line).
+SKIPPED = {
+    "~M": "changed locally; :BB7Merge keeps both, :BB7Apply! applies over them",
+    "!A": "now exists locally; :BB7Apply! overwrites it",
 }
 
 MERGE_OUTCOMES = {
     "full": "{path}: all of the pending change is merged",
-    "partial": "{path}: part of the pending change is merged; :BB7Diff shows the rest",
+    "partial": "{path}: partly merged; :BB7Diff shows the rest",
     "none": "{path}: nothing merged; the change is still pending",
 }
 
@@ -69,8 +79,13 @@ def apply_all(h: Held, args: BuffersArgs) -> Said:
     if not reports:
         raise Refused(Problem("nothing_pending", f"{h.chat.name} has no pending changes"))
     applied = sum(r.applied for r in reports)
-    lines = [f"{r.status or ' ':>2} {r.path}: {r.message}" for r in reports]
-    return Said(f"applied {applied} of {len(reports)} pending changes:\n" + "\n".join(lines))
+    head = f"applied {applied} of {len(reports)} pending changes"
+    skipped = [r for r in reports if not r.applied]
+    if not skipped:
+        return Said(head)
+    head += "; skipped " + ", ".join(f"{r.path} ({r.status})" for r in skipped)
+    lines = [f"{r.path}: {SKIPPED.get(r.status, r.message)}" for r in skipped]
+    return Said("\n".join([head, *lines]))
 
 
 def discard(h: Held, args: PathArgs) -> Said:
@@ -82,7 +97,7 @@ def discard(h: Held, args: PathArgs) -> Said:
 
 # How the editor says why an undo was refused: editor actions, never the CLI's flags.
 UNDO_REFUSALS = {
-    "changed": "{path} changed since the apply; :BB7UndoApply! undoes anyway, over those edits",
+    "changed": "{path} changed since the apply; :BB7UndoApply! undoes anyway",
 }
 
 

@@ -92,10 +92,8 @@ def merge(h: Held, args: PathArgs) -> MergeReply:
         done = accept(merge_output(h.store, h.chat.id, path, buffers.text, put))
     name = h.shown(args.path)
     if done.overlaps:
-        message = (
-            f"{name}: merged, except lines {describe_lines(done.overlaps)}: your edits and the "
-            "model's change the same lines there; they stay pending (review them here)"
-        )
+        # One short line (it fits 80 columns); the review opens on those lines.
+        message = f"{name}: merged, except lines {describe_lines(done.overlaps)}: both changed them"
     else:
         message = f"{name}: merged into the buffer (u undoes it, :w writes it)"
     return MergeReply(path=args.path, overlaps=done.overlaps, message=message)
