@@ -14,11 +14,19 @@ from bb7.formats.apply import ApplyError
 
 CLOSEST_LINES = 3  # of the nearly matching region, shown under the error
 
-# What each engine error kind means to someone reading the chat.
+# What each engine error kind means to someone reading the chat (the engine's own message
+# speaks to the model: "copy old_string from that version and send file_id ...").
 KIND_TEXT = {
     "not_found": "not found: the text to replace is not in the file",
     "ambiguous": "ambiguous: the text to replace matches more than one place",
     "invalid": "invalid edit",
+    "file_id_mismatch": "written for another version of the file",
+    "file_id_missing": "the edit does not say which version of the file it is for",
+    "read_only": "the file is read-only in this chat",
+    "missing_file": "the file does not exist",
+    "write_edit_conflict": "the answer both rewrites and edits the file",
+    "duplicate_write": "the answer rewrites the file twice",
+    "overlap": "two changes of the answer touch the same lines",
 }
 
 
