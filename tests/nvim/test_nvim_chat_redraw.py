@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chat_state import Seeded
+from chat_state import chat_with_code
 from chat_view_helpers import open_view, with_ui
 from editor import messages, wait_for
 
@@ -43,12 +43,7 @@ return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 def test_drawing_the_finished_answer_again_never_trips_the_highlighter(
     launch: Callable[..., Any], project: Path
 ) -> None:
-    seeded = Seeded(project)
-    chat = seeded.chat("Highlights")
-    for i in range(3):
-        seeded.ask(chat, f"question {i}")
-        seeded.answer(chat, f"answer {i}\n\n```lua\nlocal x = {i}\n```\n", reasoning="hm\nyes")
-    seeded.store.close()
+    chat_with_code(project, "Highlights")
     nvim = with_ui(launch())
     open_view(nvim, "answer 2")
     active = nvim.exec_lua(
@@ -59,6 +54,7 @@ def test_drawing_the_finished_answer_again_never_trips_the_highlighter(
     lines = nvim.exec_lua(REPLAY, ROUNDS)
     assert lines[-1] == "```"  # the stored chat, as it was
     assert not any(line.startswith("Streamed") for line in lines)
+    assert not nvim.api.get_mode()["blocking"], "a hit-enter prompt"  # before a request it holds
     history = messages(nvim)
     assert "end_row" not in history and "Error" not in history, history
     assert nvim.api.get_mode()["mode"] == "n"  # no hit-enter prompt

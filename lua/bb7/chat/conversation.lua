@@ -67,9 +67,31 @@ end
 
 local function at_end(w, count) return w ~= nil and vim.api.nvim_win_get_cursor(w)[1] >= count end
 
+--- Makes the treesitter highlighter draw the next frame from trees of the buffer as it is now.
+--- While a parse is in flight (a slow or loaded machine) the highlighter keeps drawing the
+--- highlights of the trees it had, and after lines were removed those reach past the end:
+--- "Invalid 'end_row': out of range", with a hit-enter prompt. So: drop what the highlighter
+--- kept for its windows (Neovim 0.11 and 0.12 keep it in `parsing` and `_highlight_states`;
+--- left alone when a version names them otherwise), so its next redraw starts from the new
+--- trees. `parse` parses them all first, injections too (tens of ms for thousands of lines:
+--- once per finished answer, not per streamed line), so that redraw needs no parse.
+---@param b integer
+---@param parse boolean
+local function fresh_highlights(b, parse)
+  local highlighter = vim.treesitter.highlighter.active[b]
+  if not highlighter then return end
+  if parse then pcall(function() highlighter.tree:parse(true) end) end
+  for _, kept in ipairs({ highlighter.parsing, highlighter._highlight_states }) do
+    if type(kept) == 'table' then
+      for w in pairs(kept) do
+        kept[w] = nil
+      end
+    end
+  end
+end
+
 --- Replaces the buffer's lines with `lines`, touching only those from the first that differs:
---- the lines above stay as they are under the treesitter highlighter (replacing them all
---- while it redraws made it fail with "Invalid 'end_row': out of range").
+--- the lines above keep their highlights and folds.
 ---@param b integer
 ---@param lines string[]
 local function patch(b, lines)
@@ -83,9 +105,7 @@ local function patch(b, lines)
     b,
     function() vim.api.nvim_buf_set_lines(b, same, -1, false, vim.list_slice(lines, same + 1)) end
   )
-  -- Parse now, so the highlighter's next redraw works on a tree of these lines.
-  local highlighter = vim.treesitter.highlighter.active[b]
-  if highlighter then pcall(function() highlighter.tree:parse() end) end
+  fresh_highlights(b, true)
 end
 
 ---@param rendered bb7.Rendered
@@ -198,6 +218,7 @@ local function clear_status()
   local count = line_count(b)
   vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
   edit(b, function() vim.api.nvim_buf_set_lines(b, count - live.status_lines, count, false, {}) end)
+  fresh_highlights(b, false)
   live.status_lines = 0
   local last = vim.api.nvim_buf_get_lines(b, -2, -1, false)[1] or ''
   live.tail = #last

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bb7.formats.apply import ApplyError
+from bb7.text.words import plural
 
 CLOSEST_LINES = 3  # of the nearly matching region, shown under the error
 
@@ -28,11 +29,6 @@ KIND_TEXT = {
     "duplicate_write": "the answer rewrites the file twice",
     "overlap": "two changes of the answer touch the same lines",
 }
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 problem`, `2 problems`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def error_lines(error: ApplyError) -> list[str]:
