@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bb7.state import chats, context
-from bb7.state.records import Message, Problem, ReasoningPart, TextPart
+from bb7.state.records import Message, Problem, ReasoningPart, TextPart, Usage
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.store import Store, init_project
 from bb7.state.workspace import Workspace
@@ -30,10 +30,17 @@ class Seeded:
     def ask(self, chat_id: str, text: str) -> int:
         return chats.append_user_message(self.store, chat_id, text).id
 
-    def answer(self, chat_id: str, text: str, reasoning: str = "", model: str = "") -> int:
+    def answer(
+        self,
+        chat_id: str,
+        text: str,
+        reasoning: str = "",
+        model: str = "",
+        usage: Usage | None = None,
+    ) -> int:
         parts: list[TextPart | ReasoningPart] = [ReasoningPart(reasoning)] if reasoning else []
         parts.append(TextPart(text))
-        message = Message(role="assistant", parts=list(parts), model=model)
+        message = Message(role="assistant", parts=list(parts), model=model, usage=usage)
         return chats.append_message(self.store, chat_id, message).id
 
     def add(self, chat_id: str, path: str, *, readonly: bool = False) -> None:

@@ -27,6 +27,8 @@ from chat_view_helpers import (
 )
 from editor import notifications, screen, type_command, wait_for
 
+from bb7.state.records import Usage
+
 
 @pytest.fixture
 def seeded(project: Path, launch: Callable[..., Any]) -> Seeded:
@@ -246,7 +248,7 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     chat = seeded.chat("A chat with a rather long name that goes on")
     seeded.add(chat, "a.py")
     seeded.ask(chat, "word " * 40)
-    seeded.answer(chat, "done")
+    seeded.answer(chat, "done", usage=Usage(prompt_tokens=1234, completion_tokens=56, cost=0.0031))
     editor.command("edit a.py")
     editor.exec_lua("require('bb7').setup({ layout = ... })", layout)
     rows = open_view(editor, "done")
@@ -256,10 +258,17 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     assert any(re.search(r"   a\.py +7$", row) for row in rows), text
     tabs = editor.exec_lua("return #vim.api.nvim_list_tabpages()")
     assert tabs == (2 if layout == "tab" else 1)
+    # The bar keeps the chat's totals; the name gives way first, and nothing is cut by
+    # Neovim at the bar's start ("<").
+    bar = rows[0].split("│")[-1] if layout == "split" else rows[1].split("│")[0]
+    assert bar.endswith(" · 1.3k tokens · $0.0031"), text
+    assert not bar.startswith("<"), text
     if layout == "split":
         # The code stays on the left; the view is a column on the right.
         assert rows[0].lstrip().startswith("one = 1"), text
-        assert "│ A chat w… · anthropic/claude-sonnet-4.5" in rows[0], text
+        assert bar == " claude-sonnet… · 1.3k tokens · $0.0031", text
+    else:
+        assert bar.startswith(" A chat wi… · claude-sonnet-4.5 · 1.3k tokens"), text
     editor.input("q")
     wait_for(editor, f"not {OPEN}")
     assert editor.exec_lua("return vim.api.nvim_buf_get_name(0)").endswith("a.py")

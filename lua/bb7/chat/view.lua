@@ -106,6 +106,28 @@ function M.progress()
     .. (tokens > 0 and (' · ~%d tok'):format(tokens) or '')
 end
 
+-- The least of a chat's name worth showing in the bar (`A chat w…`).
+local MIN_NAME = 10
+
+--- What of `name` and `model` the conversation's bar shows in `width` cells beside `right`
+--- (the totals or the streaming progress, always whole): the model loses its provider prefix
+--- (`claude-sonnet-4.5`), then the name is cut or left out (nil), then the model is cut.
+---@param width integer
+---@param name string
+---@param model string
+---@param right string
+---@return string? name
+---@return string model
+function M.title(width, name, model, right)
+  local len = vim.api.nvim_strwidth
+  local want = math.min(len(name), MIN_NAME) + len(' · ')
+  if 1 + len(model .. right) + want > width then model = model:gsub('^[^/]*/', '') end
+  model = M.truncate(model, math.max(8, width - 2 - len(right)))
+  local room = width - 1 - len(model .. right) - len(' · ')
+  if room < math.min(len(name), 4) then return nil, model end
+  return M.truncate(name, room), model
+end
+
 --- Window bars: the chat's name, model and totals (or the streaming progress) over the
 --- conversation, the token total over the files, the send keys (or the retry note) over the
 --- input.
@@ -114,15 +136,13 @@ function M.winbars()
   local keys = require('bb7.config').get().keys
   local conversation = M.win('conversation')
   if conversation and S.chat then
-    local model = S.chat.model
     local right = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
-    -- The name gives way first (cut at its end), so the model and totals stay visible.
-    local room = vim.api.nvim_win_get_width(conversation)
-      - vim.api.nvim_strwidth(model .. right)
-      - 4
     local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
-    vim.wo[conversation].winbar = ('%%#BB7ChatTitle# %s%%* · %s%%#BB7ChatStatus#%s'):format(
-      escape(M.truncate(name, math.max(room, 8))),
+    local width = vim.api.nvim_win_get_width(conversation)
+    local title, model = M.title(width, name, S.chat.model, right)
+    title = title and ('%#BB7ChatTitle# ' .. escape(title) .. '%* ·') or ''
+    vim.wo[conversation].winbar = ('%s %s%%#BB7ChatStatus#%s'):format(
+      title,
       escape(model),
       escape(right)
     )
