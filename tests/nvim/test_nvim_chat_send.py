@@ -300,6 +300,51 @@ def test_a_new_chat_is_named_after_its_first_exchange(
     assert "Say hello" in title_request and '"max_tokens":30' in title_request
 
 
+def new_chat_view(launch: Callable[..., Any], project: Path, server: LLMServer, titles: str) -> Any:
+    """The view on a new chat (its default name) with the `titles` options given."""
+    seeded = Seeded(project)
+    seeded.chat("")
+    seeded.store.close()
+    nvim = with_ui(
+        launch(),
+        "{ provider = { base_url = ..., model = 'test/tools-model' }, titles = " + titles + " }",
+        server.base_url,
+    )
+    open_view(nvim, "")
+    wait_for(nvim, "require('bb7.chat.view').state.chat ~= nil")
+    return nvim
+
+
+def test_the_titles_model_option_names_the_chat(
+    launch: Callable[..., Any], project: Path, server: LLMServer
+) -> None:
+    nvim = new_chat_view(launch, project, server, "{ model = 'test/plain-model' }")
+    server.push(
+        stream(text_chunk("Hello there."), finish()),
+        stream(text_chunk("Cheap title"), finish()),
+    )
+    send(nvim, "Say hello")
+    answered(nvim, "Hello there.")
+    wait_for_screen(nvim, " Cheap title · test/tools-model")  # the chat keeps its model
+    assert '"model":"test/plain-model"' in server.chat_requests()[-1]["body"]
+
+
+def test_with_titles_off_the_chat_keeps_its_name(
+    launch: Callable[..., Any], project: Path, server: LLMServer
+) -> None:
+    nvim = new_chat_view(launch, project, server, "{ enabled = false }")
+    name = nvim.exec_lua("return require('bb7.chat.view').state.chat.name")
+    server.push(stream(text_chunk("Hello there."), finish()))
+    send(nvim, "Say hello")
+    answered(nvim, "Hello there.")
+    # A title request would have come before the next answer's (and taken its response).
+    server.push(stream(text_chunk("Again."), finish()))
+    send(nvim, "Once more")
+    answered(nvim, "Again.")
+    assert len(server.chat_requests()) == 2
+    wait_for_screen(nvim, f" {name} · test/tools-model")
+
+
 def test_dismissing_the_retry_banner_drops_the_errors(
     view: Any, server: LLMServer, project: Path
 ) -> None:
