@@ -19,16 +19,7 @@ end
 local function wrap(text, width)
   local out = {}
   for _, paragraph in ipairs(vim.split(text, '\n\n', { plain = true })) do
-    local line = ''
-    for word in paragraph:gmatch('%S+') do
-      if line ~= '' and #line + 1 + #word > width then
-        table.insert(out, line)
-        line = word
-      else
-        line = line == '' and word or (line .. ' ' .. word)
-      end
-    end
-    table.insert(out, line)
+    vim.list_extend(out, require('bb7.chat.layout').wrap(paragraph, width))
     table.insert(out, '')
   end
   table.remove(out)

@@ -231,6 +231,15 @@ def test_every_key_has_a_description_shown_by_the_help_popup(editor: Any, seeded
     assert any(re.match(r" X +remove the file", line) for line in popup)
     editor.input("q")
     wait_for(editor, "vim.bo.filetype == 'bb7_files'")
+    # Every pane's popup shows each description whole at 80 columns (it does not wrap).
+    for pane in ("conversation", "input", "files", "chats"):
+        win = editor.exec_lua("return require('bb7.chat.keys').help(...)", pane)
+        width = editor.exec_lua("return vim.api.nvim_win_get_width(...)", win)
+        lines = editor.exec_lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+        for line in lines:
+            assert editor.exec_lua("return vim.api.nvim_strwidth(...)", line) <= width, (pane, line)
+        editor.input("q")
+        wait_for(editor, "vim.bo.filetype ~= 'bb7_help'")
 
 
 def test_the_retry_banner_shows_after_a_failed_edit(editor: Any, seeded: Seeded) -> None:

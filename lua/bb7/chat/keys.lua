@@ -387,7 +387,8 @@ end
 
 local help_ns = vim.api.nvim_create_namespace('bb7_chat_help')
 
---- The `?` popup: the keys of `pane`, then useful native keys.
+--- The `?` popup: the keys of `pane`, then useful native keys. A description wider than the
+--- screen allows goes on below itself (the popup does not wrap).
 ---@param pane string
 ---@return integer win
 function M.help(pane)
@@ -403,21 +404,27 @@ function M.help(pane)
   for _, row in ipairs(rows) do
     width = math.max(width, vim.api.nvim_strwidth(row[1]))
   end
-  local lines = {}
+  -- The float is at most `columns - 4` wide (`layout.float`), with one cell to spare.
+  local layout = require('bb7.chat.layout')
+  local room = vim.o.columns - 5 - width - 3
+  local lines, starts = {}, {}
   for _, row in ipairs(rows) do
     local pad = (' '):rep(width - vim.api.nvim_strwidth(row[1]))
-    table.insert(lines, (' %s%s  %s'):format(row[1], pad, row[2]))
+    table.insert(starts, { #lines, #row[1] })
+    for i, part in ipairs(layout.wrap(row[2], math.max(20, room))) do
+      local lead = i == 1 and (' %s%s  '):format(row[1], pad) or (' '):rep(width + 3)
+      table.insert(lines, lead .. part)
+    end
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  for i = 1, #lines do
-    local mark = { end_col = 1 + #rows[i][1], hl_group = 'BB7HelpKey' }
-    vim.api.nvim_buf_set_extmark(buf, help_ns, i - 1, 1, mark)
+  for _, start in ipairs(starts) do
+    local mark = { end_col = 1 + start[2], hl_group = 'BB7HelpKey' }
+    vim.api.nvim_buf_set_extmark(buf, help_ns, start[1], 1, mark)
   end
   vim.bo[buf].modifiable = false
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].filetype = 'bb7_help'
-  local layout = require('bb7.chat.layout')
   local win = layout.float(buf, {
     title = (' bb7 keys: %s '):format(pane),
     width = math.max(30, layout.longest(lines) + 1),

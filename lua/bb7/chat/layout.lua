@@ -103,6 +103,25 @@ function M.longest(lines)
   return width
 end
 
+--- `text` in lines of at most `width` cells, broken between words (a longer word stays
+--- whole on its own line).
+---@param text string
+---@param width integer
+---@return string[]
+function M.wrap(text, width)
+  local lines, line = {}, ''
+  for word in text:gmatch('%S+') do
+    if line ~= '' and vim.api.nvim_strwidth(line .. ' ' .. word) > width then
+      table.insert(lines, line)
+      line = word
+    else
+      line = line == '' and word or (line .. ' ' .. word)
+    end
+  end
+  table.insert(lines, line)
+  return lines
+end
+
 --- A centred, bordered float over the editor; entered. `opts`: title, width, height.
 ---@param buf integer
 ---@param opts { title: string, width: integer, height: integer, cursorline?: boolean }
