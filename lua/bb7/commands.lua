@@ -82,8 +82,14 @@ end
 
 local function paste(opts)
   local reg = opts.fargs[1]
+  -- Without a clipboard tool (a server over SSH) reading `+` prints "clipboard: No provider",
+  -- a second line that waits for Enter: the unnamed register (a yank in Neovim) then.
+  local clipboard = vim.fn.has('clipboard') == 1
+  if reg and reg:match('^[+*]$') and not clipboard then
+    usage(('register %s needs a clipboard provider (:checkhealth provider)'):format(reg))
+  end
   local text = ''
-  for _, r in ipairs(reg and { reg } or { '+', '"' }) do
+  for _, r in ipairs(reg and { reg } or clipboard and { '+', '"' } or { '"' }) do
     local ok, value = pcall(vim.fn.getreg, r)
     if ok and value ~= '' then
       text = value
@@ -91,7 +97,8 @@ local function paste(opts)
     end
   end
   if text == '' then
-    usage(('register %s is empty: copy the model response first'):format(reg or '+'))
+    local from = reg or (clipboard and '+' or '"')
+    usage(('register %s is empty: copy the model response first'):format(from))
   end
   backend().request('paste', { text = text, buffers = buffers() }, answer)
 end

@@ -159,9 +159,9 @@ def all_fit(nvim: Any) -> None:
         assert "…" not in message, message
 
 
-def on_screen(launch: Callable[..., Any]) -> Any:
+def on_screen(launch: Callable[..., Any], **spawn: Any) -> Any:
     """An editor with a ROWS x COLS screen whose messages are recorded."""
-    nvim = launch()
+    nvim = launch(**spawn)
     nvim.command(f"set lines={ROWS} columns={COLS}")
     nvim.ui_attach(COLS, ROWS, rgb=True)
     nvim.exec_lua(RECORD)
@@ -198,4 +198,22 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
     nvim.command("tabclose")
     said(nvim, "d.py: partly merged; :BB7Diff shows the rest; :w writes them")
+    all_fit(nvim)
+
+
+def test_paste_without_a_clipboard_takes_the_unnamed_register(
+    launch: Callable[..., Any], project: Path
+) -> None:
+    seeded = Seeded(project)
+    seeded.add(seeded.chat("Pasting"), "a.py")
+    seeded.store.close()
+    # As on a server over SSH: no clipboard tool, so no "+" register to read.
+    nvim = on_screen(launch, cmd=("let g:loaded_clipboard_provider = 1",))
+    nvim.exec_lua("require('bb7').setup()")
+    answer = "a.py\n<<<<<<< SEARCH\ntwo = 2\n=======\ntwo = 22\n>>>>>>> REPLACE\n"
+    nvim.funcs.setreg('"', answer)  # yanked in Neovim
+    type_command(nvim, "BB7Paste")
+    said(nvim, "pasted, to review: a.py")
+    type_command(nvim, "BB7Paste +")
+    said(nvim, "register + needs a clipboard provider")
     all_fit(nvim)
