@@ -378,3 +378,21 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     wait_for(editor, "vim.fn.expand('%:t') == 'a.py' and vim.bo.modified")
     assert editor.current.buffer[:] == ["uno = 1", "two = 2", "three = 3"]
     assert not editor.api.get_mode()["blocking"]
+
+
+def test_bb7add_errors_name_the_file_as_the_project_does(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    seeded.chat("Adding")
+    (project / "data.bin").write_bytes(b"\x00\x01" * 50)
+    open_view(editor, "")
+    # Relative, not the absolute path the command sends: what went wrong fits 80 columns.
+    for command, said in [
+        ("BB7Add nosuch.py", "bb7: nosuch.py does not exist; check the path"),
+        ("BB7Add data.bin", "bb7: data.bin is a binary file"),
+    ]:
+        before = len(notifications(editor))
+        type_command(editor, command)
+        wait_for(editor, f"#_G.notifications > {before}")
+        message = notifications(editor)[-1]
+        assert message.startswith(said), message

@@ -27,16 +27,19 @@ def add(h: Held, args: AddArgs) -> Said:
     # What the user sees: unsaved buffer text counts, for a section too.
     path = project_path(h.store, args.path)
     local = buffers.get(path) if isinstance(path, str) else None
-    entry = accept(
-        context.add(
-            h.store,
-            h.chat.id,
-            target,
-            readonly=args.readonly,
-            text=None if local is None else local.text,
-            base=h.session.root,
-        )
+    added = context.add(
+        h.store,
+        h.chat.id,
+        target,
+        readonly=args.readonly,
+        text=None if local is None else local.text,
+        base=h.session.root,
     )
+    if isinstance(added, Problem):
+        # The file as the user named it (relative inside the project), not the absolute path
+        # the editor sends: the message must fit one line of the command area.
+        added = Problem(added.kind, added.message.replace(args.path, h.shown(args.path)))
+    entry = accept(added)
     publish(h, buffers, [entry.path])
     return Said(f"added {entry.label()} to {h.chat.name} ({entry.kind})")
 
