@@ -297,6 +297,9 @@ def test_outside_a_project_bb7chat_opens_a_global_chat_with_a_hint(
     assert notifications(nvim)[-1].startswith("bb7: added "), notifications(nvim)
     wait_for_conversation(nvim, f"{project / 'a.py'}")
     assert any(line.startswith("Context added") for line in conversation(nvim))
+    # The file's directory, too long for the panel, keeps its end and leaves its tokens room.
+    rows = wait_for_screen(nvim, "R    a.py")
+    assert any(re.search(r"│   …\S*/project/ +7$", row) for row in rows), "\n".join(rows)
     assert not (project / ".bb7").exists()  # nothing written into the directory
 
 

@@ -21,12 +21,28 @@ end
 local function backend() return require('bb7.backend') end
 local notify = ui.say
 
+--- `row`'s text cut to leave its token count room in a `width`-cell panel: a directory keeps
+--- its end (`…/project/`: the folders nearest the files), a file its start.
+---@param row table
+---@param width? integer
+---@return string
+local function fit(row, width)
+  local room = width and (width - vim.api.nvim_strwidth(row.tokens) - 1)
+  if not room or vim.api.nvim_strwidth(row.text) <= room then return row.text end
+  if row.path ~= nil then return view.truncate(row.text, room) end
+  local lead = row.text:match('^%s*')
+  local label = row.text:sub(#lead + 1)
+  local keep = math.max(1, room - #lead - 1)
+  return lead .. '…' .. vim.fn.strcharpart(label, vim.fn.strchars(label) - keep)
+end
+
 --- Draws a `Panel` from the host.
 ---@param panel bb7.Panel
 function M.render(panel)
   local buf = view.buf('files')
   H.rows = panel.rows
-  local lines = vim.tbl_map(function(row) return row.text end, panel.rows)
+  local width = view.win('files') and vim.api.nvim_win_get_width(view.win('files'))
+  local lines = vim.tbl_map(function(row) return fit(row, width) end, panel.rows)
   if #lines == 0 then lines = { '   no files yet: :BB7Add adds one' } end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -35,7 +51,7 @@ function M.render(panel)
   for i, row in ipairs(panel.rows) do
     local hl = row.path == nil and 'BB7FilesDir' or status_hl(row.status)
     local first = row.path == nil and #(row.text:match('^%s*')) or 0
-    local last = row.path == nil and #row.text or #(row.status or '')
+    local last = row.path == nil and #lines[i] or #(row.status or '')
     if hl and last > first then
       vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, first, { end_col = last, hl_group = hl })
     end
