@@ -72,7 +72,7 @@ def test_the_answer_streams_in_and_its_reasoning_ends_folded(view: Any, server: 
         stream(
             reasoning_chunk("weigh the options"),
             text_chunk("First half, "),
-            {"sleep": 1.0},
+            {"gate": "second"},
             text_chunk("second half."),
             finish(),
         )
@@ -83,6 +83,7 @@ def test_the_answer_streams_in_and_its_reasoning_ends_folded(view: Any, server: 
     assert not any("second half." in row for row in rows)
     assert any(row.startswith("## You") for row in rows)
     assert any(row.startswith("## Assistant · test/tools-model") for row in rows)
+    server.open_gate("second")
     answered(view, "second half.")
     rows = wait_for_screen(view, "First half, second half.")
     assert any(row.startswith("▸ Reasoning (1 line)") for row in rows)
@@ -230,11 +231,12 @@ def test_each_answer_says_what_it_cost_and_the_bar_sums_the_chat(
 
 
 def test_while_streaming_the_bar_counts_seconds_and_tokens(view: Any, server: LLMServer) -> None:
-    server.push(stream(text_chunk("x" * 400), {"sleep": 1.5}, text_chunk("end."), finish()))
+    server.push(stream(text_chunk("x" * 400), {"gate": "more"}, text_chunk("end."), finish()))
     send(view, "Count")
     rows = wait_for_screen(view, "~100 tok")
     assert any(re.search(r"● streaming \ds · ~100 tok", row) for row in rows), "\n".join(rows)
     wait_for_screen(view, "● streaming 1s")  # the bar ticks without new text
+    server.open_gate("more")
     answered(view, "end.")
 
 
