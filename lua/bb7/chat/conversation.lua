@@ -67,9 +67,8 @@ end
 
 local function at_end(w, count) return w ~= nil and vim.api.nvim_win_get_cursor(w)[1] >= count end
 
---- Replaces the buffer's lines with `lines`, touching only those from the first that differs:
---- the lines above stay as they are under the treesitter highlighter (replacing them all
---- while it redraws made it fail with "Invalid 'end_row': out of range").
+--- Replaces the buffer's lines with `lines`, touching only those from the first that differs
+--- (the lines above keep their place under the treesitter highlighter).
 ---@param b integer
 ---@param lines string[]
 local function patch(b, lines)
@@ -83,9 +82,39 @@ local function patch(b, lines)
     b,
     function() vim.api.nvim_buf_set_lines(b, same, -1, false, vim.list_slice(lines, same + 1)) end
   )
-  -- Parse now, so the highlighter's next redraw works on a tree of these lines.
+end
+
+-- The treesitter highlighter parses as it redraws, but a parse it cannot finish in 3 ms (a
+-- long chat: markdown's injections make each parse scan all of it) it finishes later, drawing
+-- meanwhile from the trees of its last finished parse. Once lines left the end those reach
+-- past it, and Neovim 0.12 fails with "Invalid 'end_row': out of range" and a hit-enter prompt.
+
+--- Drops what the highlighter would draw `b` from until its next finished parse (which makes
+--- it again): after lines left the end, a window shows no treesitter colours for that while.
+---@param b integer
+local function forget(b)
   local highlighter = vim.treesitter.highlighter.active[b]
-  if highlighter then pcall(function() highlighter.tree:parse() end) end
+  -- Private to the highlighter (0.11, 0.12): its states per window, made on each redraw whose
+  -- parse finished.
+  local states = highlighter and highlighter._highlight_states
+  if type(states) ~= 'table' then return end
+  for _, w in ipairs(vim.fn.win_findbuf(b)) do
+    states[w] = nil
+  end
+end
+
+--- Readies the highlighter for the lines of `b` as they are now: the lines each window shows
+--- are parsed (so its next redraw needs no more), and what it drew from is dropped.
+---@param b integer
+local function settle(b)
+  local highlighter = vim.treesitter.highlighter.active[b]
+  if not highlighter then return end
+  for _, w in ipairs(vim.fn.win_findbuf(b)) do
+    local top = vim.fn.line('w0', w) - 1
+    local bottom = math.max(vim.fn.line('w$', w), top + vim.api.nvim_win_get_height(w)) + 1
+    pcall(highlighter.tree.parse, highlighter.tree, { top, bottom })
+  end
+  forget(b)
 end
 
 ---@param rendered bb7.Rendered
@@ -127,6 +156,7 @@ function M.render(rendered)
       vim.api.nvim_win_call(w, function() vim.fn.winrestview(saved) end)
     end
   end
+  settle(b)
 end
 
 --- Folds the reasoning and long notes again (a window showing the buffer anew has none).
@@ -198,6 +228,7 @@ local function clear_status()
   local count = line_count(b)
   vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
   edit(b, function() vim.api.nvim_buf_set_lines(b, count - live.status_lines, count, false, {}) end)
+  forget(b)
   live.status_lines = 0
   local last = vim.api.nvim_buf_get_lines(b, -2, -1, false)[1] or ''
   live.tail = #last
