@@ -13,7 +13,10 @@ function M.setup(opts)
   config.current, config.unknown = merged, unknown
   if #unknown > 0 then
     require('bb7.log').notify(
-      ('unknown option(s) ignored: %s (see :help bb7-config)'):format(table.concat(unknown, ', ')),
+      ('unknown option%s ignored: %s (see :help bb7-config)'):format(
+        #unknown == 1 and '' or 's',
+        table.concat(unknown, ', ')
+      ),
       'warn'
     )
   end

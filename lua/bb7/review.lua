@@ -39,6 +39,16 @@ local function rows(hunk)
   return row, row
 end
 
+--- Lines added above the first line are virtual lines above it, which a window shows only
+--- when scrolled up to them (`topfill`): on the first line, scroll them into view.
+---@param buf integer
+---@param hunk bb7.ReviewHunk?
+local function reveal_top(buf, hunk)
+  if not hunk or hunk.start ~= 0 or hunk.removed ~= 0 or #hunk.added == 0 then return end
+  if vim.api.nvim_get_current_buf() ~= buf or vim.api.nvim_win_get_cursor(0)[1] ~= 1 then return end
+  vim.fn.winrestview({ topline = 1, topfill = #hunk.added })
+end
+
 --- Draws `hunks` over `buf` (clearing what was drawn before).
 ---@param buf integer
 ---@param hunks bb7.ReviewHunk[]
@@ -196,7 +206,10 @@ function M.show(buf, reply)
   session.tick = vim.api.nvim_buf_get_changedtick(buf)
   M.draw(buf, reply.hunks)
   if type(reply.message) == 'string' then return notify(reply.message) end
-  if first then notify(message(reply.path, M.hint(#reply.hunks))) end
+  if first then
+    reveal_top(buf, reply.hunks[1])
+    notify(message(reply.path, M.hint(#reply.hunks)))
+  end
 end
 
 local function text(buf) return { require('bb7.buffer').text(buf) } end
@@ -272,6 +285,7 @@ function M.jump(buf, direction)
     end
   end
   vim.api.nvim_win_set_cursor(0, { target + 1, 0 })
+  reveal_top(buf, session.hunks[1])
 end
 
 ---@param buf integer

@@ -45,3 +45,14 @@ class Seeded:
         bases = edit_bases(self.store, chat_id)
         recorded = record_outputs(self.store, chat_id, {path: text}, bases=bases)
         assert not isinstance(recorded, Problem), recorded
+
+
+def chat_with_code(root: Path, name: str, exchanges: int = 3) -> None:
+    """A project whose active chat `name` has `exchanges` answers, each with reasoning and a
+    fenced Lua block (what the treesitter highlighter draws); the store is closed."""
+    seeded = Seeded(root)
+    chat = seeded.chat(name)
+    for i in range(exchanges):
+        seeded.ask(chat, f"question {i}")
+        seeded.answer(chat, f"answer {i}\n\n```lua\nlocal x = {i}\n```\n", reasoning="hm\nyes")
+    seeded.store.close()

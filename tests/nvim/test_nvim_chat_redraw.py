@@ -9,8 +9,9 @@ and later) it finishes later, drawing meanwhile from the trees of its last finis
 long chat every parse takes longer (markdown's combined injections scan the whole buffer); when
 lines left the end, those trees reach past it, and Neovim 0.12 refuses the highlight (0.11.4
 cuts it to the line drawn). So the chat here is long, ends inside a code block, and the streamed
-answer is highlighted in full before lines leave. Without the fix in `conversation.lua` (the
-shown lines parsed, the highlighter's stale states dropped) this fails on 0.12."""
+answer is highlighted in full before lines leave. Without `fresh_highlights` in
+`conversation.lua` (a parse, the highlighter's kept states dropped) this fails on 0.12;
+`test_nvim_chat_highlighter.py` forces a parse in flight instead, in a short chat."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from chat_state import Seeded
 from chat_view_helpers import COLS, QUIET_NOTIFY, ROWS, open_view
 from editor import messages, notifications
 
-ROUNDS = 9
+ROUNDS = 6
 EXCHANGES = 120  # ~2,400 lines: a parse takes the highlighter more than its 3 ms
 ANSWER = """answer {i}, with `code` and a [link](https://example.com/{i}):
 

@@ -185,3 +185,16 @@ def test_the_files_panel_key_opens_the_file_in_review(ready: Any, project: Path)
     wait_for(ready, "require('bb7.review').active(0)")
     assert ready.current.buffer.name == str(project / "a.py")
     assert ready.current.buffer[:] == A
+
+
+def test_lines_added_above_the_first_line_are_scrolled_into_view(ready: Any, project: Path) -> None:
+    pending(ready, project, ("a.py", "one = 1", "zero = 0\none = 1"))
+    type_keys(ready, "gg")
+    review(ready)
+    wait_for(ready, "vim.fn.winsaveview().topfill == 1")
+    rows = screen(ready)
+    assert rows[0] == "    zero = 0", rows  # the virtual line above line 1, on screen
+    assert rows[1].endswith("one = 1 bb7 hunk 1/1"), rows
+    type_keys(ready, "G]h")
+    assert ready.exec_lua("return vim.fn.winsaveview().topfill") == 1
+    assert screen(ready)[0] == "    zero = 0"

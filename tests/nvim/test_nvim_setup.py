@@ -117,7 +117,7 @@ def test_setup_starts_no_process(launch: Any) -> None:
 def test_unknown_options_are_named_in_a_warning(launch: Any) -> None:
     nvim = launch()
     assert nvim.exec_lua(SETUP, {"provider": {"modle": "x"}, "colour": 1}) == [True]
-    assert "bb7: unknown option(s) ignored: colour, provider.modle" in messages(nvim)
+    assert "bb7: unknown options ignored: colour, provider.modle" in messages(nvim)
 
 
 def test_highlight_groups_are_defaults_that_come_back_after_a_colorscheme(launch: Any) -> None:

@@ -154,6 +154,7 @@ def test_update_refuses_when_the_pending_output_overlaps_local_edits(project: Pr
     project.write("a.py", "a\nX\nc\n")
     refused = context.update(project.store, project.chat_id, Target("a.py"))
     assert isinstance(refused, Problem) and refused.kind == "conflict"
+    assert "change the same lines (1 region)" in refused.message
     assert project.status("a.py") == "~M"
 
 

@@ -144,15 +144,3 @@ def test_statuses_of_some_paths_leave_the_others_out(project: Project) -> None:
     project.model_writes("c.txt", "new\n")
     rows = file_statuses(project.store, project.chat_id, paths={"b.txt", "c.txt"})
     assert [(r.path, r.status) for r in rows] == [("b.txt", ""), ("c.txt", "A")]
-
-
-def test_pending_lines_are_the_local_lines_the_output_changes(project: Project) -> None:
-    from bb7.state.status import pending_lines
-
-    project.write("f.txt", ORIGINAL)
-    OPS["add"](project)
-    assert pending_lines(project.store, project.chat_id, "f.txt") == []
-    project.model_writes("f.txt", "one\nTWO\nthree\n")
-    assert pending_lines(project.store, project.chat_id, "f.txt") == [2]
-    buffer = {"f.txt": LocalText("zero\none\ntwo\nthree\n", 3)}
-    assert pending_lines(project.store, project.chat_id, "f.txt", buffer) == [1, 3]

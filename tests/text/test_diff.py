@@ -3,7 +3,7 @@ change touches (signs in the editor)."""
 
 from __future__ import annotations
 
-from bb7.text.diff import colorize, line_counts, touched_lines, unified_diff
+from bb7.text.diff import colorize, line_counts, unified_diff
 
 
 def test_a_modified_file_diff_has_git_style_headers() -> None:
@@ -27,19 +27,3 @@ def test_colour_marks_additions_removals_and_hunks() -> None:
     coloured = colorize(unified_diff("a", "x\n", "y\n"))
     assert "\x1b[31m-x\x1b[0m\n" in coloured and "\x1b[32m+y\x1b[0m\n" in coloured
     assert "\x1b[36m@@ -1 +1 @@\x1b[0m\n" in coloured
-
-
-def test_touched_lines_are_the_changed_and_deleted_lines_of_the_old_text() -> None:
-    before = "a\nb\nc\nd\ne\n"
-    assert touched_lines(before, "a\nB\nc\ne\n") == [2, 4]
-
-
-def test_an_insertion_marks_the_line_it_follows_or_line_one() -> None:
-    assert touched_lines("a\nb\n", "a\nnew\nb\n") == [1]
-    assert touched_lines("a\nb\n", "top\na\nb\n") == [1]
-    assert touched_lines("a\nb\n", "a\nb\nend\n") == [2]
-    assert touched_lines(None, "new file\n") == [1]
-
-
-def test_line_endings_alone_touch_nothing() -> None:
-    assert touched_lines("a\r\nb\r\n", "a\nb\n") == []

@@ -67,8 +67,31 @@ end
 
 local function at_end(w, count) return w ~= nil and vim.api.nvim_win_get_cursor(w)[1] >= count end
 
---- Replaces the buffer's lines with `lines`, touching only those from the first that differs
---- (the lines above keep their place under the treesitter highlighter).
+--- Makes the treesitter highlighter draw the next frame from trees of the buffer as it is now.
+--- While a parse is in flight (a slow or loaded machine) the highlighter keeps drawing the
+--- highlights of the trees it had, and after lines were removed those reach past the end:
+--- "Invalid 'end_row': out of range", with a hit-enter prompt. So: drop what the highlighter
+--- kept for its windows (Neovim 0.11 and 0.12 keep it in `parsing` and `_highlight_states`;
+--- left alone when a version names them otherwise), so its next redraw starts from the new
+--- trees. `parse` parses them all first, injections too (tens of ms for thousands of lines:
+--- once per finished answer, not per streamed line), so that redraw needs no parse.
+---@param b integer
+---@param parse boolean
+local function fresh_highlights(b, parse)
+  local highlighter = vim.treesitter.highlighter.active[b]
+  if not highlighter then return end
+  if parse then pcall(function() highlighter.tree:parse(true) end) end
+  for _, kept in ipairs({ highlighter.parsing, highlighter._highlight_states }) do
+    if type(kept) == 'table' then
+      for w in pairs(kept) do
+        kept[w] = nil
+      end
+    end
+  end
+end
+
+--- Replaces the buffer's lines with `lines`, touching only those from the first that differs:
+--- the lines above keep their highlights and folds.
 ---@param b integer
 ---@param lines string[]
 local function patch(b, lines)
@@ -82,39 +105,7 @@ local function patch(b, lines)
     b,
     function() vim.api.nvim_buf_set_lines(b, same, -1, false, vim.list_slice(lines, same + 1)) end
   )
-end
-
--- The treesitter highlighter parses as it redraws, but a parse it cannot finish in 3 ms (a
--- long chat: markdown's injections make each parse scan all of it) it finishes later, drawing
--- meanwhile from the trees of its last finished parse. Once lines left the end those reach
--- past it, and Neovim 0.12 fails with "Invalid 'end_row': out of range" and a hit-enter prompt.
-
---- Drops what the highlighter would draw `b` from until its next finished parse (which makes
---- it again): after lines left the end, a window shows no treesitter colours for that while.
----@param b integer
-local function forget(b)
-  local highlighter = vim.treesitter.highlighter.active[b]
-  -- Private to the highlighter (0.11, 0.12): its states per window, made on each redraw whose
-  -- parse finished.
-  local states = highlighter and highlighter._highlight_states
-  if type(states) ~= 'table' then return end
-  for _, w in ipairs(vim.fn.win_findbuf(b)) do
-    states[w] = nil
-  end
-end
-
---- Readies the highlighter for the lines of `b` as they are now: the lines each window shows
---- are parsed (so its next redraw needs no more), and what it drew from is dropped.
----@param b integer
-local function settle(b)
-  local highlighter = vim.treesitter.highlighter.active[b]
-  if not highlighter then return end
-  for _, w in ipairs(vim.fn.win_findbuf(b)) do
-    local top = vim.fn.line('w0', w) - 1
-    local bottom = math.max(vim.fn.line('w$', w), top + vim.api.nvim_win_get_height(w)) + 1
-    pcall(highlighter.tree.parse, highlighter.tree, { top, bottom })
-  end
-  forget(b)
+  fresh_highlights(b, true)
 end
 
 ---@param rendered bb7.Rendered
@@ -156,7 +147,6 @@ function M.render(rendered)
       vim.api.nvim_win_call(w, function() vim.fn.winrestview(saved) end)
     end
   end
-  settle(b)
 end
 
 --- Folds the reasoning and long notes again (a window showing the buffer anew has none).
@@ -228,7 +218,7 @@ local function clear_status()
   local count = line_count(b)
   vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
   edit(b, function() vim.api.nvim_buf_set_lines(b, count - live.status_lines, count, false, {}) end)
-  forget(b)
+  fresh_highlights(b, false)
   live.status_lines = 0
   local last = vim.api.nvim_buf_get_lines(b, -2, -1, false)[1] or ''
   live.tail = #last

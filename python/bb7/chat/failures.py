@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bb7.formats.apply import ApplyError
+from bb7.text.words import plural
 
 CLOSEST_LINES = 3  # of the nearly matching region, shown under the error
 
@@ -20,11 +21,6 @@ KIND_TEXT = {
     "ambiguous": "ambiguous: the text to replace matches more than one place",
     "invalid": "invalid edit",
 }
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 problem`, `2 problems`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def error_lines(error: ApplyError) -> list[str]:

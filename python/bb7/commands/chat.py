@@ -25,6 +25,7 @@ from bb7.llm.presets import PRESETS
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
+from bb7.text.words import plural
 
 EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
 
@@ -191,7 +192,8 @@ class _Printer:
             elif isinstance(event, ev.Retrying):
                 self._note(f"retrying in {event.delay:.1f} s: {event.reason}")
             elif isinstance(event, ev.Repairing):
-                self._note(f"{len(event.errors)} change(s) failed; asking the model to repair them")
+                failed = plural(len(event.errors), "change")
+                self._note(f"{failed} failed; asking the model to repair them")
             elif isinstance(event, ev.TitleChanged):
                 self._note(f"chat named {event.title!r}")
 

@@ -9,6 +9,7 @@ from bb7.commands.session import Failure, active_chat, add_root_option, check, r
 from bb7.state import context
 from bb7.state.context import parse_target
 from bb7.state.records import Problem
+from bb7.text.words import plural
 
 
 def register(subparsers: Any) -> None:
@@ -76,7 +77,7 @@ def run_update(args: argparse.Namespace) -> int:
                 else:
                     print(f"updated {got.label()} ({got.file_id})")
             if failed:
-                raise Failure(f"{failed} file(s) could not be updated")
+                raise Failure(f"{plural(failed, 'file')} could not be updated")
             return 0
         for path in args.paths:
             entry = check(context.update(store, chat.id, parse_target(path), base=ws.root))

@@ -21,6 +21,7 @@ from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.store import Store
+from bb7.text.words import plural
 
 LOCAL_MARKER = "<<<<<<< local"
 SEPARATOR = "======="
@@ -334,8 +335,8 @@ def rebase_output(
         return Problem(
             "conflict",
             f"{output.path}: the pending output and your local edits change the same lines "
-            f"({merged.conflicts} region(s)); merge them first (bb7 output diff / :BB7Diff) "
-            "or discard the output",
+            f"({plural(merged.conflicts, 'region')}); merge them first (bb7 output diff / "
+            ":BB7Diff) or discard the output",
         )
     if same_text(merged.text, new_base):
         store.delete_output(chat_id, output.path)

@@ -25,7 +25,6 @@ import msgspec
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
 from bb7.state.records import SECTION, WRITABLE, EntryKind
 from bb7.state.store import Store
-from bb7.text.diff import touched_lines
 from bb7.text.tokens import estimate_tokens
 
 Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
@@ -147,17 +146,3 @@ def file_statuses(
         )
     rows.sort(key=lambda r: (r.path, r.start_line))
     return rows
-
-
-def pending_lines(
-    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
-) -> list[int]:
-    """1-based lines of the local text that the pending output of `path` would change (the
-    editor marks them); none without an output or a local file."""
-    output = store.output(chat_id, path)
-    if output is None:
-        return []
-    local = text_of(read_local(store, path, buffers))
-    if local is None:
-        return []
-    return touched_lines(local, store.blob(output.blob))

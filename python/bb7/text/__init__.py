@@ -1,2 +1,3 @@
-"""Plain-text helpers every layer shares: the one line splitter (`lines`), unified diffs (`diff`)
-and the token estimate with its display form (`tokens`). Pure functions, no I/O."""
+"""Plain-text helpers every layer shares: the one line splitter (`lines`), unified diffs (`diff`),
+the token estimate with its display form (`tokens`) and counted nouns (`words`). Pure functions,
+no I/O."""

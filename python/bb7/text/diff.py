@@ -54,23 +54,6 @@ def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
     return added, removed
 
 
-def touched_lines(before: str | None, after: str | None) -> list[int]:
-    """1-based lines of `before` that going to `after` changes or deletes; an insertion marks
-    the line it follows (line 1 when it comes first). Line endings alone are no change."""
-    import difflib
-
-    old = [line.rstrip("\r") for line in split_lines(before or "")]
-    new = [line.rstrip("\r") for line in split_lines(after or "")]
-    touched: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag == "insert":
-            touched.add(max(i1, 1))
-        elif tag != "equal":
-            touched.update(range(i1 + 1, i2 + 1))
-    return sorted(line for line in touched if line <= max(len(old), 1))
-
-
 def colorize(diff: str) -> str:
     """`diff` with ANSI colours: additions green, removals red, hunk headers cyan."""
     out: list[str] = []
