@@ -27,6 +27,8 @@ string, sent whole) or `events`, a list of steps streamed in order:
                                                          seconds or until the client hangs up
   {"drop": true}       cut the connection mid-stream     {"clock": true}    a text chunk whose
                                                          text is the server's time.monotonic()
+  {"gate": "name"}     send nothing until the test calls `server.open_gate("name")` (at most
+                       30 s): a pause the test ends, however slow the machine
   {"repeat": step, "every": s}   send `step` every s seconds until the client hangs up (a
                                  provider that sends keep-alives, or text, forever)
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
@@ -199,6 +201,7 @@ class LLMServer:
         self._requests: list[ReceivedRequest] = []
         self._disconnects: list[float] = []
         self._disconnected = threading.Condition(self._lock)
+        self._gates: dict[str, threading.Event] = {}
         self._httpd = _HTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
@@ -229,6 +232,14 @@ class LLMServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _gate(self, name: str) -> threading.Event:
+        with self._lock:
+            return self._gates.setdefault(name, threading.Event())
+
+    def open_gate(self, name: str) -> None:
+        """Lets a stream waiting at `{"gate": name}` go on (or one that gets there later)."""
+        self._gate(name).set()
 
     def push(self, *responses: dict[str, Any]) -> None:
         with self._lock:
@@ -381,6 +392,8 @@ class _Handler(BaseHTTPRequestHandler):
         for step in response["events"]:
             if "sleep" in step:
                 time.sleep(step["sleep"])
+            elif "gate" in step:
+                self.server.owner._gate(step["gate"]).wait(30)
             elif "stall" in step:
                 if self._hung_up_within(step["stall"]):
                     self.server.owner._note_disconnect()

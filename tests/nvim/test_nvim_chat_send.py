@@ -72,7 +72,7 @@ def test_the_answer_streams_in_and_its_reasoning_ends_folded(view: Any, server: 
         stream(
             reasoning_chunk("weigh the options"),
             text_chunk("First half, "),
-            {"sleep": 1.0},
+            {"gate": "second"},
             text_chunk("second half."),
             finish(),
         )
@@ -83,6 +83,7 @@ def test_the_answer_streams_in_and_its_reasoning_ends_folded(view: Any, server: 
     assert not any("second half." in row for row in rows)
     assert any(row.startswith("## You") for row in rows)
     assert any(row.startswith("## Assistant · test/tools-model") for row in rows)
+    server.open_gate("second")
     answered(view, "second half.")
     rows = wait_for_screen(view, "First half, second half.")
     assert any(row.startswith("▸ Reasoning (1 line)") for row in rows)
@@ -237,13 +238,14 @@ def streamed_seconds(rows: list[str]) -> int:
 
 
 def test_while_streaming_the_bar_counts_seconds_and_tokens(view: Any, server: LLMServer) -> None:
-    # The provider goes quiet after the text (until the cancel): the bar ticks on without it.
-    server.push(stream(text_chunk("x" * 400), {"stall": 30}))
+    # The provider goes quiet after the text (until the test opens the gate): the bar ticks
+    # on without it, from whatever second it showed first.
+    server.push(stream(text_chunk("x" * 400), {"gate": "more"}, text_chunk("end."), finish()))
     send(view, "Count")
     first = streamed_seconds(wait_for_screen(view, "~100 tok"))
     wait_for_screen(view, f"● streaming {first + 1}s · ~100 tok")
-    view.input("<C-c>")
-    answered(view, "cancelled")
+    server.open_gate("more")
+    answered(view, "end.")
 
 
 def test_the_retry_wait_shows_while_the_provider_backs_off(view: Any, server: LLMServer) -> None:
