@@ -5,6 +5,7 @@ the editor never waits for Enter."""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -216,4 +217,25 @@ def test_paste_without_a_clipboard_takes_the_unnamed_register(
     said(nvim, "pasted, to review: a.py")
     type_command(nvim, "BB7Paste +")
     said(nvim, "register + needs a clipboard provider")
+    all_fit(nvim)
+
+
+def test_a_send_that_cannot_list_the_models_says_so_in_one_whole_line(
+    launch: Callable[..., Any], project: Path
+) -> None:
+    seeded = Seeded(project)
+    seeded.chat("Offline")
+    seeded.store.close()
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    nvim = on_screen(launch)
+    nvim.exec_lua(
+        "require('bb7').setup({ provider = { base_url = ..., retries = 0 } })",
+        url,
+    )
+    open_view(nvim, "")
+    send(nvim, "Anyone there?")
+    answered(nvim, "The request failed")  # why, in the conversation
+    said(nvim, "no models list: tool support and context size unknown")
     all_fit(nvim)

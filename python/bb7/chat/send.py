@@ -452,10 +452,10 @@ class _Send:
         models = load_models(client, Path(self.config.models_cache))
         if isinstance(models, HttpProblem):
             self._emit(
+                # The point first, in one short line (an editor shows only that); then why.
                 ev.Notice(
                     "models",
-                    f"The models list is unavailable ({models.message}); tool support and "
-                    "context length are unknown.",
+                    "no models list: tool support and context size unknown\n" + models.message,
                 )
             )
             return None

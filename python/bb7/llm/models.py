@@ -185,9 +185,7 @@ def load_models(
         if cached is None:
             return models
         age_h = (current - cached.fetched_at) / 3600
-        warning = (
-            f"Could not refresh the models list ({models.message}); using one {age_h:.0f} h old."
-        )
+        warning = f"models list {age_h:.0f} h old: refreshing it failed\n{models.message}"
         return ModelList(cached.models, cached.fetched_at, from_cache=True, warning=warning)
     # A read-only cache dir costs a refetch next time, nothing else.
     with contextlib.suppress(OSError):
