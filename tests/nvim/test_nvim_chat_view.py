@@ -5,6 +5,7 @@ drafts, help, the retry banner, 80 columns and `layout = 'split'`."""
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -320,8 +321,14 @@ def test_the_chat_list_moves_a_chat_between_the_project_and_the_global_chats(
     assert seeded.store.chat(chat) is not None
 
 
-def test_the_picker_and_at_completion_add_project_files(editor: Any, seeded: Seeded) -> None:
+def test_the_picker_and_at_completion_add_project_files(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
     seeded.chat("Picking")
+    # A git repository where only b.py is tracked: it comes first.
+    (project / "notes.txt").write_text("todo\n")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "add", "b.py"], check=True)
     open_view(editor, "")
     focus(editor, "conversation")
     pick_with(editor, "b.py")
@@ -329,7 +336,7 @@ def test_the_picker_and_at_completion_add_project_files(editor: Any, seeded: See
     wait_for_conversation(editor, "Context added: b.py")
     assert editor.exec_lua("return _G.offered") == {
         "prompt": "bb7: add to the chat",
-        "items": ["a.py", "b.py"],
+        "items": ["b.py", "a.py", "notes.txt"],
     }
     assert files_panel(editor) == ["   b.py"]
     focus(editor, "input")
@@ -339,9 +346,10 @@ def test_the_picker_and_at_completion_add_project_files(editor: Any, seeded: See
     while editor.funcs.pumvisible() != 1:
         assert time.monotonic() < deadline, "no completion menu"
         time.sleep(0.02)
-    if editor.exec_lua("return vim.fn.complete_info({ 'selected' }).selected") == -1:
-        editor.input("<C-n>")  # 'completeopt' without a preselected match
-    editor.input("<C-y>")  # the first match: a.py
+    info = editor.exec_lua("return vim.fn.complete_info({ 'selected', 'items' })")
+    assert [item["word"] for item in info["items"]] == ["b.py", "a.py", "notes.txt"]
+    # The second match, a.py (the first may be preselected, by 'completeopt').
+    editor.input("<C-n>" * (1 - info["selected"]) + "<C-y>")
     wait_for_conversation(editor, "Context added: a.py")
     assert editor.current.buffer[:] == ["look at @a.py"]
 
