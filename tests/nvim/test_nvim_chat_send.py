@@ -278,6 +278,21 @@ def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: L
     ) == [""]
 
 
+def test_resend_after_a_cancel_replaces_the_partial_answer(view: Any, server: LLMServer) -> None:
+    server.push(stream(text_chunk("Half an ans"), {"stall": 30}))
+    send(view, "Tell me all")
+    wait_for_screen(view, "Half an ans")
+    view.input("<C-c>")
+    answered(view, "cancelled")
+    server.push(stream(text_chunk("The whole answer."), finish()))
+    focus(view, "conversation")
+    view.input("gr")
+    answered(view, "The whole answer.")
+    rows = wait_for_screen(view, "The whole answer.")
+    assert not any("Half an ans" in row or "cancelled" in row for row in rows)
+    assert conversation(view).count("Tell me all") == 1
+
+
 def test_a_new_chat_is_named_after_its_first_exchange(
     launch: Callable[..., Any], project: Path, server: LLMServer
 ) -> None:
