@@ -152,6 +152,20 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     assert files_panel(view) == ["M  a.py"]
 
 
+def test_many_failed_edits_fold_under_their_first_line(view: Any, server: LLMServer) -> None:
+    bad = edits(*[("a.py", A_ID, f"no such line {i}", "x") for i in range(6)])
+    server.push(stream(text_chunk("Here."), *tool_call("edit_file", bad), finish()))
+    send(view, "Change a lot")
+    answered(view, "failed to apply")
+    rows = wait_for_screen(view, "more lines (za shows them)")  # each edit, its closest lines
+    assert any("(6 problems); no file was changed." in row for row in rows), "\n".join(rows)
+    assert not any("• a.py, edit" in row for row in rows)
+    line = next(i for i, text in enumerate(conversation(view), 1) if text.startswith("• a.py"))
+    focus(view, "conversation", line)
+    view.input("za")
+    wait_for_screen(view, "• a.py, edit 1: not found: the text to replace")
+
+
 def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> None:
     server.push(stream(text_chunk("Let me think about"), {"stall": 30}))
     send(view, "Take your time")
