@@ -259,6 +259,7 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     seeded.add(chat, "a.py")
     seeded.ask(chat, "word " * 40)
     seeded.answer(chat, "done", usage=Usage(prompt_tokens=1234, completion_tokens=56, cost=0.0031))
+    seeded.store.update_chat(chat, retry_context="the edit of a.py did not match")
     editor.command("edit a.py")
     editor.exec_lua("require('bb7').setup({ layout = ... })", layout)
     rows = open_view(editor, "done")
@@ -268,6 +269,14 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     assert any(re.search(r"   a\.py +7$", row) for row in rows), text
     tabs = editor.exec_lua("return #vim.api.nvim_list_tabpages()")
     assert tabs == (2 if layout == "tab" else 1)
+    # The retry note stays whole on the input's bar; the files panel shows its file.
+    assert any(
+        row.endswith("│ ⚠ next send repairs edits · gR drop")
+        or row == " ⚠ next send repairs edits · gR drop"
+        for row in rows
+    ), text
+    files_height = "vim.api.nvim_win_get_height(require('bb7.chat').win('files'))"
+    assert editor.exec_lua(f"return {files_height}") >= 4
     # The bar keeps the chat's totals; the name gives way first, and nothing is cut by
     # Neovim at the bar's start ("<").
     bar = rows[0].split("│")[-1] if layout == "split" else rows[1].split("│")[0]
