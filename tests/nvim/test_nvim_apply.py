@@ -111,7 +111,7 @@ def test_apply_bang_overwrites_local_changes_and_undo_apply_brings_them_back(
     assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3"]
     wait_for_status(ready, project / "a.py", "")
     said = run(ready, "BB7UndoApply")
-    assert said == "bb7: restored a.py as before the last apply; its change is pending again"
+    assert said == "bb7: undid the apply of a.py; its change is pending again"
     assert ready.current.buffer[:] == ["one = 1", "two = 2", "three = 3 # mine"]
     assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3 # mine\n"
     wait_for_status(ready, project / "a.py", "~M")

@@ -114,6 +114,9 @@ def test_a_whole_session_never_stops_at_press_enter(
     type_command(nvim, "BB7ApplyAll")
     said(nvim, "applied 1 of 2 pending changes; skipped a.py (~M)")
     assert (project / "b.py").read_text() == "print('bee')\n"
+    type_command(nvim, "BB7UndoApply b.py")  # the real undo of an apply
+    said(nvim, "undid the apply of b.py; its change is pending again")
+    assert (project / "b.py").read_text() == B_TEXT
 
     # 5. Discard a.py's change from the files panel (a confirm through vim.ui.select).
     wait_for_conversation(nvim, "Applied: b.py")

@@ -138,7 +138,7 @@ def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
     assert "--" not in said  # editor actions, never the CLI's flags
     assert ready.current.buffer[:] == ["one = 1", "two = 22", "three = 3 # later"]
     said = run(ready, "BB7UndoApply!")
-    assert said == "bb7: restored a.py as before the last apply; its change is pending again"
+    assert said == "bb7: undid the apply of a.py; its change is pending again"
     assert ready.current.buffer[:] == A
     wait_for_status(ready, project / "a.py", "M")
 

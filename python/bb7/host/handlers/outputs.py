@@ -113,7 +113,7 @@ def undo_apply(h: Held, args: ApplyArgs) -> Said:
             write=h.writer(buffers),
         )
     done = _in_editor_terms(h, args.path, done, UNDO_REFUSALS)
-    return Said(f"restored {done.path} as before the last apply; its change is pending again")
+    return Said(f"undid the apply of {done.path}; its change is pending again")
 
 
 def diff(r: Reading, args: PathArgs) -> DiffView:
