@@ -416,3 +416,20 @@ def test_bb7add_errors_name_the_file_as_the_project_does(
         wait_for(editor, f"#_G.notifications > {before}")
         message = notifications(editor)[-1]
         assert message.startswith(said), message
+
+
+def test_a_fork_says_in_one_whole_line_that_a_file_changed_since(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    chat = seeded.chat("Stale")
+    seeded.add(chat, "a.py")
+    seeded.ask(chat, "first question")
+    seeded.answer(chat, "first answer")
+    (project / "a.py").write_text("one = 111\n")
+    open_view(editor, "first answer")
+    focus(editor, "conversation", conversation(editor).index("first question"))
+    editor.input("gF")
+    wait_for_conversation(editor, "Changed since this message was sent: a.py")
+    wait_for(editor, "vim.iter(_G.notifications):any(function(n) return n.msg:find('a.py') end)")
+    (said,) = [n for n in notifications(editor) if "a.py" in n]
+    assert said == "bb7: a.py: modified since that message; the chat has it as it was"

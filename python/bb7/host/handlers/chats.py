@@ -125,9 +125,9 @@ def _restore(
     return ChatRestored(
         chat_id=restored.chat.id,
         draft=restored.draft,
+        # One short line each (the conversation shows the warning too).
         warnings=[
-            f"{w.path} was {w.issue} since that message was sent; the chat has the file as it "
-            "was then"
+            f"{w.path}: {w.issue} since that message; the chat has it as it was"
             for w in restored.warnings
         ],
     )
