@@ -20,8 +20,10 @@ from llm_server import LLMServer, finish, reasoning_chunk, stream, text_chunk
 REQUEST = ChatRequest(model="test/model", messages=[Message("user", "hello")])
 KEEP_ALIVES_FOREVER = {"repeat": {"comment": "OPENROUTER PROCESSING"}, "every": 0.02}
 TEXT_FOREVER = {"repeat": text_chunk("more "), "every": 0.02}
-# The slack a loaded 2-core machine needs between a limit firing and the terminal event.
-SLACK = 0.5
+# How late the terminal event may come after its limit fired: generous, for a CI machine busy
+# with four test workers (0.5 s was missed once). Which limit fired is told by the message; the
+# bound only tells a limit from a stream that never ends.
+SLACK = 3.0
 
 
 @pytest.fixture
