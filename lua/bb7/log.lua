@@ -31,17 +31,22 @@ local function open()
   return H.file
 end
 
+---@param level bb7.LogLevel
+---@param text string
+local function append(level, text)
+  local file = open()
+  if not file then return end
+  file:write(('%s [lua] %s %s\n'):format(os.date('%Y-%m-%d %H:%M:%S'), level:upper(), text))
+  file:flush()
+end
+
 --- Appends a line to the log if `level` is enabled; `fmt` is formatted with the rest.
 ---@param level bb7.LogLevel
 ---@param fmt string
 ---@param ... any
 function M.write(level, fmt, ...)
   if LEVELS[level] > LEVELS[M.level()] then return end
-  local file = open()
-  if not file then return end
-  local text = select('#', ...) > 0 and fmt:format(...) or fmt
-  file:write(('%s [lua] %s %s\n'):format(os.date('%Y-%m-%d %H:%M:%S'), level:upper(), text))
-  file:flush()
+  append(level, select('#', ...) > 0 and fmt:format(...) or fmt)
 end
 
 ---@param fmt string
@@ -87,8 +92,9 @@ end
 function M.notify(message, level)
   level = level or 'info'
   local line, cut = M.one_line(message)
-  if cut and LEVELS[level] > LEVELS[M.level()] then
-    M.write('error', '(%s, in full) %s', level, message)
+  -- A cut message promises the rest in :BB7Log: it is written whatever the level (unless off).
+  if cut and M.level() ~= 'off' then
+    append(level, message)
   else
     M.write(level, '%s', message)
   end

@@ -109,3 +109,18 @@ def test_log_opens_the_log_file_in_a_tab(nvim: Any) -> None:
     wait_for(nvim, "vim.fn.tabpagenr('$') == 2")
     assert nvim.current.buffer.name.endswith("nvim/bb7.log")
     assert any("host ready" in line for line in nvim.current.buffer[:])
+
+
+def test_a_cut_message_is_logged_whole_at_its_own_level(nvim: Any) -> None:
+    nvim.ui_attach(80, 24, rgb=True)  # a screen: long messages are cut to one line
+    nvim.exec_lua("vim.env.BB7_LOG_LEVEL = 'warn'")
+    log = nvim.exec_lua(
+        "local log = require('bb7.log')"
+        " log.notify('applied 1 of 2 pending changes\\nskipped a.py: local changes', 'info')"
+        " log.notify('a short note, below the level', 'info')"
+        " return log.path()"
+    )
+    lines = Path(log).read_text().splitlines()
+    assert any(line.endswith("[lua] INFO applied 1 of 2 pending changes") for line in lines), lines
+    assert "skipped a.py: local changes" in lines
+    assert not any("ERROR" in line or "a short note" in line for line in lines), lines
