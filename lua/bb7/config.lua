@@ -55,6 +55,13 @@ local types = {
     expect = 'a string or nil',
     check = function(v) return v == nil or (type(v) == 'string' and v ~= '') end,
   },
+  -- What `bb7.llm.provider.provider_config` takes (the CLI's --base-url): a scheme and a host.
+  url = {
+    expect = 'an http:// or https:// URL or nil',
+    check = function(v)
+      return v == nil or (type(v) == 'string' and v:match('^https?://[^/%s]') ~= nil)
+    end,
+  },
   boolean = { expect = 'a boolean', check = function(v) return type(v) == 'boolean' end },
   count = {
     expect = 'a whole number >= 0',
@@ -168,7 +175,7 @@ are servers on this machine at their usual ports (no key; vLLM's
   },
   {
     name = 'provider.base_url',
-    type = types.optional_string,
+    type = types.url,
     doc = [[Base URL of an OpenAI-compatible Chat Completions API. When nil, the
 preset's (OpenRouter's, 'https://openrouter.ai/api/v1', without a preset).
 Set it with a preset to reach that kind of server elsewhere, e.g. Ollama on

@@ -71,6 +71,10 @@ def test_unusable_settings_are_refused_in_one_line() -> None:
     )
     assert provider_config(timeout=0) == "provider timeout should be a number of seconds > 0, got 0"
     assert provider_config(retries=-1) == "provider retries should be a whole number >= 0, got -1"
+    for url in ("localhost:11434/v1", "127.0.0.1:8080", "ftp://x/v1", "https://"):
+        assert provider_config(base_url=url) == (
+            f"provider base_url should be an http:// or https:// URL, got {url!r}"
+        )
 
 
 def test_without_a_name_the_base_url_picks_the_preset() -> None:

@@ -35,6 +35,10 @@ def test_diff_mode_takes_exactly_the_modes_the_formats_know(launch: Any) -> None
             "'ollama', ",
         ),
         ({"provider": {"timeout": 0}}, "bb7: `provider.timeout` should be a number of seconds > 0"),
+        (
+            {"provider": {"base_url": "localhost:11434/v1"}},
+            "bb7: `provider.base_url` should be an http:// or https:// URL or nil",
+        ),
         ({"provider": {"retries": 1.5}}, "bb7: `provider.retries` should be a whole number >= 0"),
         ({"python": 42}, "bb7: `python` should be a string or nil, got 42"),
         ({"layout": "float"}, "bb7: `layout` should be one of 'tab', 'split', got \"float\""),

@@ -8,6 +8,8 @@ reading a long prompt sends nothing meanwhile), and is retried 3 times before it
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from bb7.llm.config import ProviderConfig, RetryPolicy, Timeouts
 from bb7.llm.presets import preset_for, preset_named, unknown_preset
 
@@ -16,6 +18,11 @@ LOCAL_TIMEOUT = 1800.0
 DEFAULT_IDLE = 180.0
 LOCAL_IDLE = 600.0
 DEFAULT_RETRIES = 3
+
+
+def _is_http_url(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def provider_config(
@@ -38,6 +45,8 @@ def provider_config(
     for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
         if value is not None and not value > 0:
             return f"provider {name} should be a number of seconds > 0, got {value:g}"
+    if base_url is not None and not _is_http_url(base_url):
+        return f"provider base_url should be an http:// or https:// URL, got {base_url!r}"
     if retries is not None and retries < 0:
         return f"provider retries should be a whole number >= 0, got {retries}"
     found = preset_for(preset, base_url)
