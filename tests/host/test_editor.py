@@ -56,3 +56,5 @@ def test_buffers_are_keyed_by_project_path_with_unsaved_text_and_buffer_numbers(
     assert editor_path(store, "src/a.py") == str(root / "src" / "a.py")
     assert shown(root, str(root / "src" / "a.py")) == "src/a.py"
     assert shown(root, "/elsewhere/c.py") == "/elsewhere/c.py"
+    assert shown(root, str(Path.home() / "notes" / "n.md")) == "~/notes/n.md"
+    assert shown(None, str(Path.home() / "x.py:1-20")) == "~/x.py:1-20"

@@ -51,7 +51,7 @@ def test_routes_on_the_active_chat_are_refused_without_one_and_add_starts_one(
     assert store.chats() == []
     said = host.call("add", path=str(root / "a.py"))
     (chat,) = store.chats()
-    assert said["message"] == f"added a.py to {chat.name} (writable)"
+    assert said["message"] == f"added a.py (writable) to {chat.name}"
     assert [e.path for e in store.entries(chat.id)] == ["a.py"]
 
 

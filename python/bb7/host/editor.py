@@ -65,9 +65,13 @@ def editor_path(store: Store, path: str) -> str:
 
 
 def shown(root: Path | None, raw: str) -> str:
-    """An editor path as messages name it: relative to the project root when inside it."""
+    """An editor path as messages name it: relative to the project root when inside it, else
+    from `~` when in the home directory (as Neovim's `:~` shows it)."""
     if root is not None and Path(raw).is_relative_to(root):
         return Path(raw).relative_to(root).as_posix()
+    home = Path.home()
+    if Path(raw).is_absolute() and Path(raw).is_relative_to(home):
+        return "~/" + Path(raw).relative_to(home).as_posix()
     return raw
 
 

@@ -41,7 +41,8 @@ def add(h: Held, args: AddArgs) -> Said:
         added = Problem(added.kind, added.message.replace(args.path, h.shown(args.path)))
     entry = accept(added)
     publish(h, buffers, [entry.path])
-    return Said(f"added {entry.label()} to {h.chat.name} ({entry.kind})")
+    # The point first: a long chat name may be cut at the end of the command line.
+    return Said(f"added {h.shown(entry.label())} ({entry.kind}) to {h.chat.name}")
 
 
 def remove(h: Held, args: PathArgs) -> Said:
