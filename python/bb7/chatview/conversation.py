@@ -148,6 +148,8 @@ def usage_line(usage: Usage) -> str:
         parts.append(format_cost(usage.cost))
     if usage.duration:
         parts.append(f"{usage.duration:.1f} s")
+        if len(parts) == 1:  # so the missing cost reads as the provider's, not bb7's
+            parts.append("no token counts from the provider")
     return "↳ " + " · ".join(parts) if parts else ""
 
 
