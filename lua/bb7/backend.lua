@@ -77,10 +77,14 @@ local function on_exit(job, code)
   push_line(H.partial)
   H.partial = ''
   H.chan, H.state, H.info = nil, 'stopped', nil
-  local tail = table.concat(vim.list_slice(H.stderr, math.max(1, #H.stderr - 4)), '\n')
-  local message = ('the Python host exited (code %d)%s\nThe next bb7 command restarts it.'):format(
+  local tail = vim.list_slice(H.stderr, math.max(1, #H.stderr - 4))
+  -- The last line says why (a traceback ends with its error): it goes on the first line, the
+  -- one a screen shows; the lines before it follow.
+  local why = table.remove(tail)
+  local message = ('the Python host exited (code %d)%s%s\nThe next bb7 command restarts it.'):format(
     code,
-    tail ~= '' and (':\n' .. tail) or ''
+    why and (': ' .. vim.trim(why)) or '',
+    #tail > 0 and ('\n' .. table.concat(tail, '\n')) or ''
   )
   log.notify(message, 'error')
   fail_queue({ kind = 'host_exited', message = message, reported = true })

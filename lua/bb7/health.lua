@@ -79,7 +79,9 @@ local function check_provider(h)
     .system({ python, '-m', 'bb7.llm.probe', args }, { text = true, env = { PYTHONPATH = pythonpath } })
     :wait(15000)
   if result.code ~= 0 then
-    return h.error('cannot check the provider: ' .. vim.trim(result.stderr or ''))
+    -- One line: the probe's own error, or the one a traceback ends with.
+    local lines = vim.split(vim.trim(result.stderr or ''), '\n')
+    return h.error('cannot check the provider: ' .. vim.trim(lines[#lines]))
   end
   local info = vim.json.decode(result.stdout, { luanil = { object = true } })
   local named = provider.preset and 'preset' or 'preset (from the base URL)'

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import NVIM, ROOT
+from editor import NVIM, ROOT, python_without_pynvim
 
 from llm_server import DEFAULT_MODELS, LLMServer
 
@@ -147,3 +147,17 @@ def test_checkhealth_with_the_default_provider_checks_openrouter(
     )
     assert "WARNING the server does not answer /models" in report
     assert "WARNING $OPENROUTER_API_KEY is not set" in report
+
+
+def test_checkhealth_with_a_python_lacking_packages_says_why_in_one_line(
+    launch: Any, tmp_path: Path
+) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ python = ... })", str(python_without_pynvim(tmp_path)))
+    report = checkhealth(nvim)
+    assert "ERROR msgspec is not installed" in report
+    provider = report[report.index("bb7: provider") : report.index("bb7: API key")]
+    assert provider.strip().splitlines() == [
+        "bb7: provider ~",
+        "- ❌ ERROR cannot check the provider: ModuleNotFoundError: No module named 'msgspec'",
+    ]

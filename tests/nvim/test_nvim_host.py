@@ -88,6 +88,20 @@ def test_a_host_that_cannot_start_shows_its_last_error_lines(launch: Any, tmp_pa
     assert "ModuleNotFoundError: No module named" in text
 
 
+def test_with_a_screen_the_one_line_names_why_the_host_could_not_start(
+    launch: Any, tmp_path: Path
+) -> None:
+    # With a UI a message is cut to its first line: that line must say why, not end at a colon.
+    nvim = launch()
+    nvim.ui_attach(100, 20, rgb=True)
+    nvim.exec_lua("require('bb7').setup({ python = ... })", str(python_without_pynvim(tmp_path)))
+    type_command(nvim, "BB7Init")
+    wait_for(nvim, "#_G.notifications > 0", 10000)
+    shown = nvim.exec_lua("return _G.notifications[1].msg")
+    assert shown.startswith("bb7: the Python host exited (code 1): ModuleNotFoundError: No module")
+    assert shown.endswith(" (:BB7Log)") and "\n" not in shown
+
+
 def test_a_missing_interpreter_is_named_with_what_to_do(launch: Any) -> None:
     nvim = launch()
     nvim.exec_lua("require('bb7').setup({ python = '/nowhere/python' })")
