@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -22,7 +23,7 @@ def register(subparsers: Any) -> None:
         description="Apply every case of an edits corpus (JSON lines) and print a table.",
     )
     _add_corpus_arguments(edits)
-    edits.set_defaults(func=run_edits)
+    edits.set_defaults(func=_reported("eval-edits", run_edits))
     responses: argparse.ArgumentParser = subparsers.add_parser(
         "eval-responses",
         description=(
@@ -32,7 +33,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     _add_corpus_arguments(responses)
-    responses.set_defaults(func=run_responses)
+    responses.set_defaults(func=_reported("eval-responses", run_responses))
 
 
 def _add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,21 +43,49 @@ def _add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show", choices=["wrong", "missed", "all"], help="list such cases")
 
 
+class _Unusable(Exception):
+    """The corpus cannot be read or the results cannot be written: one line, exit 1."""
+
+
 @contextlib.contextmanager
 def _corpus_and_results(
     args: argparse.Namespace,
 ) -> Iterator[tuple[IO[str], Callable[[object], None]]]:
-    """The corpus to read and a writer of one JSON result per line (to --results, or nowhere)."""
+    """The corpus to read and a writer of one JSON result per line (to --results, or nowhere).
+    The corpus is read whole first: one that cannot be read leaves an earlier --results file
+    as it was, and fails before any table."""
+    try:
+        with open(args.corpus, encoding="utf-8") as file:
+            corpus = io.StringIO(file.read())
+    except UnicodeDecodeError:
+        raise _Unusable(f"cannot read the corpus {args.corpus}: it is not UTF-8") from None
+    except OSError as exc:
+        raise _Unusable(f"cannot read the corpus {args.corpus}: {exc.strerror}") from None
     encoder = msgspec.json.Encoder()
-    with contextlib.ExitStack() as stack:
-        out = stack.enter_context(open(args.results, "wb")) if args.results else None
-        corpus = stack.enter_context(open(args.corpus, encoding="utf-8"))
+    try:
+        out = open(args.results, "wb") if args.results else None  # noqa: SIM115
+    except OSError as exc:
+        raise _Unusable(f"cannot write the results to {args.results}: {exc.strerror}") from None
+    with out or contextlib.nullcontext():
 
         def write(result: object) -> None:
             if out is not None:
                 out.write(encoder.encode(result) + b"\n")
 
         yield corpus, write
+
+
+def _reported(
+    command: str, run: Callable[[argparse.Namespace], int]
+) -> Callable[[argparse.Namespace], int]:
+    def reported(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except _Unusable as exc:
+            print(f"bb7 {command}: {exc}", file=sys.stderr)
+            return 1
+
+    return reported
 
 
 def run_edits(args: argparse.Namespace) -> int:
