@@ -280,3 +280,18 @@ def test_an_unreachable_server_is_reported_one_line_per_message(cli: Cli) -> Non
         "bb7: warning: no models list: tool support and context size unknown (Could not reach "
         f"127.0.0.1:{port}: "
     )
+
+
+def test_a_local_server_that_wants_a_key_says_where_to_point_api_key(
+    cli: Cli, server: Server
+) -> None:
+    # No key is sent to a server on this machine; when it wants one, OPENROUTER_API_KEY (the
+    # old hint) would not be read for it: api_key is what says where the key is.
+    server.push(error_response(401, "missing key"))
+    done = cli("chat", "--base-url", server.base_url, "Hi")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "bb7: The provider refused the request (HTTP 401: missing key). No API key was sent: "
+        "set provider.api_key (or bb7 chat --api-key) to an environment variable name, "
+        "cmd:COMMAND or file:PATH.\n"
+    )

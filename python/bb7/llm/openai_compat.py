@@ -272,7 +272,12 @@ class OpenAICompatClient:
         if status in (401, 403):
             kind = "auth"
             if self.api_key is None:
-                hint = "No API key was sent: set OPENROUTER_API_KEY or configure api_key."
+                # Only a server that needs no key by default gets none: no variable is read
+                # for it, so the hint names the setting.
+                hint = (
+                    "No API key was sent: set provider.api_key (or bb7 chat --api-key) to an "
+                    "environment variable name, cmd:COMMAND or file:PATH."
+                )
             else:
                 hint = f"Check the key from {self.api_key.source}."
             message = f"The provider refused the request ({where}). {hint}"
