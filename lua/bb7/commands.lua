@@ -216,8 +216,8 @@ file is not touched.]],
     doc = [[The first way to review: draws the pending change of [path] (default:
 the current buffer; a path is opened first) in place, without changing the
 buffer's text: the lines a hunk would replace are highlighted
-(|hl-BB7ReviewDelete|), its new lines shown below them as virtual lines
-(|hl-BB7ReviewAdd|). Your own unsaved edits are never hunks. Keys in that
+(|BB7ReviewDelete|), its new lines shown below them as virtual lines
+(|BB7ReviewAdd|). Your own unsaved edits are never hunks. Keys in that
 buffer while reviewing (|bb7-option-keys.review_next| and following):
 `]h` / `[h` next and previous hunk, `ga` accepts the hunk under the cursor
 (its lines go into the buffer as one undo step; nothing is written to disk;

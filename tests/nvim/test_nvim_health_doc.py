@@ -103,6 +103,17 @@ def test_helptags_has_a_tag_for_every_option_command_function_and_group(
     assert sorted(set(expected) - tags) == []
 
 
+def test_every_link_to_a_bb7_help_tag_leads_somewhere(nvim: Any, tmp_path: Path) -> None:
+    doc = tmp_path / "doc"
+    shutil.copytree(ROOT / "doc", doc)
+    nvim.command(f"helptags {doc}")
+    tags = {line.split("\t")[0] for line in (doc / "tags").read_text().splitlines()}
+    text = (doc / "bb7.txt").read_text()
+    links = set(re.findall(r"\|([^|\s]*(?:bb7|BB7)[^|\s]*)\|", text))
+    assert len(links) > 20
+    assert sorted(links - tags) == []
+
+
 def test_checkhealth_names_the_preset_and_whether_its_server_lists_models(launch: Any) -> None:
     with LLMServer() as server:
         nvim = launch()
