@@ -267,3 +267,23 @@ def test_a_new_file_open_in_a_buffer_is_created_through_it(ready: Any, project: 
     assert run(ready, "BB7Apply") == "bb7: applied pkg/new.py"
     assert (project / "pkg" / "new.py").read_text() == "x\n"
     assert ready.current.buffer[:] == ["x"] and ready.exec_lua("return vim.bo.modified") is False
+
+
+def test_undo_apply_of_a_closed_buffer_keeps_the_bom_and_crlf_of_the_file(
+    ready: Any, project: Path
+) -> None:
+    # What the apply keeps to undo comes from the buffer's unsaved text: it must be the file's
+    # bytes (BOM, CRLF), not the buffer's lines joined with LF.
+    (project / "w.py").write_bytes(b"\xef\xbb\xbfone = 1\r\ntwo = 2\r\nthree = 3\r\n")
+    ready.command("edit w.py")
+    run(ready, "BB7Add")
+    paste(ready, blocks(("w.py", "two = 2", "two = 22")))
+    wait_for_status(ready, project / "w.py", "M")
+    type_keys(ready, "3GA # mine<Esc>")
+    wait_for_status(ready, project / "w.py", "~M")
+    assert "over your local changes" in run(ready, "BB7Apply!")
+    assert (project / "w.py").read_bytes() == b"\xef\xbb\xbfone = 1\r\ntwo = 22\r\nthree = 3\r\n"
+    ready.command("bwipeout")
+    assert "undid the apply of w.py" in run(ready, "BB7UndoApply w.py")
+    mine = b"\xef\xbb\xbfone = 1\r\ntwo = 2\r\nthree = 3 # mine\r\n"
+    assert (project / "w.py").read_bytes() == mine
