@@ -287,3 +287,15 @@ def test_undo_apply_of_a_closed_buffer_keeps_the_bom_and_crlf_of_the_file(
     assert "undid the apply of w.py" in run(ready, "BB7UndoApply w.py")
     mine = b"\xef\xbb\xbfone = 1\r\ntwo = 2\r\nthree = 3 # mine\r\n"
     assert (project / "w.py").read_bytes() == mine
+
+
+def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
+    ready: Any, project: Path
+) -> None:
+    said = paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
+    assert said == "bb7: pasted, to review: new.py (:BB7Diff, :BB7Apply)"
+    wait_for_status(ready, project / "new.py", "A")
+    ready.command("edit new.py")  # no such file yet: BufNewFile, not BufReadPost
+    assert signs(ready) == [[1, "A "]]
+    assert ready.exec_lua("return vim.b.bb7_status") == "A"
+    assert screen(ready)[0].startswith("A")
