@@ -299,3 +299,20 @@ def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
     assert signs(ready) == [[1, "A "]]
     assert ready.exec_lua("return vim.b.bb7_status") == "A"
     assert screen(ready)[0].startswith("A")
+
+
+def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
+    wait_for_status(ready, project / "new.py", "A")
+    (project / "new.py").write_text("mine = 1\n")  # made outside Neovim meanwhile
+    # The status shown was A: the first apply refuses and shows !A, the next names the bang.
+    assert "new.py changed since its status was shown" in run(ready, "BB7Apply new.py")
+    wait_for_status(ready, project / "new.py", "!A")
+    assert "new.py now exists locally (!A)" in run(ready, "BB7Apply new.py")
+    said = run(ready, "BB7Apply! new.py")
+    assert said == "bb7: applied new.py over the local file (undo with :BB7UndoApply)"
+    assert (project / "new.py").read_text() == "print('new')\n"
+    assert "undid the apply of new.py" in run(ready, "BB7UndoApply new.py")
+    assert (project / "new.py").read_text() == "mine = 1\n"
