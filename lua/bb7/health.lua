@@ -70,11 +70,10 @@ local function check_provider(h)
   local provider = require('bb7.config').get().provider
   local python = require('bb7.install').resolve()
   if not python then return h.warn('not checked: no Python to run the check') end
-  local args = vim.json.encode({
-    preset = provider.preset,
-    base_url = provider.base_url,
-    api_key = provider.api_key,
-  })
+  local fields =
+    { preset = provider.preset, base_url = provider.base_url, api_key = provider.api_key }
+  -- With the defaults the table is empty, which vim.json.encode writes as `[]`.
+  local args = next(fields) and vim.json.encode(fields) or '{}'
   local pythonpath = require('bb7.install').root .. '/python'
   local result = vim
     .system({ python, '-m', 'bb7.llm.probe', args }, { text = true, env = { PYTHONPATH = pythonpath } })
@@ -104,7 +103,7 @@ local function check_api_key(h, info)
   local source = provider.api_key and vim.trim(provider.api_key)
   if source == nil or source == '' then
     if info == nil then
-      return h.info("the provider's usual variable (see :help bb7-option-provider.api_key)")
+      return h.info("the provider's usual variable, see :help bb7-option-provider.api_key")
     elseif info.key_env == nil then
       return h.ok(
         info['local'] and 'none needed: the provider is a server on this machine'

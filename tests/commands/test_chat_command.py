@@ -4,6 +4,7 @@ own process."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -245,3 +246,37 @@ def test_an_answer_in_content_parts_is_printed_with_its_reasoning(cli: Cli, serv
     assert done.stdout.startswith("2 + 2 = 4\n")
     assert done.stderr.startswith("2+2 is 4.\n")
     assert "warning" not in done.stderr
+
+
+def test_an_error_page_of_several_lines_is_reported_on_one_line(cli: Cli, server: Server) -> None:
+    # A proxy in front of the provider answers with an HTML page, or a provider's message has
+    # line breaks: each message bb7 prints is still one line (Neovim shows only the first).
+    page = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>nginx</body>\r\n</html>"
+    server.push({"status": 502, "body": page}, error_response(500, "upstream\nexploded"))
+    done = cli("chat", "--base-url", server.base_url, "--retries", "1", "Hi")
+    assert done.returncode == 1
+    retried, gave_up = done.stderr.splitlines()  # one line each
+    assert retried.startswith("bb7: retrying in ")
+    assert retried.endswith(
+        ": The provider had a server error (HTTP 502: <html> <head><title>502 Bad Gateway"
+        "</title></head> <body>nginx</body> </html>). Send again in a moment, or pick another "
+        "model."
+    )
+    assert gave_up == (
+        "bb7: The provider had a server error (HTTP 500: upstream exploded). Send again in a "
+        "moment, or pick another model. (gave up after 2 attempts)"
+    )
+
+
+def test_an_unreachable_server_is_reported_one_line_per_message(cli: Cli) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = cli("chat", "--base-url", f"http://127.0.0.1:{port}/v1", "--retries", "0", "Hi")
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert all(line.startswith("bb7: ") for line in lines), lines
+    assert lines[0].startswith(
+        "bb7: warning: no models list: tool support and context size unknown (Could not reach "
+        f"127.0.0.1:{port}: "
+    )

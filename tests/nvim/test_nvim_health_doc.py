@@ -129,3 +129,21 @@ def test_checkhealth_says_when_the_preset_s_server_does_not_answer(launch: Any) 
     assert "WARNING the server does not answer /models: Could not reach 127.0.0.1:9" in report
     assert "Start the server, or set provider.base_url to where it runs" in report
     assert "OK none needed: the provider is a server on this machine" in report
+
+
+def test_checkhealth_with_the_default_provider_checks_openrouter(
+    launch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # setup() with no provider options: the check must still name the preset (an empty Lua
+    # table is a JSON array to vim.json.encode, which the probe refused). The proxy on a port
+    # nothing listens on keeps the test off the internet.
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup()")
+    report = checkhealth(nvim)
+    assert "ERROR" not in report
+    assert "OK preset (from the base URL) openrouter: OpenRouter, https://openrouter.ai/api/v1" in (
+        report
+    )
+    assert "WARNING the server does not answer /models" in report
+    assert "WARNING $OPENROUTER_API_KEY is not set" in report

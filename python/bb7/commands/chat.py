@@ -205,5 +205,9 @@ class _Printer:
             sys.stdout.flush()
 
     def _note(self, text: str) -> None:
+        # A notice may be its point on the first line and why on the next (an editor shows the
+        # first); a terminal gets both on one line.
+        point, *why = text.strip().splitlines() or [""]
+        line = f"{point} ({' '.join(' '.join(why).split())})" if why else point
         sys.stdout.flush()
-        print(f"bb7: {text}", file=sys.stderr, flush=True)
+        print(f"bb7: {line}", file=sys.stderr, flush=True)

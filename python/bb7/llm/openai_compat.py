@@ -264,7 +264,8 @@ class OpenAICompatClient:
     def _http_failure(self, status: int, headers: httpx.Headers, body: bytes) -> _Failure:
         raw = self._redact(body[:_ERROR_BODY_LIMIT].decode("utf-8", errors="replace")).strip()
         detail = _error_detail(body) or raw[:300] or "no details"
-        detail = self._redact(detail)
+        # One line: an HTML error page or a message with line breaks would split the message.
+        detail = " ".join(self._redact(detail).split())
         retry_after = _retry_after(headers.get("retry-after"))
         where = f"HTTP {status}: {detail}"
         kind: ErrorKind
