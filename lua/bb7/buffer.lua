@@ -20,6 +20,8 @@ function M.text(buf)
     changedtick = vim.api.nvim_buf_get_changedtick(buf),
     lines = vim.bo[buf].modified and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or nil,
     eol = vim.bo[buf].endofline,
+    crlf = vim.bo[buf].fileformat == 'dos',
+    bom = vim.bo[buf].bomb,
   }
 end
 

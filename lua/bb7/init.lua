@@ -60,7 +60,9 @@ function H.status_autocmds(group)
       { group = group, desc = 'bb7: ' .. desc, callback = callback }
     )
   end
-  autocmd({ 'BufReadPost', 'BufFilePost' }, 'show the cached status, then refresh it', function(ev)
+  -- BufNewFile: a pending new file (A) opened before it exists gets its sign too.
+  local opened = { 'BufReadPost', 'BufNewFile', 'BufFilePost' }
+  autocmd(opened, 'show the cached status, then refresh it', function(ev)
     status().render(ev.buf)
     status().refresh({ ev.buf })
   end)

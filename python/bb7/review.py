@@ -62,6 +62,15 @@ def _plain(line: str) -> str:
     return line.rstrip("\r\n")
 
 
+def _added(review: _Review, chunk: Chunk) -> list[str]:
+    """A chunk's new lines as the buffer holds them: without line endings, and without the
+    BOM of the text's first line (a buffer keeps it in 'bomb', not in its text)."""
+    added = [_plain(x) for x in review.output[chunk.output[0] : chunk.output[1]]]
+    if added and chunk.output[0] == 0:
+        added[0] = added[0].removeprefix("\ufeff")
+    return added
+
+
 def hunks(base: str, local: str, output: str) -> list[Hunk]:
     """The model's hunks on the local text, top to bottom."""
     review = _Review(base, local, output)
@@ -69,7 +78,7 @@ def hunks(base: str, local: str, output: str) -> list[Hunk]:
         Hunk(
             start=c.local[0],
             removed=c.local[1] - c.local[0],
-            added=[_plain(x) for x in review.output[c.output[0] : c.output[1]]],
+            added=_added(review, c),
             overlap=c.kind == "overlap",
         )
         for c in review.model
@@ -152,8 +161,7 @@ def _find(base: str, local: str, output: str, hunk: Hunk) -> tuple[_Review, Chun
     review = _Review(base, local, output)
     for chunk in review.model:
         start, end = chunk.local
-        added = [_plain(x) for x in review.output[chunk.output[0] : chunk.output[1]]]
-        if (start, end - start, added) == (hunk.start, hunk.removed, hunk.added):
+        if (start, end - start, _added(review, chunk)) == (hunk.start, hunk.removed, hunk.added):
             return review, chunk
     return None
 

@@ -32,6 +32,11 @@ def test_crlf_and_bom_are_left_to_the_buffer_options() -> None:
     assert to_lines("\ufeffa\r\nb\r\n") == EditorLines(["a", "b"], eol=True)
 
 
+def test_lines_of_a_dos_bomb_buffer_are_the_text_writing_it_makes() -> None:
+    assert from_lines(["a", "b"], crlf=True, bom=True) == "\ufeffa\r\nb\r\n"
+    assert from_lines(["a", "b"], eol=False, crlf=True) == "a\r\nb"
+
+
 def test_an_empty_text_is_one_empty_line() -> None:
     assert to_lines("") == EditorLines([""], eol=False)
     assert from_lines([]) == ""

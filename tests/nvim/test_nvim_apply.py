@@ -267,3 +267,52 @@ def test_a_new_file_open_in_a_buffer_is_created_through_it(ready: Any, project: 
     assert run(ready, "BB7Apply") == "bb7: applied pkg/new.py"
     assert (project / "pkg" / "new.py").read_text() == "x\n"
     assert ready.current.buffer[:] == ["x"] and ready.exec_lua("return vim.bo.modified") is False
+
+
+def test_undo_apply_of_a_closed_buffer_keeps_the_bom_and_crlf_of_the_file(
+    ready: Any, project: Path
+) -> None:
+    # What the apply keeps to undo comes from the buffer's unsaved text: it must be the file's
+    # bytes (BOM, CRLF), not the buffer's lines joined with LF.
+    (project / "w.py").write_bytes(b"\xef\xbb\xbfone = 1\r\ntwo = 2\r\nthree = 3\r\n")
+    ready.command("edit w.py")
+    run(ready, "BB7Add")
+    paste(ready, blocks(("w.py", "two = 2", "two = 22")))
+    wait_for_status(ready, project / "w.py", "M")
+    type_keys(ready, "3GA # mine<Esc>")
+    wait_for_status(ready, project / "w.py", "~M")
+    assert "over your local changes" in run(ready, "BB7Apply!")
+    assert (project / "w.py").read_bytes() == b"\xef\xbb\xbfone = 1\r\ntwo = 22\r\nthree = 3\r\n"
+    ready.command("bwipeout")
+    assert "undid the apply of w.py" in run(ready, "BB7UndoApply w.py")
+    mine = b"\xef\xbb\xbfone = 1\r\ntwo = 2\r\nthree = 3 # mine\r\n"
+    assert (project / "w.py").read_bytes() == mine
+
+
+def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
+    ready: Any, project: Path
+) -> None:
+    said = paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
+    assert said == "bb7: pasted, to review: new.py (:BB7Diff, :BB7Apply)"
+    wait_for_status(ready, project / "new.py", "A")
+    ready.command("edit new.py")  # no such file yet: BufNewFile, not BufReadPost
+    assert signs(ready) == [[1, "A "]]
+    assert ready.exec_lua("return vim.b.bb7_status") == "A"
+    assert screen(ready)[0].startswith("A")
+
+
+def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
+    wait_for_status(ready, project / "new.py", "A")
+    (project / "new.py").write_text("mine = 1\n")  # made outside Neovim meanwhile
+    # The status shown was A: the first apply refuses and shows !A, the next names the bang.
+    assert "new.py changed since its status was shown" in run(ready, "BB7Apply new.py")
+    wait_for_status(ready, project / "new.py", "!A")
+    assert "new.py now exists locally (!A)" in run(ready, "BB7Apply new.py")
+    said = run(ready, "BB7Apply! new.py")
+    assert said == "bb7: applied new.py over the local file (undo with :BB7UndoApply)"
+    assert (project / "new.py").read_text() == "print('new')\n"
+    assert "undid the apply of new.py" in run(ready, "BB7UndoApply new.py")
+    assert (project / "new.py").read_text() == "mine = 1\n"

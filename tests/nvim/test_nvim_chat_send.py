@@ -23,7 +23,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, wait_for
+from editor import notifications, type_command, wait_for
 
 from bb7.fileid import entry_file_id
 from llm_server import (
@@ -296,7 +296,9 @@ def test_resend_after_a_cancel_replaces_the_partial_answer(view: Any, server: LL
     server.push(stream(text_chunk("Half an ans"), {"stall": 30}))
     send(view, "Tell me all")
     wait_for_screen(view, "Half an ans")
-    view.input("<C-c>")
+    # The command, not <C-c>: a <C-c> that reaches a busy Neovim (a loaded machine) is taken as
+    # an interrupt, not as the key (the key is tested above).
+    type_command(view, "BB7Cancel")
     answered(view, "cancelled")
     server.push(stream(text_chunk("The whole answer."), finish()))
     focus(view, "conversation")

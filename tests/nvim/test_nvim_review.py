@@ -198,3 +198,25 @@ def test_lines_added_above_the_first_line_are_scrolled_into_view(ready: Any, pro
     type_keys(ready, "G]h")
     assert ready.exec_lua("return vim.fn.winsaveview().topfill") == 1
     assert screen(ready)[0] == "    zero = 0"
+
+
+def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
+    ready: Any, project: Path
+) -> None:
+    # The buffer holds the BOM in 'bomb', not in its text: line 1 is not the user's edit.
+    (project / "c.py").write_bytes(b"\xef\xbb\xbfc1 = 1\nc2 = 2\nc3 = 3\n")
+    ready.command("edit c.py")
+    run(ready, "BB7Add")
+    pending(ready, project, ("c.py", "c1 = 1", "c1 = 'model'"))
+    type_keys(ready, "3GA # mine<Esc>")
+    wait_for_status(ready, project / "c.py", "~M")
+    review(ready)
+    rows = screen(ready)
+    assert "bb7 hunk 1/1" in rows[0] and "over your own edit" not in rows[0]
+    assert rows[1] == "    c1 = 'model'"  # no <feff> drawn
+    type_keys(ready, "q")
+    said = run(ready, "BB7Merge")
+    assert said == "bb7: c.py: merged into the buffer (u undoes it, :w writes it)"
+    assert ready.current.buffer[:] == ["c1 = 'model'", "c2 = 2", "c3 = 3 # mine"]
+    ready.command("write")
+    assert (project / "c.py").read_bytes() == b"\xef\xbb\xbfc1 = 'model'\nc2 = 2\nc3 = 3 # mine\n"

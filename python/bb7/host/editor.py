@@ -7,8 +7,8 @@ module is the one place that converts between the two, once per request.
 Text <-> lines: a buffer holds lines without line endings; whether the file ends with a newline
 is the buffer's 'endofline' option, CRLF its 'fileformat' and a BOM its 'bomb' (Neovim writes
 those back as it read them). So text becomes lines split at LF with a trailing CR and a leading
-BOM dropped, plus an `eol` flag; lines become text joined with LF, which is how statuses compare
-them (line endings alone never make two versions differ).
+BOM dropped, plus an `eol` flag; lines become text as the buffer would be written (its line
+endings and BOM), and statuses compare it up to line endings.
 """
 
 from __future__ import annotations
@@ -44,10 +44,14 @@ def to_lines(text: str) -> EditorLines:
     return EditorLines(lines=lines or [""], eol=text.endswith("\n"))
 
 
-def from_lines(lines: list[str], eol: bool = True) -> str:
-    """The text of a buffer's lines (LF line endings)."""
-    text = "\n".join(lines)
-    return text + "\n" if eol and lines else text
+def from_lines(lines: list[str], eol: bool = True, *, crlf: bool = False, bom: bool = False) -> str:
+    """The text of a buffer's lines as writing it would make the file: CRLF line endings for a
+    'fileformat' dos buffer and a BOM for a 'bomb' one, so a copy of it kept to restore later
+    (an apply's undo) has the file's bytes."""
+    newline = "\r\n" if crlf else "\n"
+    text = newline.join(lines)
+    text = text + newline if eol and lines else text
+    return BOM + text if bom else text
 
 
 def project_path(store: Store, raw: str) -> str | Problem:
@@ -97,7 +101,8 @@ def editor_buffers(store: Store, buffers: Iterable[BufferText]) -> EditorBuffers
             continue
         out.paths.append(path)
         if buffer.lines is not None:
-            out.text[path] = LocalText(from_lines(buffer.lines, buffer.eol), buffer.changedtick)
+            text = from_lines(buffer.lines, buffer.eol, crlf=buffer.crlf, bom=buffer.bom)
+            out.text[path] = LocalText(text, buffer.changedtick)
         if buffer.buf:
             out.loaded[path] = buffer
     return out

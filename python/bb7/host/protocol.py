@@ -200,6 +200,9 @@ class BufferText(msgspec.Struct, frozen=True):
     lines: list[str] | None = None
     buf: int = 0
     eol: bool = True
+    # 'fileformat' dos and 'bomb': how writing the buffer would end lines and start the file.
+    crlf: bool = False
+    bom: bool = False
 
 
 class OpenArgs(msgspec.Struct, frozen=True):
