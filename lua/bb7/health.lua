@@ -147,10 +147,24 @@ local function check_project(h)
     return h.info(('no .bb7/ in %s: run :BB7Init to use bb7 here'):format(vim.fn.getcwd()))
   end
   local db = dir .. '/bb7.db'
-  if vim.fn.filereadable(db) == 1 then
-    h.ok(('%s (%d KiB)'):format(db, math.ceil(vim.fn.getfsize(db) / 1024)))
+  if vim.fn.filereadable(db) == 0 then
+    return h.warn(dir .. ' has no bb7.db', 'Run :BB7Init again')
+  end
+  local size = vim.fn.getfsize(db)
+  local file = io.open(db, 'rb')
+  local header = file and file:read(16)
+  if file then file:close() end
+  -- What bb7 commands would refuse, said here too (the inside of a database is not checked).
+  if size == 0 then
+    h.error(db .. ' is empty (0 bytes): the chats it held are gone', {
+      'Put a backup of it back, or delete it and run :BB7Init to start afresh',
+    })
+  elseif header ~= 'SQLite format 3\0' then
+    h.error(db .. ' is damaged: it is not an SQLite database', {
+      'Move it away and run :BB7Init to start afresh',
+    })
   else
-    h.warn(dir .. ' has no bb7.db', 'Run :BB7Init again')
+    h.ok(('%s (%d KiB)'):format(db, math.ceil(size / 1024)))
   end
 end
 

@@ -38,7 +38,7 @@ def test_checkhealth_names_the_key_source_and_never_the_key(
     nvim = launch()
     nvim.exec_lua("require('bb7').setup({ provider = { api_key = 'MY_LLM_KEY' } })")
     (project / ".bb7").mkdir()
-    (project / ".bb7" / "bb7.db").write_bytes(b"\0" * 3000)
+    (project / ".bb7" / "bb7.db").write_bytes(b"SQLite format 3\0".ljust(3000, b"\0"))
     report = checkhealth(nvim)
     assert "OK from $MY_LLM_KEY (set)" in report
     assert "sk-very-secret-value" not in report
@@ -172,3 +172,18 @@ def test_checkhealth_with_a_python_lacking_packages_says_why_in_one_line(
         "bb7: provider ~",
         "- ❌ ERROR cannot check the provider: ModuleNotFoundError: No module named 'msgspec'",
     ]
+
+
+def test_checkhealth_reports_an_empty_or_damaged_database(launch: Any, project: Path) -> None:
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup({ provider = 'ollama' })")
+    db = project / ".bb7" / "bb7.db"
+    db.parent.mkdir()
+    db.write_bytes(b"")
+    report = checkhealth(nvim)
+    assert f"ERROR {db} is empty (0 bytes): the chats it held are gone" in report
+    assert "Put a backup of it back, or delete it and run :BB7Init to start afresh" in report
+    db.write_bytes(b"not a database at all" * 100)
+    report = checkhealth(nvim)
+    assert f"ERROR {db} is damaged: it is not an SQLite database" in report
+    assert f"OK {db}" not in report
