@@ -4,9 +4,11 @@ own process."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -295,3 +297,29 @@ def test_a_local_server_that_wants_a_key_says_where_to_point_api_key(
         "set provider.api_key (or bb7 chat --api-key) to an environment variable name, "
         "cmd:COMMAND or file:PATH.\n"
     )
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_cancels_once_however_often_it_is_pressed(
+    cli: Cli, server: Server, presses: int
+) -> None:
+    # A real process: Ctrl-C is a signal. An impatient second press while the first cancels
+    # must not end bb7 with a traceback before the partial answer is stored.
+    server.push(stream(text_chunk("Half"), {"stall": 30}, done=False))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bb7.cli", "chat", "--base-url", server.base_url, "Hi"],
+        cwd=cli.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stdout.read(4) == b"Half"  # the answer is streaming
+    for _ in range(presses):
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.01)  # a second press lands while the first is being handled
+    _, err = process.communicate(timeout=10)
+    assert process.returncode == 130, err
+    assert err.decode() == (
+        "bb7: Response cancelled by the user; the partial answer is kept, without file changes.\n"
+    )
+    assert "Half" in cli("chats", "search", "Half").stdout  # the partial answer was stored

@@ -10,6 +10,7 @@ with Ctrl-C (the partial answer is kept, without changes).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from typing import Any, cast, get_args
@@ -129,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             outcome = handle.wait()
         except KeyboardInterrupt:
+            # One Ctrl-C cancels; a second, pressed while the partial answer is being stored,
+            # must not end bb7 halfway (a traceback, and exit by signal instead of 130).
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
             handle.cancel()
             outcome = handle.wait()
         assert outcome is not None
