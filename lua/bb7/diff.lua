@@ -7,6 +7,7 @@
 local M = {}
 
 local function finish(session)
+  pcall(vim.api.nvim_del_autocmd, session.closing)
   -- Leave no window of the file in diff mode, and no half-closed diff tab.
   for _, win in ipairs(vim.fn.win_findbuf(session.buf)) do
     vim.api.nvim_win_call(win, function() vim.cmd('diffoff') end)
@@ -57,6 +58,20 @@ function M.open(view)
   vim.bo[out].filetype = filetype
   pcall(vim.api.nvim_buf_set_name, out, 'bb7://pending/' .. view.name)
   vim.cmd('diffthis')
+  local out_win = vim.api.nvim_get_current_win()
+  -- `:q` in the file's window would leave the output alone in the tab, the merge unrecorded:
+  -- it closes the output too (which records it).
+  session.closing = vim.api.nvim_create_autocmd('WinClosed', {
+    pattern = tostring(file_win),
+    once = true,
+    desc = 'bb7: close the pending output with the file window of the diff',
+    callback = function()
+      vim.schedule(function()
+        -- (Not when it is the last window: `q` there still records the merge.)
+        if vim.api.nvim_win_is_valid(out_win) then pcall(vim.api.nvim_win_close, out_win, true) end
+      end)
+    end,
+  })
   vim.keymap.set('n', 'q', '<Cmd>close<CR>', {
     buffer = out,
     desc = 'bb7: close the diff and record what was merged',

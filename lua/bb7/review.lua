@@ -126,6 +126,16 @@ function M.stop(buf)
   end
 end
 
+local PENDING = { M = true, A = true, ['!A'] = true, ['~M'] = true }
+
+--- A new status of `buf`'s file: its review ends when nothing is pending any more (applied,
+--- discarded or taken elsewhere), instead of showing hunks that are gone.
+---@param buf integer
+---@param status string
+function M.on_status(buf, status)
+  if H.sessions[buf] and not PENDING[status] then M.stop(buf) end
+end
+
 local function map(buf, session)
   local keys = require('bb7.config').get().keys
   local what = {}
@@ -236,6 +246,20 @@ function M.open(buf, on_shown)
   end)
 end
 
+--- Asks for the hunks of a running review again and draws them. A review that ended meanwhile
+--- stays ended, and one whose change went meanwhile (applied, discarded elsewhere) ends.
+---@param buf integer
+local function redraw(buf)
+  local session = H.sessions[buf]
+  local args = { path = vim.api.nvim_buf_get_name(buf), buffers = text(buf) }
+  backend().request('review', args, function(err, reply)
+    if H.sessions[buf] ~= session then return end
+    if err and err.kind == 'no_output' then return M.stop(buf) end
+    if err then return backend().report(err) end
+    M.show(buf, reply)
+  end)
+end
+
 --- Asks for the hunks again after `status.debounce_ms` when the buffer changed since they
 --- were drawn (an accept's own change is already drawn).
 ---@param buf integer
@@ -248,7 +272,7 @@ function M.schedule_redraw(buf)
   vim.defer_fn(function()
     local now = H.sessions[buf]
     if now == session and session.pending == ticket and vim.api.nvim_buf_is_loaded(buf) then
-      M.open(buf)
+      redraw(buf)
     end
   end, delay)
 end
@@ -310,7 +334,7 @@ local function act(buf, method, all)
     if err then
       backend().report(err)
       -- The hunks may have moved (the buffer changed): draw them as they are now.
-      if H.sessions[buf] then M.open(buf) end
+      if H.sessions[buf] then redraw(buf) end
       return
     end
     M.show(buf, reply)

@@ -109,9 +109,11 @@ function M.on_status_changed(event)
     H.files[path] = nil
     changed[path] = true
   end
+  local review = package.loaded['bb7.review']
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and changed[vim.api.nvim_buf_get_name(buf)] then
       M.render(buf)
+      if review then review.on_status(buf, M.get(buf)) end
     end
   end
   vim.api.nvim_exec_autocmds('User', {

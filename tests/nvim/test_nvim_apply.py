@@ -316,3 +316,32 @@ def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
     assert (project / "new.py").read_text() == "print('new')\n"
     assert "undid the apply of new.py" in run(ready, "BB7UndoApply new.py")
     assert (project / "new.py").read_text() == "mine = 1\n"
+
+
+def test_quitting_the_file_window_of_the_diff_closes_the_tab_and_records_the_merge(
+    ready: Any, project: Path
+) -> None:
+    pending_two(ready, project)
+    run(ready, "BB7Diff")
+    assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 2
+    type_keys(ready, ":q<CR>")  # in the file's window, not the output's
+    wait_for_message(ready, "a.py: nothing merged; the change is still pending")
+    assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 1
+    assert ready.exec_lua("return vim.fn.bufexists('bb7://pending/a.py')") == 0
+    assert ready.current.buffer[:] == A
+
+
+def test_applying_a_file_deleted_meanwhile_says_so_in_its_first_line(
+    ready: Any, project: Path
+) -> None:
+    paste(ready, blocks(("b.py", "print('b')", "pass")))
+    wait_for_status(ready, project / "b.py", "M")
+    (project / "b.py").unlink()  # outside Neovim; the status shown is still M
+    said = run(ready, "BB7Apply b.py").splitlines()
+    assert said[0] == "bb7: b.py changed since its status was shown; not applied"
+    wait_for_status(ready, project / "b.py", "~M")
+    said = run(ready, "BB7Apply b.py").splitlines()
+    assert said[0] == "bb7: b.py no longer exists; :BB7Apply! writes it again"
+    assert not (project / "b.py").exists()
+    assert run(ready, "BB7Apply! b.py").startswith("bb7: applied b.py")
+    assert (project / "b.py").read_text() == "pass\n"

@@ -7,7 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from editor import run, screen, signs, wait_for, wait_for_message, wait_for_status
+from editor import (
+    notifications,
+    run,
+    screen,
+    signs,
+    wait_for,
+    wait_for_message,
+    wait_for_status,
+)
 
 A = ["one = 1", "two = 2", "three = 3"]
 C = [f"c{i} = {i}" for i in range(1, 11)]
@@ -220,3 +228,21 @@ def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
     assert ready.current.buffer[:] == ["c1 = 'model'", "c2 = 2", "c3 = 3 # mine"]
     ready.command("write")
     assert (project / "c.py").read_bytes() == b"\xef\xbb\xbfc1 = 'model'\nc2 = 2\nc3 = 3 # mine\n"
+
+
+def test_a_change_applied_or_discarded_during_its_review_ends_the_review(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "two = 2", "two = 22"))
+    review(ready)
+    assert run(ready, "BB7Apply") == "bb7: applied a.py"
+    wait_for(ready, "not require('bb7.review').active(0)")
+    assert ready.exec_lua(f"return {HUNKS}") == 0  # no hunk drawn over the applied text
+    assert ready.funcs.maparg("ga", "n") == ""
+    run(ready, "BB7UndoApply")
+    wait_for_status(ready, project / "a.py", "M")
+    review(ready)
+    assert run(ready, "BB7Discard") == "bb7: discarded the pending change of a.py"
+    wait_for(ready, "not require('bb7.review').active(0)")
+    assert ready.exec_lua(f"return {HUNKS}") == 0
+    assert not any("no pending change" in n for n in notifications(ready))

@@ -28,6 +28,11 @@ APPLY_REFUSALS = {
     "{path}: the pending change would overwrite your local changes. :BB7Merge keeps both "
     "(overlaps stay for :BB7Review), :BB7Apply! applies over them (undo with :BB7UndoApply), "
     ":BB7Diff merges by hand.",
+    "changed": "{path} changed since its status was shown; not applied\n"
+    "{path}: its status is shown again now; apply again if the change is still what you want.",
+    "gone": "{path} no longer exists; :BB7Apply! writes it again\n"
+    "{path} is gone: it was deleted or renamed since the model read it. :BB7Apply! writes the "
+    "pending output again, :BB7Discard drops it.",
     "exists": "{path} now exists locally (!A); :BB7Apply! overwrites it\n"
     "{path}: the model wrote it as a new file. :BB7Apply! overwrites the local one (undo with "
     ":BB7UndoApply), :BB7Diff merges by hand.",
