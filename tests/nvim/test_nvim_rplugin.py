@@ -50,7 +50,7 @@ def test_the_shim_file_becomes_the_bb7_package_and_serves_requests_and_events(
     )
     emit(nvim, ("x", 1), ("x", 2))
     wait_for(nvim, "#_G.got == 2")
-    assert run(nvim, "BB7Init").startswith("bb7: bb7 is ready in")
+    assert run(nvim, "BB7Init").startswith("bb7: project ready in ")
     nvim.command("edit a.py")
     assert run(nvim, "BB7Add").startswith("bb7: added a.py")
     wait_for_status(nvim, project / "a.py", "")

@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bb7.host.editor import shown
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
     BufferText,
@@ -96,7 +97,7 @@ def init(c: Call, args: InitArgs) -> Said:
         )
     state = c.session.init(root)
     publish_all(c)
-    return Said(f"bb7 is ready in {root} (state in {state})")
+    return Said(f"project ready in {shown(None, str(root))} (its state in {state.name}/)")
 
 
 @contextmanager
