@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,7 +15,7 @@ import pytest
 
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
-from bb7.chat.send import CANCELLED, REPAIR_REQUEST, SendHandle, start_send
+from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.fileid import file_id
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs
@@ -442,6 +443,19 @@ def test_cancel_mid_stream_keeps_the_partial_answer_as_aborted_and_commits_nothi
     ]
     assert outcome.message_id == chat.store.messages(chat.chat_id)[-2].id
     assert chat.store.outputs(chat.chat_id) == [] and retry_state(chat.store, chat.chat_id) is None
+
+
+def test_cancel_before_any_answer_says_nothing_came(chat: Chat) -> None:
+    chat.server.push(stream({"stall": 10}, done=False))
+    handle, _ = chat.start("Hello?")
+    deadline = time.monotonic() + 5
+    while not chat.server.chat_requests() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    handle.cancel()
+    outcome = handle.wait(5)
+    assert isinstance(outcome, ev.Failed) and outcome.kind == "cancelled"
+    assert outcome.message == CANCELLED_EMPTY
+    assert chat.roles()[-2:] == [("user", "Hello?"), ("system", CANCELLED_EMPTY)]
 
 
 def test_an_unknown_key_is_refused_readably_and_the_key_is_never_repeated(

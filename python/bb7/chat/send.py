@@ -72,6 +72,7 @@ log = logging.getLogger(__name__)
 OnEvent = Callable[[ev.SendEvent], None]
 
 CANCELLED = "Response cancelled by the user; the partial answer is kept, without file changes."
+CANCELLED_EMPTY = "Response cancelled by the user before any answer came."
 REPAIR_REQUEST = (
     "bb7: the file changes of your last answer could not be applied. Fix them as the retry "
     "context describes."
@@ -377,14 +378,16 @@ class _Send:
         cancelled = self.handle.cancelled or (
             isinstance(end, llm.StreamError) and end.kind == "cancelled"
         )
+        partial = end is not None and bool(end.text.strip() or end.reasoning.strip())
         if cancelled:
             kind: ev.FailureKind = "cancelled"
-            message = CANCELLED
+            message = CANCELLED if partial else CANCELLED_EMPTY
         else:
             assert isinstance(end, llm.StreamError)
             kind, message = end.kind, end.message
         messages = []
-        if end is not None and (end.text.strip() or end.reasoning.strip()):
+        if partial:
+            assert end is not None
             messages.append(_assistant(end, usage, self.config.model))
         messages.append(_system(message if cancelled else f"The request failed: {message}"))
         saved = self._store_messages(messages)
