@@ -65,7 +65,8 @@ def test_a_paste_that_does_not_apply_says_where_and_changes_nothing(
     ready: Any, project: Path
 ) -> None:
     said = paste(ready, blocks(("a.py", "four = 4", "four = 44")))
-    assert "bb7: the pasted response was not applied, nothing changed (1 error)" in said
+    assert said.startswith("bb7: nothing pasted, a.py, change 1: not found")
+    assert "the pasted response was not applied, nothing changed (1 error)" in said
     assert "block 1, line 4, a.py [not_found]" in said
     assert ready.exec_lua("return require('bb7').status()") == ""
     said = paste(ready, "Sure! Anything else?")

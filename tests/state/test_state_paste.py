@@ -79,7 +79,8 @@ def test_a_failed_edit_changes_nothing_and_says_where(project: Project) -> None:
     project.write("greet.py", 'NAME = "someone"\n')
     got = paste_response(project.store, project.chat_id, SEARCH_REPLACE)
     assert isinstance(got, Problem) and got.kind == "edits_failed"
-    assert got.message.startswith("the pasted response was not applied, nothing changed (1 error)")
+    assert got.message.startswith("nothing pasted, greet.py, change 1: not found")
+    assert "the pasted response was not applied, nothing changed (1 error)" in got.message
     assert "block 1" in got.message and "greet.py [not_found]" in got.message
     # The file it would have added for the paste is not in the chat either.
     assert project.store.entries(project.chat_id) == []

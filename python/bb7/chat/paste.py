@@ -10,9 +10,13 @@ chat as it was and says, per edit, what went wrong. Nothing here touches project
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
+from bb7.chat.failures import error_lines
 from bb7.formats.apply import (
+    ApplyError,
     FileState,
     apply_response,
     describe_error,
@@ -25,6 +29,7 @@ from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, Problem, TextPart
 from bb7.state.responses import EditBase, Recorded, edit_bases, record_outputs
 from bb7.state.store import Abort, Store
+from bb7.text.words import plural
 
 
 class Pasted(msgspec.Struct, frozen=True):
@@ -60,15 +65,7 @@ def paste_response(
                     )
                 )
             if not result.ok:
-                lines = [describe_error(e).replace("\n", "\n    ") for e in result.errors]
-                count = f"{len(lines)} error{'s' if len(lines) != 1 else ''}"
-                raise Abort(
-                    Problem(
-                        "edits_failed",
-                        f"the pasted response was not applied, nothing changed ({count}):\n  "
-                        + "\n  ".join(lines),
-                    )
-                )
+                raise Abort(Problem("edits_failed", _not_pasted(result.errors)))
             recorded = record_outputs(
                 store,
                 chat_id,
@@ -115,3 +112,17 @@ def _file_states(bases: dict[str, EditBase]) -> dict[str, FileState]:
         )
         for path, base in bases.items()
     }
+
+
+def _not_pasted(errors: Sequence[ApplyError]) -> str:
+    """The first failed edit leads (the line a screen shows: where and what); then every error
+    as the engine describes it, for the log."""
+    first = error_lines(errors[0])[0].removeprefix("• ")
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    details = [describe_error(e).replace("\n", "\n    ") for e in errors]
+    count = plural(len(errors), "error")
+    return (
+        f"nothing pasted, {first}{more}\n"
+        f"the pasted response was not applied, nothing changed ({count}):\n  "
+        + "\n  ".join(details)
+    )
