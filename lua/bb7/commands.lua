@@ -109,6 +109,9 @@ local function open_log()
   if vim.fn.filereadable(path) == 0 then vim.fn.writefile({}, path) end
   vim.cmd('tab split ' .. vim.fn.fnameescape(path))
   vim.bo.autoread = true
+  if require('bb7.log').level() == 'off' then
+    notify("logging is off (log_level = 'off'): nothing new is written here", 'warn')
+  end
 end
 
 --- { name, usage, desc, doc, run, nargs?, bang?, range?, complete? }

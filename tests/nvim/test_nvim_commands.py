@@ -6,7 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from editor import emit, publish_status, start_host, type_command, wait_for, wait_for_message
+from editor import (
+    emit,
+    notifications,
+    publish_status,
+    start_host,
+    type_command,
+    wait_for,
+    wait_for_message,
+)
 
 COMMANDS = [
     "BB7Init",
@@ -124,3 +132,12 @@ def test_a_cut_message_is_logged_whole_at_its_own_level(nvim: Any) -> None:
     assert any(line.endswith("[lua] INFO applied 1 of 2 pending changes") for line in lines), lines
     assert "skipped a.py: local changes" in lines
     assert not any("ERROR" in line or "a short note" in line for line in lines), lines
+
+
+def test_the_log_says_when_logging_is_off(nvim: Any) -> None:
+    nvim.exec_lua("vim.env.BB7_LOG_LEVEL = 'off'")
+    type_command(nvim, "BB7Log")
+    wait_for(nvim, "vim.fn.tabpagenr('$') == 2")
+    assert notifications(nvim)[-1] == (
+        "bb7: logging is off (log_level = 'off'): nothing new is written here"
+    )
