@@ -98,6 +98,16 @@ def test_a_good_response_is_written_keeping_mode_crlf_and_bom(
     assert not list(root.rglob("*.bb7-tmp"))
 
 
+def test_a_root_that_is_no_directory_is_named_as_the_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere"
+    code, out, err = _run(capsys, "--root", str(missing), str(_response(tmp_path, GOOD_TEXT)))
+    assert code == 1 and out == ""
+    assert f"  {missing} [invalid]: --root is not a directory" in err.splitlines()
+    assert "response" not in err
+
+
 def test_one_bad_edit_among_good_ones_changes_nothing_on_disk(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -29,6 +29,7 @@ from bb7.formats.apply import (
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES, DiffMode
 from bb7.fsio import atomic_write, load_text
 from bb7.text.diff import colorize, line_counts, unified_diff
+from bb7.text.words import plural
 
 
 class FileSummary(msgspec.Struct, kw_only=True):
@@ -84,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(text, ApplyError):
         return _finish(args, False, [], [text])
     if not root.is_dir():
-        return _finish(args, False, [], [_plain_error("invalid", f"{root} is not a directory")])
+        # Named by the root, not as the response's fault.
+        not_dir = _plain_error("invalid", "--root is not a directory", path=str(root))
+        return _finish(args, False, [], [not_dir])
     result = apply_response(_load(root, text, mode), text, mode, root=root)
     if not result.calls:
         problem = _plain_error(
@@ -229,8 +232,7 @@ def _describe(edit: EditRecord) -> str:
 
 def _print_errors(errors: list[ApplyError]) -> None:
     print(
-        f"bb7 apply: not applied, nothing was written ({len(errors)} error"
-        f"{'s' if len(errors) != 1 else ''}):",
+        f"bb7 apply: not applied, nothing was written ({plural(len(errors), 'error')}):",
         file=sys.stderr,
     )
     for error in errors:
