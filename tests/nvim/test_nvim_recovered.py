@@ -12,9 +12,7 @@ from typing import Any
 from editor import notifications, run, start_host, wait_for
 
 from bb7.fsio import CRASH_ENV
-from bb7.state.records import Problem
-from bb7.state.responses import record_outputs
-from bb7.state.workspace import open_workspace
+from model_answer import model_writes
 
 
 def _bb7(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -33,12 +31,7 @@ def test_a_finished_interrupted_apply_is_said_once_in_the_editor(
 ) -> None:
     assert _bb7(project, "init").returncode == 0
     assert _bb7(project, "add", "a.py").returncode == 0
-    ws = open_workspace(project)
-    assert not isinstance(ws, Problem), ws
-    found = ws.active()
-    assert found is not None
-    assert not isinstance(record_outputs(found[0], found[1].id, {"a.py": "one = 1\n"}), Problem)
-    ws.close()
+    model_writes(project, {"a.py": "one = 1\n"})
     killed = _bb7(project, "output", "apply", "a.py", **{CRASH_ENV: "before_commit"})
     assert killed.returncode < 0, killed.stderr
     line = "bb7: finished an interrupted apply of a.py (`bb7 output undo` reverts it)"

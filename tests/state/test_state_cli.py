@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bb7.state.records import Problem
-from bb7.state.responses import record_outputs
-from bb7.state.workspace import open_workspace
 from cli_runner import run_cli
+from model_answer import model_writes
 
 
 class Cli:
@@ -31,13 +29,7 @@ class Cli:
         return done
 
     def model_writes(self, files: dict[str, str]) -> None:
-        ws = open_workspace(self.root)
-        assert not isinstance(ws, Problem), ws
-        found = ws.active()
-        assert found is not None
-        recorded = record_outputs(found[0], found[1].id, files)
-        assert not isinstance(recorded, Problem), recorded
-        ws.close()
+        model_writes(self.root, files)
 
     def statuses(self) -> dict[str, str]:
         rows = json.loads(self("status", "--json").stdout)["files"]
