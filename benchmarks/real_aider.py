@@ -16,10 +16,13 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
+from bb7.corpus.jsonl import decode_lines
 from bb7.corpus.responses import Case, run_case
 from bb7.edits import Applied, LineIndex, replace
 
@@ -34,6 +37,9 @@ CORPUS = next(
     Path("../shared/corpus"),
 )
 MODE = "search_replace_blocks"
+
+
+T = TypeVar("T")
 
 
 class AiderResponse(msgspec.Struct):
@@ -60,14 +66,10 @@ class AiderEdits(msgspec.Struct):
 
 
 def score_responses(path: Path, show: str) -> Counter[str]:
-    decoder = msgspec.json.Decoder(AiderResponse)
     totals: Counter[str] = Counter()
     by_category: dict[str, Counter[str]] = {}
     with path.open(encoding="utf-8") as corpus:
-        for raw in corpus:
-            if not raw.strip():
-                continue
-            row = decoder.decode(raw)
+        for row in _rows(corpus, AiderResponse):
             case = Case(
                 id=row.id,
                 files=row.files,
@@ -90,14 +92,10 @@ def score_responses(path: Path, show: str) -> Counter[str]:
 
 
 def score_edits(path: Path, show: str) -> Counter[str]:
-    decoder = msgspec.json.Decoder(AiderEdits)
     totals: Counter[str] = Counter()
     by_category: dict[str, Counter[str]] = {}
     with path.open(encoding="utf-8") as corpus:
-        for raw in corpus:
-            if not raw.strip():
-                continue
-            row = decoder.decode(raw)
+        for row in _rows(corpus, AiderEdits):
             content: str | None = row.file
             problem = ""
             index = LineIndex(content)
@@ -119,6 +117,14 @@ def score_edits(path: Path, show: str) -> Counter[str]:
                 print(f"{verdict:8} {row.id} {problem}", file=sys.stderr)
     _table(by_category, totals)
     return totals
+
+
+def _rows(lines: Iterable[str], kind: type[T]) -> Iterator[T]:
+    """The corpus's records; a line that does not decode stops the benchmark, naming it."""
+    for number, row in decode_lines(lines, msgspec.json.Decoder(kind)):
+        if isinstance(row, msgspec.DecodeError):
+            raise SystemExit(f"line {number} of the corpus: {row}")
+        yield row
 
 
 def _error_kind(expect_error: str | bool | None) -> str | None:
