@@ -378,13 +378,7 @@ def finish_merge(
             return Problem("readonly", f"{path} is read-only in this chat")
         out_text = store.blob(output.blob)
         snapshot = None if entry is None else store.blob(entry.blob)
-        new_entry = ContextEntry(
-            path=path,
-            kind=WRITABLE,
-            blob=store.put_blob(local),
-            file_id=entry_file_id(path, local),
-            added=entry.added if entry is not None else True,
-        )
+        new_entry = ContextEntry.taken(path, store.put_blob(local), local, entry)
         event = Event.applied(new_entry, entry)
         if same_text(local, out_text):
             store.put_entry(chat_id, new_entry)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fileid import entry_file_id
 from bb7.fsio import FileProblem, atomic_write, crash_point, is_read_only
 from bb7.paths import project_path
 from bb7.state.local import (
@@ -354,13 +353,7 @@ def finish_apply(store: Store, intent: Intent) -> bool:
         prev_entry=entry,
         prev_output=intent.prev_output,
     )
-    new_entry = ContextEntry(
-        path=path,
-        kind=WRITABLE,
-        blob=intent.written,
-        file_id=entry_file_id(path, text),
-        added=entry.added if entry is not None else True,
-    )
+    new_entry = ContextEntry.taken(path, intent.written, text, entry)
     store.put_entry(chat_id, new_entry)
     store.delete_output(chat_id, path)
     store.append_event(chat_id, Event.applied(new_entry, entry))

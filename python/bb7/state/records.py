@@ -9,6 +9,7 @@ from typing import Literal, TypeVar
 
 import msgspec
 
+from bb7.fileid import entry_file_id
 from bb7.state.problems import Problem
 
 __all__ = ["Problem"]  # re-exported: refusals travel with the records
@@ -284,6 +285,18 @@ class ContextEntry(msgspec.Struct, kw_only=True):
     @property
     def readonly(self) -> bool:
         return self.kind != WRITABLE
+
+    @staticmethod
+    def taken(path: str, blob: str, text: str, previous: ContextEntry | None) -> ContextEntry:
+        """The writable whole-file entry once the user took the model's change (all or part of
+        it): the snapshot `blob` holding `text`; a file the model created stays `added`."""
+        return ContextEntry(
+            path=path,
+            kind=WRITABLE,
+            blob=blob,
+            file_id=entry_file_id(path, text),
+            added=previous.added if previous is not None else True,
+        )
 
     def label(self) -> str:
         """`path` or `path:start-end`, how users and messages name the entry."""

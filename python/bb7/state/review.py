@@ -127,13 +127,7 @@ def accept_hunks(
             if split is None:
                 raise Abort(_gone(path))
             base, local = split.base, split.local
-        new_entry = ContextEntry(
-            path=path,
-            kind=WRITABLE,
-            blob=store.put_blob(base),
-            file_id=entry_file_id(path, base),
-            added=entry.added if entry is not None else True,
-        )
+        new_entry = ContextEntry.taken(path, store.put_blob(base), base, entry)
         store.put_entry(chat_id, new_entry)
         done = same_text(base, found.output)
         if done:
