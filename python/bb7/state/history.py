@@ -95,8 +95,7 @@ def _drop_last_warning(store: Store, chat_id: str) -> None:
     """A warning message ending the history was about this same context (restored by a fork
     whose draft was then sent and is now edited): the warning given now replaces it, so the
     user reads it once."""
-    messages = store.messages(chat_id)
-    last = messages[-1] if messages else None
+    last = store.last_message(chat_id)  # not the whole history: a long chat is many rows
     if (
         last is not None
         and last.role == "system"

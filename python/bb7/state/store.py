@@ -320,6 +320,14 @@ class Store:
         )
         return [rows.message(r) for r in found.fetchall()]
 
+    def last_message(self, chat_id: str) -> Message | None:
+        row = self.conn.execute(
+            f"SELECT {columns(rows.MESSAGE)} FROM messages WHERE chat_id = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (chat_id,),
+        ).fetchone()
+        return None if row is None else rows.message(row)
+
     def message(self, chat_id: str, message_id: int) -> Message | None:
         row = self.conn.execute(
             f"SELECT {columns(rows.MESSAGE)} FROM messages WHERE chat_id = ? AND id = ?",
