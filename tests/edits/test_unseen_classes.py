@@ -63,3 +63,13 @@ def test_a_cut_last_line_new_keeps_leaves_the_rest_of_the_line() -> None:
     assert applied(file, "x = f(1)\ny = g(2,", "x = f(0)\ny = g(2,").content == file.replace(
         "1", "0"
     )
+
+
+# --- blank line next to a fuzzy-matched region ---------------------------------------------------
+
+
+def test_new_ending_with_a_line_break_keeps_the_blank_line_after_a_fuzzy_match() -> None:
+    file = "def f():\n    return 1\n\nresults = []\nfor x in y:\n    pass\n"
+    old = "def f():\n  return 1\n\nresults ="  # shifted, and its last line cut
+    new = "def f():\n  return 2\n"  # the cut line dropped, the blank line kept
+    assert applied(file, old, new).content == "def f():\n    return 2\n\nfor x in y:\n    pass\n"

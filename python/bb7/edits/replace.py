@@ -135,6 +135,10 @@ def _replace(
     search = _Search(index, *options)
     old_lines = split_lines(old, crlf=True)
     new_lines = split_lines(new, crlf=True) if new else []
+    if new.endswith("\n") and not old.endswith("\n") and new_lines:
+        # `old` ends inside its last line and `new` ends with a line break: that break ends a
+        # line of its own (as the exact tier would splice it), so `new` has an empty last line.
+        new_lines.append("")
 
     bad = _new_elides_code(index, old_lines, new_lines, search.prose)
     if bad is not None:
