@@ -5,8 +5,9 @@
     outcome = handle.wait()  # Done | Failed, blocking (never on the Neovim loop thread)
 
 `start_send` checks the chat, stores the user's message with its context snapshot and returns
-a `SendHandle` (`bb7.llm.handle.Handle`) at once (or a `Problem`: no such chat, empty text, a send already running in
-that chat). A worker thread does the rest and reports through `on_event` (`bb7.chat.events`):
+a `SendHandle` (`bb7.llm.handle.Handle`) at once (or a `Problem`: no such chat, empty text, a
+send already running in that chat). A worker thread does the rest and reports through
+`on_event` (`bb7.chat.events`):
 1. resolves the API key, reads the instruction files and the (cached) models list for the
    model's tool support, context length and prices;
 2. builds the request from the chat (`bb7.chat.turn`): context, pending outputs, history,
