@@ -167,8 +167,7 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     assert isinstance(outcome, ev.Done) and outcome.ok, outcome
     assert chat.output("app.py") == APP.replace("return 1", "return 2").replace("'x'", "'y'")
     assert chat.statuses() == {"app.py": "M"}
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
-    assert [(s.path, s.status) for s in outcome.statuses] == [("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     # Streamed as it arrived: text, reasoning, the tool call's progress with its path.
     assert "".join(c.text for c in events.of(ev.Chunk)) == "I changed both return values."
     assert [r.text for r in events.of(ev.Reasoning)] == ["Two returns to change."]
@@ -216,7 +215,7 @@ def test_write_file_creates_an_added_output(chat: Chat) -> None:
     )
     outcome, _ = chat.send("Add a test file.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("tests/test_app.py", "A")]
+    assert outcome.files == [ev.WrittenFile("tests/test_app.py")]
     assert chat.output("tests/test_app.py") == content
     assert chat.statuses() == {"app.py": "", "tests/test_app.py": "A"}
     assert not (chat.root / "tests").exists()  # nothing touches the project before apply
@@ -350,7 +349,7 @@ def test_an_answer_to_the_retry_without_changes_keeps_the_edits_that_succeeded(
     chat.server.push(stream(text_chunk("The first edit already did it."), finish()))
     outcome, _ = chat.send("Please retry the file changes.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     assert chat.output("app.py") == APP.replace("return 1", "return 2")
 
 
