@@ -14,8 +14,9 @@ As its own process (later Neovim tests):
     python tests/llm_server.py --port 8765 --script script.json
 
 prints `listening on http://127.0.0.1:8765/v1` when ready. The script file holds
-`{"responses": [...], "models": [...]}`. `GET /_bb7/requests` returns the recorded requests as
-JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, and
+`{"responses": [...], "models": [...], "key": {...}}` (`key`: what GET .../key answers, as
+OpenRouter's `data`; without it that route is a 404). `GET /_bb7/requests` returns the recorded
+requests as JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, and
 `POST /_bb7/responses` (a JSON list) queues more responses.
 
 A response is a dict: `status` (default 200), `headers`, and either `body` (a JSON value or a
@@ -138,6 +139,38 @@ def usage_chunk(
     }
 
 
+def openrouter_usage_chunk(
+    prompt: int, completion: int, *, cached: int = 0, written: int = 0, cost: float
+) -> dict[str, Any]:
+    """The last chunk of an OpenRouter stream, shaped like the recorded one
+    (../shared/wire/openrouter-cache-usage.sse): no choices, the usage with the tokens read from
+    (`cached_tokens`) and written to (`cache_write_tokens`) the provider's cache, and the cost."""
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "cost": cost,
+        "is_byok": False,
+        "prompt_tokens_details": {
+            "cached_tokens": cached,
+            "cache_write_tokens": written,
+            "audio_tokens": 0,
+            "video_tokens": 0,
+        },
+        "cost_details": {"upstream_inference_cost": cost},
+        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0},
+    }
+    body = {
+        "id": "gen-test",
+        "object": "chat.completion.chunk",
+        "model": "anthropic/claude-test",
+        "provider": "Anthropic",
+        "choices": [],
+        "usage": usage,
+    }
+    return {"data": body}
+
+
 def stream(*steps: dict[str, Any], done: bool = True, **options: Any) -> dict[str, Any]:
     """A streamed 200 response: the steps, then `[DONE]` unless `done=False`; `options` are
     response keys such as byte_by_byte=True or stall_before_headers=seconds."""
@@ -193,10 +226,13 @@ class LLMServer:
         responses: Iterable[dict[str, Any]] = (),
         *,
         models: list[dict[str, Any]] | None = None,
+        key: dict[str, Any] | None = None,
         port: int = 0,
     ) -> None:
         self._responses: deque[dict[str, Any]] = deque(responses)
         self.models = DEFAULT_MODELS if models is None else models
+        # What GET .../key answers (OpenRouter's `data` object); None: 404, as elsewhere.
+        self.key = key
         self._lock = threading.Lock()
         self._requests: list[ReceivedRequest] = []
         self._disconnects: list[float] = []
@@ -322,6 +358,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(b"")
         if self.path.rstrip("/").endswith("/models"):
             self._send_json(200, {"data": owner.models})
+        elif self.path.rstrip("/").endswith("/key") and owner.key is not None:
+            self._send_json(200, {"data": owner.key})
         else:
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
 
@@ -464,11 +502,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible server on 127.0.0.1.")
     parser.add_argument("--port", type=int, default=0, help="port (0 picks a free one)")
     parser.add_argument(
-        "--script", type=Path, help='JSON file: {"responses": [...], "models": [...]}'
+        "--script", type=Path, help='JSON file: {"responses": [...], "models": [...], "key": {}}'
     )
     args = parser.parse_args(argv)
     script: dict[str, Any] = json.loads(args.script.read_text()) if args.script else {}
-    server = LLMServer(script.get("responses", []), models=script.get("models"), port=args.port)
+    server = LLMServer(
+        script.get("responses", []),
+        models=script.get("models"),
+        key=script.get("key"),
+        port=args.port,
+    )
     print(f"listening on {server.base_url}", flush=True)
     try:
         server._httpd.serve_forever()

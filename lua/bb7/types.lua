@@ -289,8 +289,11 @@
 ---@class bb7.event.Usage
 ---@field prompt_tokens? integer
 ---@field completion_tokens? integer
----@field cached_tokens? integer
+---@field cached_tokens? integer read from the provider's prompt cache (part of prompt_tokens)
+---@field cache_write_tokens? integer written to the provider's prompt cache
 ---@field cost? number USD
+---@field saved? number USD the cache saved against the same tokens at full price
+---@field first_token? number seconds to the first output
 ---@field duration? number seconds
 
 ---@class bb7.event.Done

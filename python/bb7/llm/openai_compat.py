@@ -325,6 +325,7 @@ class _Output(TypedDict):
     usage: Usage | None
     attempts: int
     duration: float
+    first_token: float | None
 
 
 class _Watchdog:
@@ -402,9 +403,11 @@ class _Worker:
         self.acc = StreamAccumulator()
         self.warned: set[str] = set()
         self.watchdog: _Watchdog | None = None
+        self.started = time.monotonic()
+        self.first_token: float | None = None
 
     def run(self) -> None:
-        started = time.monotonic()
+        started = self.started = time.monotonic()
         timeouts = self.client.config.timeouts
         watchdog = self.watchdog = _Watchdog(self.handle, timeouts.idle, started + timeouts.total)
         try:
@@ -463,6 +466,7 @@ class _Worker:
             usage=acc.usage,
             attempts=attempts,
             duration=duration,
+            first_token=self.first_token,
         )
         result: Terminal
         if isinstance(outcome, _Complete):
@@ -614,6 +618,8 @@ class _Worker:
             return None
         # Usage and text that came with an error object are kept with the error.
         events = self.acc.apply(chunk)
+        if events and self.first_token is None:
+            self.first_token = time.monotonic() - self.started
         if events and self.watchdog is not None:
             self.watchdog.progress()
         for event in events:
