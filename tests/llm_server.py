@@ -14,9 +14,8 @@ As its own process (later Neovim tests):
     python tests/llm_server.py --port 8765 --script script.json
 
 prints `listening on http://127.0.0.1:8765/v1` when ready. The script file holds
-`{"responses": [...], "models": [...], "key": {...}}` (`key`: what GET .../key answers, as
-OpenRouter's `data`; without it that route is a 404). `GET /_bb7/requests` returns the recorded
-requests as JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, and
+`{"responses": [...], "models": [...]}`. `GET /_bb7/requests` returns the recorded requests as
+JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, and
 `POST /_bb7/responses` (a JSON list) queues more responses.
 
 A response is a dict: `status` (default 200), `headers`, and either `body` (a JSON value or a
@@ -32,6 +31,11 @@ string, sent whole) or `events`, a list of steps streamed in order:
                        30 s): a pause the test ends, however slow the machine
   {"repeat": step, "every": s}   send `step` every s seconds until the client hangs up (a
                                  provider that sends keep-alives, or text, forever)
+A local server's own API (capability answers) is served from `native`: {"GET /props": body,
+"GET /api/v0/models": body, "POST /api/show": {"by_model": {id: body}}} (a model not listed
+there gets Ollama's 404 `{"error": "model 'x' not found"}`); the bodies are the documented
+shapes kept in tests/llm/local_servers/.
+
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
 `"stall_before_headers": s` waits (or notes the client hanging up) before the status line.
 """
@@ -226,13 +230,12 @@ class LLMServer:
         responses: Iterable[dict[str, Any]] = (),
         *,
         models: list[dict[str, Any]] | None = None,
-        key: dict[str, Any] | None = None,
+        native: dict[str, Any] | None = None,
         port: int = 0,
     ) -> None:
         self._responses: deque[dict[str, Any]] = deque(responses)
         self.models = DEFAULT_MODELS if models is None else models
-        # What GET .../key answers (OpenRouter's `data` object); None: 404, as elsewhere.
-        self.key = key
+        self.native = native or {}
         self._lock = threading.Lock()
         self._requests: list[ReceivedRequest] = []
         self._disconnects: list[float] = []
@@ -356,10 +359,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, owner.state())
             return
         self._record(b"")
-        if self.path.rstrip("/").endswith("/models"):
+        if f"GET {self.path}" in owner.native:
+            self._send_json(200, owner.native[f"GET {self.path}"])
+        elif self.path.rstrip("/").endswith("/models") and not self.path.startswith("/api/"):
             self._send_json(200, {"data": owner.models})
-        elif self.path.rstrip("/").endswith("/key") and owner.key is not None:
-            self._send_json(200, {"data": owner.key})
         else:
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
 
@@ -372,6 +375,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"ok": True})
             return
         self._record(body)
+        if f"POST {self.path}" in owner.native:
+            self._native_post(owner.native[f"POST {self.path}"], body)
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
             return
@@ -387,6 +393,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(
                 response.get("status", 200), response.get("body"), response.get("headers")
             )
+
+    def _native_post(self, route: Any, body: bytes) -> None:
+        if not (isinstance(route, dict) and "by_model" in route):
+            self._send_json(200, route)
+            return
+        model = (json.loads(body or b"{}") or {}).get("model", "")
+        if model in route["by_model"]:
+            self._send_json(200, route["by_model"][model])
+        else:
+            self._send_json(404, {"error": f"model '{model}' not found"})
 
     def _record(self, body: bytes) -> None:
         text = body.decode("utf-8", errors="replace")
@@ -502,14 +518,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible server on 127.0.0.1.")
     parser.add_argument("--port", type=int, default=0, help="port (0 picks a free one)")
     parser.add_argument(
-        "--script", type=Path, help='JSON file: {"responses": [...], "models": [...], "key": {}}'
+        "--script", type=Path, help='JSON file: {"responses": [...], "models": [...]}'
     )
     args = parser.parse_args(argv)
     script: dict[str, Any] = json.loads(args.script.read_text()) if args.script else {}
     server = LLMServer(
         script.get("responses", []),
         models=script.get("models"),
-        key=script.get("key"),
+        native=script.get("native"),
         port=args.port,
     )
     print(f"listening on {server.base_url}", flush=True)

@@ -71,7 +71,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def openrouter() -> Iterator[LLMServer]:
     key = {"limit": 20, "limit_remaining": 12.5, "limit_reset": "monthly", "usage_daily": 0.75}
-    with LLMServer(key=key) as server:
+    with LLMServer(native={"GET /v1/key": {"data": key}}) as server:
         yield server
 
 

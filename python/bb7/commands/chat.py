@@ -18,7 +18,7 @@ from typing import Any, cast, get_args
 
 from bb7.chat import events as ev
 from bb7.chat.config import DEFAULT_MODEL, SendConfig
-from bb7.chat.send import start_send
+from bb7.chat.send import SendHandle, start_send
 from bb7.chatview.conversation import usage_line
 from bb7.commands.session import (
     active_chat,
@@ -91,6 +91,42 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+class _CtrlC:
+    """Ctrl-C cancels the send once, however early and however often it is pressed.
+
+    The handler is in place before the send starts: a press that came before `wait` (the answer
+    already streaming) used to raise outside it, and bb7 then hung on the stream's thread.
+    Presses after the first are ignored until bb7 exits, so storing the partial answer is never
+    cut short.
+    """
+
+    def __init__(self) -> None:
+        self._handle: SendHandle | None = None
+        self._pressed = False
+        self._previous: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        self._previous = signal.signal(signal.SIGINT, self._press)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        # Once pressed, bb7 is on its way out: a late second press must not end it by the signal.
+        if not self._pressed:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def watch(self, handle: SendHandle) -> SendHandle:
+        self._handle = handle
+        if self._pressed:
+            handle.cancel()
+        return handle
+
+    def _press(self, _signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self._pressed = True
+        if self._handle is not None:
+            self._handle.cancel()
+
+
 @reported
 def run(args: argparse.Namespace) -> int:
     with active_chat(args, create=True) as (_ws, store, chat):
@@ -121,20 +157,16 @@ def run(args: argparse.Namespace) -> int:
             models_cache=str(default_cache_dir()),
         )
         printer = _Printer(show_reasoning=args.show_reasoning)
-        handle = check(start_send(store, chat.id, args.message, config, printer))
-        try:
-            outcome = handle.wait()
-        except KeyboardInterrupt:
-            # One Ctrl-C cancels; a second, pressed while the partial answer is being stored,
-            # must not end bb7 halfway (a traceback, and exit by signal instead of 130).
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            handle.cancel()
+        with _CtrlC() as ctrl_c:
+            handle = ctrl_c.watch(check(start_send(store, chat.id, args.message, config, printer)))
             outcome = handle.wait()
         assert outcome is not None
         printer.end_text()
-        # The line the chat view shows under the answer (all the send's requests together).
-        line = usage_line(outcome.usage) if outcome.usage is not None else ""
-        if line:
+        # The line the chat view shows under the answer (all the send's requests together); after
+        # a failure only when the provider counted tokens (a cancel before any answer has none).
+        usage = outcome.usage
+        line = usage_line(usage) if usage is not None else ""
+        if line and (isinstance(outcome, ev.Done) or (usage and usage.prompt_tokens)):
             print(line)
         if isinstance(outcome, ev.Failed):
             print(f"bb7: {outcome.message}", file=sys.stderr)

@@ -234,10 +234,23 @@ class OpenAICompatClient:
 
     def get_json(self, path: str, *, timeout: float = 30.0) -> bytes | HttpProblem:
         """GET `path` (e.g. "models") and return the raw JSON body. Blocking: use a thread."""
+        return self.request_json("GET", self.url(path), timeout=timeout)
+
+    def request_json(
+        self, method: str, url: str, body: object = None, *, timeout: float = 30.0
+    ) -> bytes | HttpProblem:
+        """`method` `url` (any URL: a local server's own API lives beside `/v1`) with `body` as
+        JSON, and the raw JSON answer. Blocking: use a thread."""
+        content = None if body is None else msgspec.json.encode(body)
+        headers = self._headers()
+        if content is not None:
+            headers["Content-Type"] = "application/json"
         try:
-            response = self._http.get(self.url(path), headers=self._headers(), timeout=timeout)
+            response = self._http.request(
+                method, url, content=content, headers=headers, timeout=timeout
+            )
         except httpx.TimeoutException:
-            return HttpProblem("timeout", f"{self.url(path)} did not answer within {timeout:g} s.")
+            return HttpProblem("timeout", f"{url} did not answer within {timeout:g} s.")
         except httpx.TransportError as exc:
             return HttpProblem("connection", self._transport_message(exc))
         if response.status_code >= 400:
