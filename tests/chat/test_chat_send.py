@@ -17,6 +17,7 @@ from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.fileid import file_id
+from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
@@ -88,7 +89,7 @@ class Chat:
     def start(self, text: str, **changes: Any) -> tuple[SendHandle, Recorder]:
         recorder = Recorder()
         handle = start_send(self.store, self.chat_id, text, self.config(**changes), recorder)
-        assert isinstance(handle, SendHandle), handle
+        assert isinstance(handle, Handle), handle
         return handle, recorder
 
     def send(self, text: str, **changes: Any) -> tuple[ev.Outcome, Recorder]:
@@ -543,7 +544,7 @@ def test_a_global_chat_offers_no_tools_and_everything_is_read_only(
         chat.server.push(stream(text_chunk("Nice notes."), finish()))
         recorder = Recorder()
         handle = start_send(store, chat_id, "Review my notes", chat.config(), recorder)
-        assert isinstance(handle, SendHandle)
+        assert isinstance(handle, Handle)
         outcome = handle.wait(10)
         assert isinstance(outcome, ev.Done) and outcome.ok
         request = chat.server.chat_requests()[-1]["json"]
@@ -577,7 +578,7 @@ def test_the_first_exchange_names_the_chat_with_the_title_model(chat: Chat) -> N
 
 def test_a_failed_title_is_silent_but_logged(chat: Chat, caplog: pytest.LogCaptureFixture) -> None:
     chat.server.push(stream(text_chunk("Hi."), finish()), error_response(400, "no such model"))
-    with caplog.at_level(logging.INFO, logger="bb7.chat.send"):
+    with caplog.at_level(logging.INFO, logger="bb7.chat.title"):
         outcome, events = chat.send("Hello", title_model="test/missing")
     assert isinstance(outcome, ev.Done) and events.of(ev.TitleChanged) == []
     assert chat.store.chat(chat.chat_id).name.startswith("Chat ")  # type: ignore[union-attr]
