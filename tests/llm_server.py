@@ -31,6 +31,11 @@ string, sent whole) or `events`, a list of steps streamed in order:
                        30 s): a pause the test ends, however slow the machine
   {"repeat": step, "every": s}   send `step` every s seconds until the client hangs up (a
                                  provider that sends keep-alives, or text, forever)
+A local server's own API (capability answers) is served from `native`: {"GET /props": body,
+"GET /api/v0/models": body, "POST /api/show": {"by_model": {id: body}}} (a model not listed
+there gets Ollama's 404 `{"error": "model 'x' not found"}`); the bodies are the documented
+shapes kept in tests/llm/local_servers/.
+
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
 `"stall_before_headers": s` waits (or notes the client hanging up) before the status line.
 """
@@ -138,6 +143,38 @@ def usage_chunk(
     }
 
 
+def openrouter_usage_chunk(
+    prompt: int, completion: int, *, cached: int = 0, written: int = 0, cost: float
+) -> dict[str, Any]:
+    """The last chunk of an OpenRouter stream, shaped like the recorded one
+    (../shared/wire/openrouter-cache-usage.sse): no choices, the usage with the tokens read from
+    (`cached_tokens`) and written to (`cache_write_tokens`) the provider's cache, and the cost."""
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "cost": cost,
+        "is_byok": False,
+        "prompt_tokens_details": {
+            "cached_tokens": cached,
+            "cache_write_tokens": written,
+            "audio_tokens": 0,
+            "video_tokens": 0,
+        },
+        "cost_details": {"upstream_inference_cost": cost},
+        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0},
+    }
+    body = {
+        "id": "gen-test",
+        "object": "chat.completion.chunk",
+        "model": "anthropic/claude-test",
+        "provider": "Anthropic",
+        "choices": [],
+        "usage": usage,
+    }
+    return {"data": body}
+
+
 def stream(*steps: dict[str, Any], done: bool = True, **options: Any) -> dict[str, Any]:
     """A streamed 200 response: the steps, then `[DONE]` unless `done=False`; `options` are
     response keys such as byte_by_byte=True or stall_before_headers=seconds."""
@@ -193,10 +230,12 @@ class LLMServer:
         responses: Iterable[dict[str, Any]] = (),
         *,
         models: list[dict[str, Any]] | None = None,
+        native: dict[str, Any] | None = None,
         port: int = 0,
     ) -> None:
         self._responses: deque[dict[str, Any]] = deque(responses)
         self.models = DEFAULT_MODELS if models is None else models
+        self.native = native or {}
         self._lock = threading.Lock()
         self._requests: list[ReceivedRequest] = []
         self._disconnects: list[float] = []
@@ -320,7 +359,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, owner.state())
             return
         self._record(b"")
-        if self.path.rstrip("/").endswith("/models"):
+        if f"GET {self.path}" in owner.native:
+            self._send_json(200, owner.native[f"GET {self.path}"])
+        elif self.path.rstrip("/").endswith("/models") and not self.path.startswith("/api/"):
             self._send_json(200, {"data": owner.models})
         else:
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
@@ -334,6 +375,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"ok": True})
             return
         self._record(body)
+        if f"POST {self.path}" in owner.native:
+            self._native_post(owner.native[f"POST {self.path}"], body)
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
             return
@@ -349,6 +393,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(
                 response.get("status", 200), response.get("body"), response.get("headers")
             )
+
+    def _native_post(self, route: Any, body: bytes) -> None:
+        if not (isinstance(route, dict) and "by_model" in route):
+            self._send_json(200, route)
+            return
+        model = (json.loads(body or b"{}") or {}).get("model", "")
+        if model in route["by_model"]:
+            self._send_json(200, route["by_model"][model])
+        else:
+            self._send_json(404, {"error": f"model '{model}' not found"})
 
     def _record(self, body: bytes) -> None:
         text = body.decode("utf-8", errors="replace")
@@ -468,7 +522,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     script: dict[str, Any] = json.loads(args.script.read_text()) if args.script else {}
-    server = LLMServer(script.get("responses", []), models=script.get("models"), port=args.port)
+    server = LLMServer(
+        script.get("responses", []),
+        models=script.get("models"),
+        native=script.get("native"),
+        port=args.port,
+    )
     print(f"listening on {server.base_url}", flush=True)
     try:
         server._httpd.serve_forever()

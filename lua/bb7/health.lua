@@ -63,6 +63,29 @@ local function check_host(h)
   if #status.stderr > 0 then h.info('host stderr:\n' .. table.concat(status.stderr, '\n')) end
 end
 
+--- What the server says about tools (a local server through its own API): models without
+--- tools get text edit blocks.
+local function check_capabilities(h, info)
+  local without = ''
+  if info.no_tools > 0 then
+    without = (' (text edit blocks: %s%s)'):format(
+      table.concat(info.without_tools, ', '),
+      info.no_tools > #info.without_tools and ', ...' or ''
+    )
+  end
+  local counts = ('%d with tools, %d without%s'):format(info.tools, info.no_tools, without)
+  if info.capabilities_source ~= '' then
+    h.ok(('tool support from %s: %s'):format(info.capabilities_source, counts))
+  elseif info.tools + info.no_tools > 0 then
+    h.ok('tool support from /models: ' .. counts)
+  elseif info.models > 0 then
+    h.info(
+      'tool support unknown: the server does not say (bb7 offers tools and reads edits '
+        .. "from an answer's text when a model ignores them)"
+    )
+  end
+end
+
 --- The preset in force and its server's answer to `GET /models`, from `bb7.llm.probe` (the
 --- Python side owns the preset table). Returns the probe's facts, or nil.
 local function check_provider(h)
@@ -88,6 +111,7 @@ local function check_provider(h)
   h.ok(('%s %s: %s, %s'):format(named, info.preset, info.title, info.base_url))
   if info.answers then
     h.ok(('the server answers /models: %d models'):format(info.models))
+    check_capabilities(h, info)
   else
     h.warn('the server does not answer /models: ' .. info.problem, {
       info['local'] and 'Start the server, or set provider.base_url to where it runs'

@@ -323,3 +323,23 @@ def test_ctrl_c_cancels_once_however_often_it_is_pressed(
         "bb7: Response cancelled by the user; the partial answer is kept, without file changes.\n"
     )
     assert "Half" in cli("chats", "search", "Half").stdout  # the partial answer was stored
+
+
+def test_ctrl_c_before_any_answer_cancels_the_waiting_send(cli: Cli, server: Server) -> None:
+    # The press comes while bb7 waits for the provider's headers: nothing streamed yet.
+    server.push(stream(text_chunk("late"), stall_before_headers=30))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bb7.cli", "chat", "--base-url", server.base_url, "Hi"],
+        cwd=cli.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60  # a loaded machine starts Python slowly
+    while not server.chat_requests() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.chat_requests(), "the request never reached the server"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 130, err
+    assert out == b""
+    assert err.decode() == "bb7: Response cancelled by the user before any answer came.\n"

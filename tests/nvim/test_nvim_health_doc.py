@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -187,3 +188,18 @@ def test_checkhealth_reports_an_empty_or_damaged_database(launch: Any, project: 
     report = checkhealth(nvim)
     assert f"ERROR {db} is damaged: it is not an SQLite database" in report
     assert f"OK {db}" not in report
+
+
+def test_checkhealth_shows_what_a_local_server_says_about_tools(launch: Any) -> None:
+    fixture = json.loads((ROOT / "tests/llm/local_servers/ollama.json").read_text())
+    with LLMServer(models=fixture["models"], native=fixture["native"]) as server:
+        nvim = launch()
+        nvim.exec_lua(
+            "require('bb7').setup({ provider = { preset = 'ollama', base_url = ... } })",
+            server.base_url,
+        )
+        report = checkhealth(nvim)
+    assert (
+        "OK tool support from Ollama /api/show: 1 with tools, 1 without (text edit blocks: "
+        "llama3:8b)" in report
+    )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bb7_cli import Bb7
 from state_helpers import Project, make_project
 
 
@@ -16,3 +17,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project
     made = make_project(tmp_path / "proj")
     yield made
     made.store.close()
+
+
+@pytest.fixture
+def bb7(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Bb7:
+    """An initialised project, with the shell's working directory in it."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(root)
+    made = Bb7(root, capsys)
+    made("init")
+    return made

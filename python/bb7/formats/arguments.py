@@ -73,6 +73,8 @@ def _decode_repaired(text: str) -> tuple[Any, tuple[str, ...]] | str:
         return msgspec.json.decode(text), ()
     except msgspec.DecodeError as exc:
         complaint = str(exc)
+    except RecursionError:  # nested past msgspec's bound: no repair makes it shallower
+        return "the JSON is nested too deeply (over a thousand levels)"
     attempts: list[tuple[tuple[str, ...], Callable[[str], str | None]]] = [
         (("trailing_commas",), _drop_trailing_commas),
         (("closed_brackets",), _close_brackets),
@@ -84,7 +86,7 @@ def _decode_repaired(text: str) -> tuple[Any, tuple[str, ...]] | str:
             continue
         try:
             return msgspec.json.decode(fixed), names
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             continue
     return complaint
 

@@ -168,7 +168,7 @@ def _readable(arguments: Any) -> Any:
         return arguments
     try:
         return msgspec.json.decode(arguments)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: nested past msgspec's bound
         return arguments
 
 

@@ -5,6 +5,8 @@ refuses one (a provider sent, say, a list where a string was expected), the chun
 as plain JSON and converted field by field: every field that fits is kept, every one that does
 not is dropped and named in `Decoded.skipped`, so the caller can warn the user instead of
 losing the text that came with it. A payload that is not a JSON object at all gives no chunk.
+Bytes that are not UTF-8 are replaced by U+FFFD (and said); a payload nested deeper than the
+decoder's bound (msgspec's, about a thousand levels) is dropped whole, never a traceback.
 """
 
 from __future__ import annotations
@@ -36,6 +38,21 @@ _SKIP = _Skip()
 
 
 def decode_chunk(payload: bytes) -> Decoded:
+    try:
+        return _decode(payload)
+    except UnicodeDecodeError as exc:
+        replaced = payload.decode("utf-8", errors="replace").encode("utf-8")
+        note = f"bytes that are not UTF-8 (byte {exc.start}; replaced by U+FFFD)"
+    except RecursionError:
+        return Decoded(None, (f"a chunk nested too deeply ({len(payload)} bytes)",))
+    try:
+        decoded = _decode(replaced)
+    except RecursionError:
+        return Decoded(None, (f"a chunk nested too deeply ({len(payload)} bytes)",))
+    return Decoded(decoded.chunk, (note, *decoded.skipped))
+
+
+def _decode(payload: bytes) -> Decoded:
     try:
         return Decoded(CHUNK_DECODER.decode(payload))
     except msgspec.ValidationError:

@@ -1,8 +1,9 @@
 """The provider's models list (`GET /models`) with capabilities, cached on disk for a day.
 
 OpenRouter describes each model fully (context length, pricing, `supported_parameters`);
-plain OpenAI-compatible servers (OpenAI, Ollama, LM Studio) list only ids. Unknown
-capabilities stay None, and callers treat None as "probably yes" for tools (see
+plain OpenAI-compatible servers (OpenAI, Ollama, LM Studio) list only ids. For a local server
+the gaps are asked of its own API (`bb7.llm.capabilities`) before the list is cached. What
+stays unknown is None, and callers treat None as "probably yes" for tools (see
 `prompt.choose_edit_format`). Fetching blocks: call `load_models` from a worker thread.
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 import msgspec
 
 from bb7.fsio import atomic_write
+from bb7.llm import capabilities
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
 
 MAX_AGE = 24 * 60 * 60
@@ -33,6 +35,9 @@ class Pricing(msgspec.Struct, frozen=True):
 
 
 class ModelInfo(msgspec.Struct, frozen=True):
+    """`capabilities_source`: the local server API that told tool support or the context size
+    when the models list did not ("" when it came from the list, or nobody said)."""
+
     id: str
     name: str = ""
     context_length: int | None = None
@@ -40,6 +45,7 @@ class ModelInfo(msgspec.Struct, frozen=True):
     supports_tools: bool | None = None
     supports_reasoning: bool | None = None
     pricing: Pricing = Pricing()
+    capabilities_source: str = ""
 
 
 class ModelList(msgspec.Struct, frozen=True):
@@ -141,6 +147,31 @@ def _price(value: str | float | None) -> float | None:
     return price if price >= 0 else None  # OpenRouter marks variable prices with -1
 
 
+def with_capabilities(client: OpenAICompatClient, models: list[ModelInfo]) -> list[ModelInfo]:
+    """`models` with the tool support and context size the list left unknown, from the local
+    server's own API (`bb7.llm.capabilities`); as they were when it does not answer."""
+    unknown = [m.id for m in models if m.supports_tools is None or m.context_length is None]
+    if not unknown:
+        return models
+    found = capabilities.probe(client, unknown)
+    if found is None:
+        return models
+    source, answers = found
+    return [_with(model, answers.get(model.id), source) for model in models]
+
+
+def _with(model: ModelInfo, answer: capabilities.Capabilities | None, source: str) -> ModelInfo:
+    if answer is None:
+        return model
+    tools = model.supports_tools if model.supports_tools is not None else answer.supports_tools
+    context = model.context_length or answer.context_length
+    if (tools, context) == (model.supports_tools, model.context_length):
+        return model
+    return msgspec.structs.replace(
+        model, supports_tools=tools, context_length=context, capabilities_source=source
+    )
+
+
 def tools_first(models: list[ModelInfo]) -> list[ModelInfo]:
     """Models for a picker: tool-capable first, then unknown, then without tools (bb7 edits
     files through tools, and falls back to text blocks without them); by id within each."""
@@ -181,6 +212,8 @@ def load_models(
         return ModelList(cached.models, cached.fetched_at, from_cache=True)
     body = client.get_json("models")
     models = parse_models(body) if isinstance(body, bytes) else body
+    if not isinstance(models, HttpProblem):
+        models = with_capabilities(client, models)
     if isinstance(models, HttpProblem):
         if cached is None:
             return models

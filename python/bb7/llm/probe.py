@@ -1,5 +1,6 @@
 """`python -m bb7.llm.probe '{"preset": ..., "base_url": ..., "api_key": ...}'`: which provider
-the `provider` settings name and whether its server answers `GET /models`, as one JSON line.
+the `provider` settings name, whether its server answers `GET /models`, and for a local server
+what its own API says about tools (`bb7.llm.capabilities`), as one JSON line.
 
 For `:checkhealth bb7`, which runs it like its other Python checks (a host is not needed, and
 a health check must not wait for one). A `cmd:` key source is not run here (the health check
@@ -14,7 +15,7 @@ import sys
 import msgspec
 
 from bb7.llm.keys import ApiKey, resolve_api_key
-from bb7.llm.models import parse_models
+from bb7.llm.models import parse_models, with_capabilities
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
 from bb7.llm.presets import preset_for
 from bb7.llm.provider import provider_config
@@ -29,7 +30,10 @@ class ProbeArgs(msgspec.Struct, frozen=True):
 class Probe(msgspec.Struct, frozen=True):
     """`preset`: the preset in force (`custom` for a server no preset names); `key_env`: the
     variable its key is read from without an api_key source (None: no key); `models`: how many
-    the server listed, when `answers`; else `problem` says what went wrong."""
+    the server listed, when `answers`; else `problem` says what went wrong.
+    `capabilities_source`: the local server API that said which models take tools ("" when the
+    list said it, or nobody did); `tools`/`no_tools`: how many models are known to take tools
+    or not; `without_tools`: the first few ids of the latter (they get text edit blocks)."""
 
     preset: str
     title: str
@@ -40,6 +44,10 @@ class Probe(msgspec.Struct, frozen=True):
     answers: bool
     models: int = 0
     problem: str = ""
+    capabilities_source: str = ""
+    tools: int = 0
+    no_tools: int = 0
+    without_tools: list[str] = []
 
 
 def probe(args: ProbeArgs, *, timeout: float = 5.0) -> Probe | str:
@@ -54,9 +62,11 @@ def probe(args: ProbeArgs, *, timeout: float = 5.0) -> Probe | str:
     client = OpenAICompatClient(config, key)
     try:
         body = client.get_json("models", timeout=timeout)
+        listed = parse_models(body) if isinstance(body, bytes) else body
+        if not isinstance(listed, HttpProblem):
+            listed = with_capabilities(client, listed)
     finally:
         client.close()
-    listed = parse_models(body) if isinstance(body, bytes) else body
     facts = Probe(
         preset=found.name,
         title=found.title,
@@ -68,7 +78,18 @@ def probe(args: ProbeArgs, *, timeout: float = 5.0) -> Probe | str:
     )
     if isinstance(listed, HttpProblem):
         return msgspec.structs.replace(facts, problem=listed.message)
-    return msgspec.structs.replace(facts, answers=True, models=len(listed))
+    without = [m.id for m in listed if m.supports_tools is False]
+    return msgspec.structs.replace(
+        facts,
+        answers=True,
+        models=len(listed),
+        capabilities_source=next(
+            (m.capabilities_source for m in listed if m.capabilities_source), ""
+        ),
+        tools=sum(1 for m in listed if m.supports_tools),
+        no_tools=len(without),
+        without_tools=without[:5],
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -197,6 +197,12 @@ def merge3(base: str, local: str, output: str, *, prefer_output: bool = False) -
     return Merge3(text=text, conflicts=0 if prefer_output else overlaps)
 
 
+def overlapping(base: str, local: str, output: str) -> bool:
+    """Whether the user's edits (base→local) and the model's (base→output) touch the same
+    lines: only then is a pending change a conflict; otherwise it rebases onto the edits."""
+    return any(chunk.kind == "overlap" for chunk in _Sides(base, local, output).chunks)
+
+
 class MergePlan(msgspec.Struct, frozen=True):
     """A merge that leaves overlaps pending: `local` takes every change of the model that
     does not overlap the user's, `base` and `output` are the new snapshot and pending output
