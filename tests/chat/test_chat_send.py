@@ -17,6 +17,7 @@ from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.fileid import file_id
+from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
@@ -88,7 +89,7 @@ class Chat:
     def start(self, text: str, **changes: Any) -> tuple[SendHandle, Recorder]:
         recorder = Recorder()
         handle = start_send(self.store, self.chat_id, text, self.config(**changes), recorder)
-        assert isinstance(handle, SendHandle), handle
+        assert isinstance(handle, Handle), handle
         return handle, recorder
 
     def send(self, text: str, **changes: Any) -> tuple[ev.Outcome, Recorder]:
@@ -166,8 +167,7 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     assert isinstance(outcome, ev.Done) and outcome.ok, outcome
     assert chat.output("app.py") == APP.replace("return 1", "return 2").replace("'x'", "'y'")
     assert chat.statuses() == {"app.py": "M"}
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
-    assert [(s.path, s.status) for s in outcome.statuses] == [("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     # Streamed as it arrived: text, reasoning, the tool call's progress with its path.
     assert "".join(c.text for c in events.of(ev.Chunk)) == "I changed both return values."
     assert [r.text for r in events.of(ev.Reasoning)] == ["Two returns to change."]
@@ -215,7 +215,7 @@ def test_write_file_creates_an_added_output(chat: Chat) -> None:
     )
     outcome, _ = chat.send("Add a test file.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("tests/test_app.py", "A")]
+    assert outcome.files == [ev.WrittenFile("tests/test_app.py")]
     assert chat.output("tests/test_app.py") == content
     assert chat.statuses() == {"app.py": "", "tests/test_app.py": "A"}
     assert not (chat.root / "tests").exists()  # nothing touches the project before apply
@@ -349,7 +349,7 @@ def test_an_answer_to_the_retry_without_changes_keeps_the_edits_that_succeeded(
     chat.server.push(stream(text_chunk("The first edit already did it."), finish()))
     outcome, _ = chat.send("Please retry the file changes.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     assert chat.output("app.py") == APP.replace("return 1", "return 2")
 
 
@@ -543,7 +543,7 @@ def test_a_global_chat_offers_no_tools_and_everything_is_read_only(
         chat.server.push(stream(text_chunk("Nice notes."), finish()))
         recorder = Recorder()
         handle = start_send(store, chat_id, "Review my notes", chat.config(), recorder)
-        assert isinstance(handle, SendHandle)
+        assert isinstance(handle, Handle)
         outcome = handle.wait(10)
         assert isinstance(outcome, ev.Done) and outcome.ok
         request = chat.server.chat_requests()[-1]["json"]
@@ -577,7 +577,7 @@ def test_the_first_exchange_names_the_chat_with_the_title_model(chat: Chat) -> N
 
 def test_a_failed_title_is_silent_but_logged(chat: Chat, caplog: pytest.LogCaptureFixture) -> None:
     chat.server.push(stream(text_chunk("Hi."), finish()), error_response(400, "no such model"))
-    with caplog.at_level(logging.INFO, logger="bb7.chat.send"):
+    with caplog.at_level(logging.INFO, logger="bb7.chat.title"):
         outcome, events = chat.send("Hello", title_model="test/missing")
     assert isinstance(outcome, ev.Done) and events.of(ev.TitleChanged) == []
     assert chat.store.chat(chat.chat_id).name.startswith("Chat ")  # type: ignore[union-attr]

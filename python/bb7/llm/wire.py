@@ -153,6 +153,8 @@ class Choice(msgspec.Struct):
 
 class TokenDetails(msgspec.Struct):
     cached_tokens: int | None = None
+    # OpenRouter: prompt tokens written to the provider's cache (Anthropic bills them higher).
+    cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
 
 
@@ -162,6 +164,8 @@ class WireUsage(msgspec.Struct):
     total_tokens: int | None = None
     cost: float | None = None
     cached_tokens: int | None = None
+    # DeepSeek's names for the cached part of the prompt.
+    prompt_cache_hit_tokens: int | None = None
     prompt_tokens_details: TokenDetails | None = None
     completion_tokens_details: TokenDetails | None = None
 

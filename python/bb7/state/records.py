@@ -220,10 +220,19 @@ Part = TextPart | ReasoningPart | EventPart
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What one answer (or a send's requests together) took. `prompt_tokens` counts every
+    input token, the `cached_tokens` read from and the `cache_write_tokens` written to the
+    provider's prompt cache included; `cost` in USD; `saved`: USD the cache saved against the
+    same tokens at full price (negative when writing the cache cost more than reading saved);
+    `first_token`: seconds from sending to the first output; `duration`: to the end."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     cost: float = 0.0
+    saved: float = 0.0
+    first_token: float = 0.0
     duration: float = 0.0
 
 
