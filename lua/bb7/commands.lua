@@ -181,8 +181,9 @@ picks one of the project's files with |vim.ui.select()| (git-tracked first).]],
     complete = context_files(PENDING),
     desc = 'bb7: apply the pending change of a file (! over local changes)',
     doc = [[Writes the pending output of [path] (default: the current file) to the
-file, through its buffer when it is loaded (undo kept). A file with local
-changes (`~M`) is refused with a message: |:BB7Merge| keeps both,
+file, through its buffer when it is loaded (undo kept). Local edits on other
+lines are kept: the change is rebased onto them (the status stays `M`). Local
+edits of the changed lines (`~M`) are refused with a message: |:BB7Merge| keeps both,
 `:BB7Apply!` applies over them (undo with |:BB7UndoApply|), |:BB7Review|
 and |:BB7Diff| take hunks by hand.]],
     run = function(opts)

@@ -3,7 +3,9 @@
 Refused: empty paths, `..` that leaves the root, absolute paths outside it, paths through a
 symlink that resolves outside it, and anything named `.git` or `.bb7` or inside one, at any depth
 (a vendored repository, a submodule's `.git` file) and in any case (a case-insensitive disk folds
-`.GIT/config` into `.git/config`).
+`.GIT/config` into `.git/config`). Both the path as given and the path it resolves to are
+checked: a hostile clone's `gl -> .git` or `docs/g -> ../.git` symlink never lets a write (or a
+directory it creates) reach git's state.
 """
 
 from __future__ import annotations
@@ -63,5 +65,12 @@ def project_path(root: Path, path: str) -> str | PathProblem:
     if real != root_real and root_real not in real.parents:
         return PathProblem(
             "outside_root", f"{raw} resolves through a symlink to {real}, outside the project"
+        )
+    protected = protected_part(real.relative_to(root_real).parts)
+    if protected is not None:
+        return PathProblem(
+            "protected",
+            f"{raw} resolves through a symlink to {real}, inside {protected}/, which holds "
+            "git's or bb7's own state; bb7 never edits it",
         )
     return PurePosixPath(*parts).as_posix()

@@ -103,8 +103,8 @@ def test_a_whole_session_never_stops_at_press_enter(
     answered(nvim, "• a.py")
     never_waiting(nvim)
 
-    # 3. A local change makes a.py a conflict: :BB7Apply refuses it.
-    (project / "a.py").write_text(A_TEXT + "four = 4\n")
+    # 3. A local change of the changed line makes a.py a conflict: :BB7Apply refuses it.
+    (project / "a.py").write_text(A_TEXT.replace("two = 2", "two = 2.0"))
     nvim.command("doautocmd FocusGained")  # as when coming back from another program
     wait_for_status(nvim, project / "a.py", "~M")
     type_command(nvim, "BB7Apply a.py")

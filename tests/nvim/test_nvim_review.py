@@ -217,7 +217,7 @@ def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
     run(ready, "BB7Add")
     pending(ready, project, ("c.py", "c1 = 1", "c1 = 'model'"))
     type_keys(ready, "3GA # mine<Esc>")
-    wait_for_status(ready, project / "c.py", "~M")
+    wait_for_status(ready, project / "c.py", "M")  # an edit away from the change: rebased
     review(ready)
     rows = screen(ready)
     assert "bb7 hunk 1/1" in rows[0] and "over your own edit" not in rows[0]

@@ -24,7 +24,7 @@ from bb7.fsio import CRASH_ENV
 from bb7.state.store import LOCK_TIMEOUT_ENV
 
 BASE = "line 1\nline 2\nline 3\n"
-LOCAL = "line 1\nthe user's own edit\nline 3\n"
+LOCAL = "line 1\nline 2\nthe user's own edit\n"  # where the model adds a line
 MODEL = "line 1\nline 2\nline 3\nthe model's line\n"
 
 

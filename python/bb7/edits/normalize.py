@@ -114,22 +114,25 @@ def unescape_variants(text: str) -> list[tuple[str, str]]:
 def unescape_like(new: str, decoded_old: str, variant: str, old: str = "") -> str:
     """`new` decoded like `old` was, if `new` shows the same escaping.
 
-    The evidence is in the lines: decoding an escaped `new` makes more of its lines equal to
-    lines of the decoded `old`; decoding a plain `new` (whose backslashes are real code) makes
-    fewer. When no line tells (a one-line change), the escapes do: `new` is decoded when
-    every escape it has is one `old` has too (the same over-escaping, such as `\\\\032` for
-    `\\032`).
+    Only the lines of `new` that decoding changes are evidence (its other lines say nothing
+    about escaping). Such a line that already equals a line of the decoded `old` is plain text
+    whose backslashes are the file's own: `new` is kept. Such a line that equals one only once
+    decoded is over-escaped: `new` is decoded. When no line tells (the escaped lines are the
+    ones the model changed), the escapes do: `new` is decoded when every escape it has is one
+    `old` has too (the same over-escaping, such as `\\\\032` for `\\032`).
     """
     table = _ESCAPES if variant == "full" else _QUOTE_ESCAPES
     decoded = _decode(new, table)
     if decoded == new:
         return new
     reference = set(decoded_old.split("\n"))
-    before = sum(line in reference for line in new.split("\n"))
-    after = sum(line in reference for line in decoded.split("\n"))
-    if after != before or before:
-        # Lines of `new` already equal to decoded `old` lines: `new` is plain text.
-        return decoded if after > before else new
+    escaped = [line for line in new.split("\n") if _decode(line, table) != line]
+    plain = sum(line in reference for line in escaped)
+    unescaped = sum(
+        part in reference for line in escaped for part in _decode(line, table).split("\n")
+    )
+    if plain or unescaped:
+        return decoded if unescaped > plain else new
     escapes = _escapes(new, table)
     return decoded if escapes and escapes <= _escapes(old, table) else new
 

@@ -111,9 +111,10 @@ def apply_output(
 
     `seen` is what the caller saw when deciding (from `StatusRow.local_hash`/`changedtick`);
     if the local text differs now, nothing happens. `buffers` gives the editor's current text.
-    A conflict (`~M`) is refused unless `force` (overwrite, undoable) or `merge` (three-way,
-    refused if the changes overlap); `!A` (a new file whose path now exists), a file deleted
-    since the model saw it and a read-only file on disk need `force`.
+    Local edits that do not touch the change's lines (`M`) are kept: the change is rebased onto
+    them (three-way). A conflict (`~M`) is refused unless `force` (overwrite, undoable); `merge`
+    only words that refusal for a three-way merge. `!A` (a new file whose path now exists), a
+    file deleted since the model saw it and a read-only file on disk need `force`.
     `write` is the write hook (`Writer`: the editor writes a file it holds through its buffer).
 
     Three steps, so that no crash loses the user's text: (1) commit an `Intent` holding the
@@ -313,24 +314,29 @@ def _text_to_write(
         )
     if same_text(local, snapshot) or force:
         return output, False
-    if merge and local is not None:
+    if local is not None:
+        # The pending change rebases onto the user's edits when they touch other lines (`M`).
         merged = plan_merge(snapshot, local, output)
-        if merged.overlaps:
+        if not merged.overlaps:
+            return merged.local, True
+        where = describe_lines(merged.overlaps)
+        if merge:
             raise Abort(
                 Problem(
                     "conflict",
                     f"{path}: your local edits and the pending output change the same "
-                    f"lines ({describe_lines(merged.overlaps)}); merge by hand (bb7 output "
-                    "diff, :BB7Review) or apply with --force to overwrite",
+                    f"lines ({where}); merge by hand (bb7 output diff, :BB7Review) or apply "
+                    "with --force to overwrite",
                 )
             )
-        return merged.local, True
+    else:
+        where = "all"
     raise Abort(
         Problem(
             "conflict",
-            f"{path}: your local changes conflict with the pending output, which would "
-            "overwrite them; apply with --merge (or :BB7Diff) to keep both, or --force "
-            "(:BB7Apply!) to overwrite (undo with `bb7 output undo`)",
+            f"{path}: your local edits conflict with the pending output (lines {where}), "
+            "which would overwrite them; --merge (or :BB7Merge) takes the rest and leaves "
+            "those pending, --force (:BB7Apply!) overwrites them (undo with `bb7 output undo`)",
         )
     )
 

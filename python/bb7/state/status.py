@@ -3,11 +3,13 @@
 | status | meaning |
 |---|---|
 | ``''`` | in sync: local text equals the snapshot, nothing pending |
-| ``M`` | the model's pending change to a writable file |
+| ``M`` | the model's pending change to a writable file (the user's own edits, if any, touch
+  other lines: the change is rebased onto them) |
 | ``A`` | the model's pending new file |
 | ``!A`` | a pending new file, but the path now exists locally |
 | ``~`` | the local text differs from the snapshot (or the file is gone) |
-| ``~M`` | local differs and a change is pending: a conflict |
+| ``~M`` | the user's edits and the pending change touch the same lines (or the file is gone):
+  a conflict |
 | ``R`` | read-only (or external) file, in sync |
 | ``S`` | a section (line range, read-only) |
 
@@ -23,6 +25,7 @@ from typing import Literal
 import msgspec
 
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
+from bb7.state.merge import overlapping
 from bb7.state.records import SECTION, WRITABLE, EntryKind
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens
@@ -53,9 +56,14 @@ def status_of(
     out_of_sync = not same_text(local, snapshot)
     if kind != WRITABLE:
         return OUT_OF_SYNC if out_of_sync else READ_ONLY
-    changed = output is not None and not same_text(output, snapshot)
-    if changed:
-        return CONFLICT if out_of_sync else MODIFIED
+    if output is not None and not same_text(output, snapshot):
+        if not out_of_sync:
+            return MODIFIED
+        # The user edited the file too: the change is rebased onto their text (the diff3 of
+        # `:BB7Merge`) unless both changed the same lines.
+        if local is None or snapshot is None or overlapping(snapshot, local, output):
+            return CONFLICT
+        return MODIFIED
     return OUT_OF_SYNC if out_of_sync else IN_SYNC
 
 

@@ -74,6 +74,8 @@ def apply(h: Held, args: ApplyArgs) -> Said:
     done = _in_editor_terms(h, args.path, done, APPLY_REFUSALS)
     if done.status == "~M":
         return Said(f"applied {done.path} over your local changes (undo with :BB7UndoApply)")
+    if done.merged:
+        return Said(f"applied {done.path}, keeping your local edits")
     if done.status == "!A":
         return Said(f"applied {done.path} over the local file (undo with :BB7UndoApply)")
     return Said(f"applied {done.path}")
