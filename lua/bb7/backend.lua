@@ -5,7 +5,7 @@
 --- are `notify` (rpcnotify) and answer with events. Never called from the statusline.
 local M = {}
 
---- Must equal `PROTOCOL` in python/bb7/host/protocol.py.
+--- Must equal `PROTOCOL` in python/bb7/host/protocol/__init__.py.
 M.PROTOCOL = 2
 
 local STDERR_LINES = 20

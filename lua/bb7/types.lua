@@ -1,6 +1,6 @@
 ---@meta
 -- LuaCATS types of everything the Python host sends: request replies and event payloads.
--- They mirror the msgspec Structs of python/bb7/host/protocol.py (and the structs they embed)
+-- They mirror the msgspec Structs of python/bb7/host/protocol/ (and the structs they embed)
 -- field for field; tests/nvim/test_nvim_types.py holds them to it. Nothing requires this
 -- file: lua-language-server reads it.
 
@@ -185,7 +185,7 @@
 ---@field edit_format string 'none', 'tools' or 'text_blocks'
 ---@field repair boolean an automatic repair of failed edits
 
---- A send's end. `outcome` is the send loop's own `bb7.event.Done` or `bb7.event.Failed`.
+--- A send's end: `User BB7ResponseDone`'s data.
 ---@class bb7.SendDone
 ---@field request_id string
 ---@field ok boolean
@@ -193,7 +193,6 @@
 ---@field errors string[] one line per failed edit
 ---@field kind string why it failed ('cancelled', 'auth', 'rate_limited', ...)
 ---@field message string
----@field outcome? bb7.event.Done|bb7.event.Failed
 
 ---@class bb7.Candidate where a failed edit probably belonged (1-based lines)
 ---@field start_line integer
@@ -221,7 +220,7 @@
 ---@field request_id string
 ---@field event bb7.event.Chunk|bb7.event.Reasoning|bb7.event.ToolProgress|bb7.event.BlockStatus|bb7.event.Notice|bb7.event.Retrying|bb7.event.Repairing|bb7.event.TitleChanged
 
--- The send loop's events (python/bb7/chat/events.py), inside `bb7.Streamed` and `bb7.SendDone` --
+-- The send's events (python/bb7/host/protocol/events.py), inside `bb7.Streamed` ---------------
 
 ---@class bb7.event.Chunk
 ---@field type 'chunk'
@@ -266,51 +265,3 @@
 ---@field type 'title'
 ---@field chat_id string
 ---@field title string
-
----@class bb7.event.WrittenFile
----@field path string
----@field status string
-
----@class bb7.event.StatusRow
----@field path string
----@field status string
----@field readonly boolean
----@field tokens integer
----@field kind string
----@field start_line integer
----@field end_line integer
----@field has_output boolean
----@field original_tokens integer
----@field output_tokens integer
----@field local_hash string
----@field changedtick? integer
-
---- Fields left out when zero.
----@class bb7.event.Usage
----@field prompt_tokens? integer
----@field completion_tokens? integer
----@field cached_tokens? integer
----@field cost? number USD
----@field duration? number seconds
-
----@class bb7.event.Done
----@field type 'done'
----@field chat_id string
----@field ok boolean
----@field message_id integer
----@field text string
----@field files bb7.event.WrittenFile[]
----@field errors bb7.ApplyError[]
----@field statuses bb7.event.StatusRow[]
----@field usage? bb7.event.Usage
----@field retry_saved boolean
----@field repaired boolean
-
----@class bb7.event.Failed
----@field type 'error'
----@field chat_id string
----@field kind string 'cancelled', 'auth', 'payment', 'rate_limited', 'server', ...
----@field message string
----@field message_id integer
----@field status? integer the HTTP status
----@field usage? bb7.event.Usage what the requests cost, when any was made

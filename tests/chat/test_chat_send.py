@@ -17,6 +17,7 @@ from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.fileid import file_id
+from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
@@ -88,7 +89,7 @@ class Chat:
     def start(self, text: str, **changes: Any) -> tuple[SendHandle, Recorder]:
         recorder = Recorder()
         handle = start_send(self.store, self.chat_id, text, self.config(**changes), recorder)
-        assert isinstance(handle, SendHandle), handle
+        assert isinstance(handle, Handle), handle
         return handle, recorder
 
     def send(self, text: str, **changes: Any) -> tuple[ev.Outcome, Recorder]:
@@ -166,8 +167,7 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     assert isinstance(outcome, ev.Done) and outcome.ok, outcome
     assert chat.output("app.py") == APP.replace("return 1", "return 2").replace("'x'", "'y'")
     assert chat.statuses() == {"app.py": "M"}
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
-    assert [(s.path, s.status) for s in outcome.statuses] == [("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     # Streamed as it arrived: text, reasoning, the tool call's progress with its path.
     assert "".join(c.text for c in events.of(ev.Chunk)) == "I changed both return values."
     assert [r.text for r in events.of(ev.Reasoning)] == ["Two returns to change."]
@@ -191,7 +191,8 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     # The request offered the tools and showed the file with its id.
     request = chat.server.chat_requests()[-1]["json"]
     assert [t["function"]["name"] for t in request["tools"]] == ["write_file", "edit_file"]
-    assert f"@file id={fid} path=app.py mode=rw status=original" in chat.prompt()
+    assert f"@file n=2 id={fid} path=app.py\n{APP}@end file" in chat.prompt()
+    assert f"Files:\n- {fid} app.py rw original\n" in chat.prompt()
     assert chat.store.chat(chat.chat_id).retry_context == ""  # type: ignore[union-attr]
 
 
@@ -215,7 +216,7 @@ def test_write_file_creates_an_added_output(chat: Chat) -> None:
     )
     outcome, _ = chat.send("Add a test file.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("tests/test_app.py", "A")]
+    assert outcome.files == [ev.WrittenFile("tests/test_app.py")]
     assert chat.output("tests/test_app.py") == content
     assert chat.statuses() == {"app.py": "", "tests/test_app.py": "A"}
     assert not (chat.root / "tests").exists()  # nothing touches the project before apply
@@ -241,10 +242,11 @@ def test_history_and_events_reach_the_next_prompt(chat: Chat) -> None:
     chat.send("Thanks.")
     prompt = chat.prompt()
     assert f"@event n=1 action=user_added path=app.py file_id={fid}" in prompt
-    assert "@msg n=2 role=user\nWhat does main return?\n@end msg" in prompt
-    assert "@msg n=3 role=assistant\nIt returns 1.\n@end msg" in prompt
+    assert "@msg n=3 role=user\nWhat does main return?\n@end msg" in prompt
+    assert "@msg n=4 role=assistant\nIt returns 1.\n@end msg" in prompt
     assert "@latest\nFiles:\n- " in prompt and prompt.index("Thanks.") > prompt.index("@latest")
     assert prompt.count("What does main return?") == 1
+    assert prompt.count(APP) == 1  # the unchanged file is not sent again
 
 
 # -- text blocks ----------------------------------------------------------------------------------
@@ -324,9 +326,9 @@ def test_failed_edits_store_nothing_and_the_next_send_carries_the_retry_context(
     assert f"- app.py: file_id {half_id} (your successful changes applied)" in retry
     assert "1. call 1 (edit_file), edit 2, app.py [not_found]" in retry
     assert '"old_string":"    return \'z\'"' in retry  # the failed call, as sent
-    # The partial version is the writable one, the snapshot read-only.
-    assert f"@file id={half_id} path=app.py mode=rw status=pending_output\n{half}" in prompt
-    assert f"@file id={fid} path=app.py mode=ro status=original" in prompt
+    # The partial version is the text the model edits (this small file shown whole again).
+    assert f"@file n=6 id={half_id} path=app.py\n{half}@end file" in prompt
+    assert f"- {half_id} app.py rw pending_output\n" in prompt
     assert isinstance(outcome, ev.Done) and outcome.ok, outcome
     assert chat.output("app.py") == APP.replace("return 1", "return 2").replace("'x'", "'y'")
     assert retry_state(chat.store, chat.chat_id) is None
@@ -349,7 +351,7 @@ def test_an_answer_to_the_retry_without_changes_keeps_the_edits_that_succeeded(
     chat.server.push(stream(text_chunk("The first edit already did it."), finish()))
     outcome, _ = chat.send("Please retry the file changes.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     assert chat.output("app.py") == APP.replace("return 1", "return 2")
 
 
@@ -543,13 +545,14 @@ def test_a_global_chat_offers_no_tools_and_everything_is_read_only(
         chat.server.push(stream(text_chunk("Nice notes."), finish()))
         recorder = Recorder()
         handle = start_send(store, chat_id, "Review my notes", chat.config(), recorder)
-        assert isinstance(handle, SendHandle)
+        assert isinstance(handle, Handle)
         outcome = handle.wait(10)
         assert isinstance(outcome, ev.Done) and outcome.ok
         request = chat.server.chat_requests()[-1]["json"]
         assert "tools" not in request
         assert "belongs to no project" in request["messages"][0]["content"]
-        assert f"path={notes} mode=ro status=original external" in chat.prompt()
+        assert f"path={notes} external\n" in chat.prompt()
+        assert f"{notes} ro original\n" in chat.prompt()
         assert recorder.of(ev.Started)[0].edit_format == "none"
         assert [m.role for m in store.messages(chat_id)][-2:] == ["user", "assistant"]
     finally:
@@ -577,7 +580,7 @@ def test_the_first_exchange_names_the_chat_with_the_title_model(chat: Chat) -> N
 
 def test_a_failed_title_is_silent_but_logged(chat: Chat, caplog: pytest.LogCaptureFixture) -> None:
     chat.server.push(stream(text_chunk("Hi."), finish()), error_response(400, "no such model"))
-    with caplog.at_level(logging.INFO, logger="bb7.chat.send"):
+    with caplog.at_level(logging.INFO, logger="bb7.chat.title"):
         outcome, events = chat.send("Hello", title_model="test/missing")
     assert isinstance(outcome, ev.Done) and events.of(ev.TitleChanged) == []
     assert chat.store.chat(chat.chat_id).name.startswith("Chat ")  # type: ignore[union-attr]

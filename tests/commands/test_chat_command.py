@@ -334,7 +334,7 @@ def test_ctrl_c_before_any_answer_cancels_the_waiting_send(cli: Cli, server: Ser
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a loaded machine starts Python slowly
     while not server.chat_requests() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert server.chat_requests(), "the request never reached the server"

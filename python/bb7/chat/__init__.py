@@ -2,7 +2,8 @@
 
 `send.start_send` is the entry point (the Neovim host and `bb7 chat` use it); `config` holds
 its settings, `events` what it reports, `turn` builds a request from a chat's stored state,
-`history` maps stored messages onto the prompt's history entries.
+`history` maps stored messages onto the prompt's history entries; `stream` forwards the
+client's stream as send events, `pricing` prices what a send used, `title` names a new chat.
 
 `DEFAULT_MODEL` lives here, with no imports around it, so the Neovim host can name the model a
 chat uses without loading the send loop.

@@ -5,13 +5,15 @@
     outcome = handle.wait()  # Done | Failed, blocking (never on the Neovim loop thread)
 
 `start_send` checks the chat, stores the user's message with its context snapshot and returns
-a `SendHandle` at once (or a `Problem`: no such chat, empty text, a send already running in
-that chat). A worker thread does the rest and reports through `on_event` (`bb7.chat.events`):
+a `SendHandle` (`bb7.llm.handle.Handle`) at once (or a `Problem`: no such chat, empty text, a
+send already running in that chat). A worker thread does the rest and reports through
+`on_event` (`bb7.chat.events`):
 1. resolves the API key, reads the instruction files and the (cached) models list for the
    model's tool support, context length and prices;
 2. builds the request from the chat (`bb7.chat.turn`): context, pending outputs, history,
    retry state; warns when the prompt nears the context length; streams it, forwarding text,
-   reasoning, tool-call progress and, in text-block mode, each block as it closes;
+   reasoning, tool-call progress and, in text-block mode, each block as it closes
+   (`bb7.chat.stream`); prices what it used (`bb7.chat.pricing`);
 3. applies every change of the complete answer, all or nothing, to the versions the model was
    shown. Success: the pending outputs and the assistant message (usage, cost) are stored in
    one transaction and the retry state is cleared -> `Done(ok=True)`. Failure: only the
@@ -25,7 +27,7 @@ that chat). A worker thread does the rest and reports through `on_event` (`bb7.c
    cancelled answer is marked aborted this way); no change of a partial answer is kept ->
    `Failed`;
 5. after a chat's first exchange, while it has its default name, `title_model` names it ->
-   `TitleChanged`.
+   `TitleChanged` (`bb7.chat.title`).
 
 `on_event` is called from bb7's worker threads, one event at a time, in order; it should return
 quickly (the host hands events to Neovim with `async_call`); an exception it raises is logged
@@ -36,40 +38,38 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import cast, get_args
 
-import msgspec
-
 from bb7.chat import events as ev
+from bb7.chat import pricing
 from bb7.chat.config import SendConfig
 from bb7.chat.failures import failure_note
+from bb7.chat.stream import Forward
+from bb7.chat.title import title_chat
 from bb7.chat.turn import Turn, build_turn
 from bb7.formats.apply import Result, apply_response
-from bb7.formats.blocks import BlockError
 from bb7.formats.response import Response
 from bb7.formats.response import ToolCall as ResponseCall
 from bb7.formats.retry import retry_context
-from bb7.formats.stream import TextItem, TextParser
 from bb7.llm import events as llm
+from bb7.llm.handle import Handle
 from bb7.llm.instructions import Instructions, load_instructions
 from bb7.llm.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.llm.models import ModelInfo, load_models
-from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, StreamHandle
-from bb7.llm.titles import clean_title, title_request
-from bb7.state.chats import append_user_message, has_default_name, rename_chat
-from bb7.state.local import Buffers
+from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
+from bb7.state.chats import append_user_message
 from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
-from bb7.state.status import file_statuses
 from bb7.state.store import Store
 
 log = logging.getLogger(__name__)
 
 OnEvent = Callable[[ev.SendEvent], None]
+# A running send: its result is the outcome, `Done` or `Failed`.
+SendHandle = Handle[ev.Outcome]
 
 CANCELLED = "Response cancelled by the user; the partial answer is kept, without file changes."
 CANCELLED_EMPTY = "Response cancelled by the user before any answer came."
@@ -77,58 +77,10 @@ REPAIR_REQUEST = (
     "bb7: the file changes of your last answer could not be applied. Fix them as the retry "
     "context describes."
 )
-TITLE_TIMEOUT = 30.0
-_PATH_ARGUMENT = re.compile(r'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 # Chats with a send running, per database: one send at a time per chat.
 _busy: set[tuple[str, str]] = set()
 _busy_lock = threading.Lock()
-
-
-class SendHandle:
-    """A running send: cancel it, or wait for its outcome. Thread-safe."""
-
-    def __init__(self, chat_id: str, user_message_id: int) -> None:
-        self.chat_id = chat_id
-        self.user_message_id = user_message_id
-        self._cancel = threading.Event()
-        self._finished = threading.Event()
-        self._lock = threading.Lock()
-        self._stream: StreamHandle | None = None
-        self._outcome: ev.Outcome | None = None
-
-    def cancel(self) -> None:
-        """Stop the send: the open request is closed at once, the partial answer is kept as
-        aborted and none of its changes is stored. After `Done`/`Failed` it only stops a title
-        request."""
-        with self._lock:
-            self._cancel.set()
-            if self._stream is not None:
-                self._stream.cancel()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def outcome(self) -> ev.Outcome | None:
-        """`Done` or `Failed` once the send has ended, else None."""
-        return self._outcome
-
-    @property
-    def finished(self) -> bool:
-        return self._finished.is_set()
-
-    def wait(self, timeout: float | None = None) -> ev.Outcome | None:
-        """Block until the send (and a title request after it) is over, or `timeout`."""
-        self._finished.wait(timeout)
-        return self._outcome
-
-    def _attach(self, stream: StreamHandle | None) -> None:
-        with self._lock:
-            self._stream = stream
-            if stream is not None and self._cancel.is_set():
-                stream.cancel()
 
 
 def start_send(
@@ -138,12 +90,10 @@ def start_send(
     config: SendConfig,
     on_event: OnEvent,
     *,
-    buffers: Buffers | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> SendHandle | Problem:
     """Store `text` as the user's message in `chat_id` and send it in a worker thread.
 
-    `buffers`: the editor's unsaved buffer texts, for the statuses reported at the end.
     `environ`: where key specs and instruction paths are looked up (default: os.environ).
     """
     if not text.strip():
@@ -163,8 +113,8 @@ def start_send(
         with _busy_lock:
             _busy.discard(key)
         raise
-    handle = SendHandle(chat_id, user.id)
-    send = _Send(store, chat_id, user, config, on_event, handle, buffers, environ)
+    handle = SendHandle()
+    send = _Send(store, chat_id, user, config, on_event, handle, environ)
     threading.Thread(target=send.run, name="bb7-send", daemon=True).start()
     return handle
 
@@ -180,7 +130,6 @@ class _Send:
         config: SendConfig,
         on_event: OnEvent,
         handle: SendHandle,
-        buffers: Buffers | None,
         environ: Mapping[str, str] | None,
     ) -> None:
         self.store = store
@@ -189,13 +138,13 @@ class _Send:
         self.config = config
         self.on_event = on_event
         self.handle = handle
-        self.buffers = buffers
         self.environ = os.environ if environ is None else environ
         self.key: ApiKey | None = None
         self.usage: Usage | None = None  # summed over the send's requests
 
     def run(self) -> None:
         client: OpenAICompatClient | None = None
+        outcome: ev.Outcome | None = None
         try:
             try:
                 key = resolve_api_key(
@@ -206,7 +155,7 @@ class _Send:
                     preset=self.config.provider.preset,
                 )
                 if isinstance(key, KeyProblem):
-                    outcome: ev.Outcome = self._failed("auth", key.message)
+                    outcome = self._failed("auth", key.message)
                 else:
                     self.key = key
                     client = OpenAICompatClient(self.config.provider, key)
@@ -218,14 +167,17 @@ class _Send:
             finally:
                 with _busy_lock:
                     _busy.discard((str(self.store.path), self.chat_id))
-            self.handle._outcome = outcome
             self._emit(outcome)
             if client is not None and (isinstance(outcome, ev.Done) or outcome.kind == "cancelled"):
-                self._title(client)
+                titled = title_chat(
+                    self.store, self.chat_id, self.config.title_model, client, self.handle
+                )
+                if titled is not None:
+                    self._emit(titled)
         finally:
             if client is not None:
                 client.close()
-            self.handle._finished.set()
+            self.handle._finish(outcome)
 
     # -- one exchange -----------------------------------------------------------------------
 
@@ -284,8 +236,8 @@ class _Send:
         if self.handle.cancelled:
             return self._interrupted(None, None)
         end = self._stream(client, turn)
-        usage = _usage(end.usage, end.duration, model)
-        self.usage = _sum(self.usage, usage)
+        usage = pricing.stored_usage(end.usage, end.duration, model)
+        self.usage = pricing.added(self.usage, usage)
         if isinstance(end, llm.StreamError) or self.handle.cancelled:
             return self._interrupted(end, usage)
         reply = _assistant(end, usage, self.config.model)
@@ -309,11 +261,11 @@ class _Send:
         )
 
     def _stream(self, client: OpenAICompatClient, turn: Turn) -> llm.Terminal:
-        forward = _Forward(self._emit, text_blocks=turn.edit_format == "text_blocks")
+        forward = Forward(self._emit, text_blocks=turn.edit_format == "text_blocks")
         stream = client.stream(turn.request, forward)
-        self.handle._attach(stream)
+        self.handle._stopping(stream.cancel)
         end = stream.wait()
-        self.handle._attach(None)
+        self.handle._stopping(None)
         assert end is not None
         forward.close()
         return end
@@ -407,12 +359,10 @@ class _Send:
         failed: Result | None = None,
         repaired: bool = False,
     ) -> ev.Done:
-        statuses = file_statuses(self.store, self.chat_id, self.buffers)
-        by_path = {row.path: row.status for row in statuses if row.start_line == 0}
         written: list[ev.WrittenFile] = []
         if recorded is not None:
             paths = sorted([o.path for o in recorded.outputs] + recorded.reverted)
-            written = [ev.WrittenFile(path, by_path.get(path, "")) for path in paths]
+            written = [ev.WrittenFile(path) for path in paths]
         return ev.Done(
             chat_id=self.chat_id,
             ok=ok,
@@ -420,7 +370,6 @@ class _Send:
             text=text,
             files=written,
             errors=[] if failed is None else failed.errors,
-            statuses=statuses,
             usage=self.usage,
             retry_saved=failed is not None,
             repaired=repaired,
@@ -466,38 +415,6 @@ class _Send:
             self._emit(ev.Notice("models", models.warning))
         return models.find(self.config.model)
 
-    def _title(self, client: OpenAICompatClient) -> None:
-        """Name the chat after its first exchange; any failure only goes to the log."""
-        model = self.config.title_model
-        if not model or self.handle.cancelled:
-            return
-        chat = self.store.chat(self.chat_id)
-        if chat is None or not has_default_name(chat):
-            return
-        users = [m for m in self.store.messages(self.chat_id) if m.role == "user"]
-        if len(users) != 1:
-            return
-        paths = [entry.path for entry in self.store.entries(self.chat_id)]
-        stream = client.stream(title_request(model, users[0].text(), paths), lambda _: None)
-        self.handle._attach(stream)
-        end = stream.wait(TITLE_TIMEOUT)
-        if end is None:
-            stream.cancel()
-            end = stream.wait()
-        self.handle._attach(None)
-        if not isinstance(end, llm.Done):
-            log.info("no title for chat %s: %s", self.chat_id, getattr(end, "message", end))
-            return
-        title = clean_title(end.text)
-        if title is None:
-            log.info("no title for chat %s: the answer was empty", self.chat_id)
-            return
-        renamed = rename_chat(self.store, self.chat_id, title)
-        if isinstance(renamed, Problem):
-            log.info("no title for chat %s: %s", self.chat_id, renamed.message)
-            return
-        self._emit(ev.TitleChanged(self.chat_id, renamed.name))
-
     def _emit(self, event: ev.SendEvent) -> None:
         try:
             self.on_event(event)
@@ -506,63 +423,6 @@ class _Send:
 
 
 _FAILURE_KINDS = frozenset(get_args(ev.FailureKind))
-
-
-class _Forward:
-    """Turns the client's stream events into send events, in the client's thread."""
-
-    def __init__(self, emit: Callable[[ev.SendEvent], None], *, text_blocks: bool) -> None:
-        self.emit = emit
-        self.parser = TextParser() if text_blocks else None
-        self.arguments: dict[int, str] = {}
-        self.paths: dict[int, str] = {}
-
-    def __call__(self, event: llm.StreamEvent) -> None:
-        if isinstance(event, llm.TextDelta):
-            self.emit(ev.Chunk(event.text))
-            if self.parser is not None:
-                self._blocks(self.parser.feed(event.text))
-        elif isinstance(event, llm.ReasoningDelta):
-            self.emit(ev.Reasoning(event.text))
-        elif isinstance(event, llm.ToolCallDelta):
-            self.emit(
-                ev.ToolProgress(
-                    index=event.index,
-                    name=event.name,
-                    path=self._path(event),
-                    arguments_length=event.arguments_length,
-                )
-            )
-        elif isinstance(event, llm.Retrying):
-            self.emit(event)
-        elif isinstance(event, llm.StreamWarning):
-            self.emit(ev.Notice("stream", event.message))
-
-    def close(self) -> None:
-        if self.parser is not None:
-            self._blocks(self.parser.close())
-
-    def _path(self, event: llm.ToolCallDelta) -> str:
-        """The first path the call's arguments name; searched only until found."""
-        if event.index in self.paths:
-            return self.paths[event.index]
-        text = self.arguments.get(event.index, "") + event.arguments_delta
-        found = _PATH_ARGUMENT.search(text)
-        if found is None:
-            self.arguments[event.index] = text
-            return ""
-        self.arguments.pop(event.index, None)
-        try:
-            path = msgspec.json.decode(f'"{found.group(1)}"'.encode(), type=str)
-        except msgspec.DecodeError:
-            path = found.group(1)
-        self.paths[event.index] = path
-        return path
-
-    def _blocks(self, items: list[TextItem]) -> None:
-        for item in items:
-            message = item.message if isinstance(item, BlockError) else ""
-            self.emit(ev.BlockStatus(item.index, item.path, item.line, not message, message))
 
 
 def _response(end: llm.Done, turn: Turn) -> Response:
@@ -588,44 +448,3 @@ def _assistant(end: llm.Terminal, usage: Usage | None, model: str) -> Message:
 
 def _system(text: str) -> Message:
     return Message(role="system", parts=[TextPart(text)])
-
-
-def _usage(usage: llm.Usage | None, duration: float, model: ModelInfo | None) -> Usage:
-    """Usage as stored; the cost from the model's prices when the provider did not say."""
-    if usage is None:
-        return Usage(duration=duration)
-    cost = usage.cost
-    if cost is None and model is not None:
-        cost = _priced(usage, model)
-    return Usage(
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        cached_tokens=usage.cached_tokens,
-        cost=cost or 0.0,
-        duration=duration,
-    )
-
-
-def _priced(usage: llm.Usage, model: ModelInfo) -> float | None:
-    prices = model.pricing
-    if prices.prompt is None or prices.completion is None:
-        return None
-    cached = min(usage.cached_tokens, usage.prompt_tokens)
-    cache_read = prices.cache_read if prices.cache_read is not None else prices.prompt
-    return (
-        (usage.prompt_tokens - cached) * prices.prompt
-        + cached * cache_read
-        + usage.completion_tokens * prices.completion
-    )
-
-
-def _sum(total: Usage | None, usage: Usage) -> Usage:
-    if total is None:
-        return usage
-    return Usage(
-        prompt_tokens=total.prompt_tokens + usage.prompt_tokens,
-        completion_tokens=total.completion_tokens + usage.completion_tokens,
-        cached_tokens=total.cached_tokens + usage.cached_tokens,
-        cost=total.cost + usage.cost,
-        duration=total.duration + usage.duration,
-    )

@@ -4,7 +4,8 @@ events.
 
 - `__main__`: the front door (logging, attach, run); `rpc`: pynvim <-> the registry;
 - `registry`: decoding, dispatch, `Refused` -> a Problem reply; `events`: batching for Lua;
-- `protocol`: every message Struct; `handlers`: the one route table and the handlers;
+- `protocol`: the contract with Lua (calls, events, core -> wire conversion);
+  `handlers`: the one route table and the handlers;
 - `needs`: what a route needs (project, a chat to read, the held chat), resolved per call;
 - `session`: project, lease, settings, running sends; `editor`: editor <-> project (paths,
   buffers, lines); `rplugin`: the classic remote plugin.

@@ -1,6 +1,6 @@
 """The one HTTP client for OpenAI-compatible Chat Completions (OpenRouter by default).
 
-`OpenAICompatClient.stream(request, on_event)` returns at once with a `StreamHandle`; a worker
+`OpenAICompatClient.stream(request, on_event)` returns at once with a `Handle`; a worker
 thread does the HTTP (httpx), decodes the SSE stream and calls `on_event` with the events of
 `bb7.llm.events`. Contract for `on_event`:
 - it is called from that worker thread only, one event at a time, in order: deltas and
@@ -52,6 +52,7 @@ from bb7.llm.events import (
     ToolCall,
     Usage,
 )
+from bb7.llm.handle import Handle
 from bb7.llm.keys import ApiKey, redact
 from bb7.llm.lenient import decode_chunk
 from bb7.llm.presets import preset_for
@@ -85,78 +86,50 @@ class HttpProblem(msgspec.Struct, frozen=True):
     status: int | None = None
 
 
-class StreamHandle:
-    """A running request: cancel it, or wait for its terminal event. Thread-safe."""
+class _Connection:
+    """The connection of the attempt under way, for `cancel()` and the watchdog to shut down.
 
-    def __init__(self) -> None:
-        self._cancel = threading.Event()
-        self._finished = threading.Event()
+    `cancel()` stops a stream at once: while waiting or reading, the socket is shut down and
+    the `cancelled` error follows within milliseconds. While DNS resolution or the TCP
+    handshake is still running, the connection is closed as soon as it exists (the worker
+    cannot be interrupted inside connect, so the error waits for it, at most the connect
+    timeout)."""
+
+    def __init__(self, handle: Handle[Terminal]) -> None:
+        self.handle = handle
         self._lock = threading.Lock()
         self._network_stream: Any = None
-        self._result: Terminal | None = None
         # Set by the watchdog when a time limit ends the current attempt.
-        self._expired: Expiry | None = None
+        self.expired: Expiry | None = None
 
-    def cancel(self) -> None:
-        """Stop the request now; returns at once. The stream ends with a `cancelled` error.
-
-        While waiting or reading, the socket is shut down immediately and the error follows
-        within milliseconds. While DNS resolution or the TCP handshake is still running, the
-        connection is closed as soon as it exists (the worker cannot be interrupted inside
-        connect, so the error waits for it, at most the connect timeout).
-        """
+    def shutdown(self) -> None:
         with self._lock:
-            self._cancel.set()
             _shutdown(self._network_stream)
 
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def finished(self) -> bool:
-        return self._finished.is_set()
-
-    @property
-    def result(self) -> Terminal | None:
-        """The terminal event once the stream has ended, else None."""
-        return self._result
-
-    def wait(self, timeout: float | None = None) -> Terminal | None:
-        """Block until the terminal event (or `timeout`); not for the Neovim loop thread."""
-        self._finished.wait(timeout)
-        return self._result
-
-    # -- used by the worker -----------------------------------------------------------------
-
-    def _attach(self, network_stream: Any) -> None:
+    def attach(self, network_stream: Any) -> None:
         with self._lock:
             self._network_stream = network_stream
-            if self._cancel.is_set() or self._expired is not None:
+            if self.handle.cancelled or self.expired is not None:
                 _shutdown(network_stream)
 
-    def _expire(self, why: Expiry) -> None:
+    def expire(self, why: Expiry) -> None:
         with self._lock:
-            self._expired = why
+            self.expired = why
             _shutdown(self._network_stream)
 
-    def _rearm(self) -> None:
+    def rearm(self) -> None:
         with self._lock:
-            self._expired = None
+            self.expired = None
 
-    def _detach(self) -> None:
+    def detach(self) -> None:
         with self._lock:
             self._network_stream = None
 
-    def _trace(self, name: str, info: dict[str, Any]) -> None:
+    def trace(self, name: str, info: dict[str, Any]) -> None:
         # httpx trace hook: learn the socket as soon as it exists, so a cancel while waiting
         # for response headers can close it too (pooling is off, see OpenAICompatClient).
         if name in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
-            self._attach(info.get("return_value"))
-
-    def _finish(self, result: Terminal) -> None:
-        self._result = result
-        self._finished.set()
+            self.attach(info.get("return_value"))
 
 
 def _shutdown(network_stream: Any) -> None:
@@ -208,9 +181,12 @@ class OpenAICompatClient:
     def url(self, path: str) -> str:
         return self.config.base_url.rstrip("/") + "/" + path.lstrip("/")
 
-    def stream(self, request: ChatRequest, on_event: Callable[[StreamEvent], None]) -> StreamHandle:
-        """Start streaming `request` in a worker thread; events go to `on_event`."""
-        handle = StreamHandle()
+    def stream(
+        self, request: ChatRequest, on_event: Callable[[StreamEvent], None]
+    ) -> Handle[Terminal]:
+        """Start streaming `request` in a worker thread; events go to `on_event`; the handle's
+        result is the terminal event. Cancelling ends the stream with a `cancelled` error."""
+        handle: Handle[Terminal] = Handle()
         body = request_body(
             request,
             stream=True,
@@ -338,15 +314,16 @@ class _Output(TypedDict):
     usage: Usage | None
     attempts: int
     duration: float
+    first_token: float | None
 
 
 class _Watchdog:
     """Ends the current attempt once it makes no progress for `idle` seconds or the answer
     reaches its deadline: a blocked read cannot time itself out when keep-alive comments keep
-    arriving, so a thread watches the clock and shuts the socket down (see `StreamHandle`)."""
+    arriving, so a thread watches the clock and shuts the socket down (see `_Connection`)."""
 
-    def __init__(self, handle: StreamHandle, idle: float, deadline: float) -> None:
-        self.handle = handle
+    def __init__(self, connection: _Connection, idle: float, deadline: float) -> None:
+        self.connection = connection
         self.idle = idle
         self.deadline = deadline
         self.last_progress = time.monotonic()
@@ -359,7 +336,7 @@ class _Watchdog:
 
     def begin(self) -> None:
         """An attempt starts: its idle clock starts now."""
-        self.handle._rearm()
+        self.connection.rearm()
         self.progress()
         with self._wake:
             self._active = True
@@ -385,14 +362,14 @@ class _Watchdog:
             while not self._stopped:
                 now = time.monotonic()
                 if now >= self.deadline:
-                    self.handle._expire("deadline")
+                    self.connection.expire("deadline")
                     return
                 due = self.deadline
                 if self._active:
                     idle_due = self.last_progress + self.idle
                     if now >= idle_due:
                         self._active = False
-                        self.handle._expire("idle")
+                        self.connection.expire("idle")
                         continue
                     due = min(due, idle_due)
                 self._wake.wait(due - now)
@@ -406,20 +383,25 @@ class _Worker:
         client: OpenAICompatClient,
         body: bytes,
         on_event: Callable[[StreamEvent], None],
-        handle: StreamHandle,
+        handle: Handle[Terminal],
     ) -> None:
         self.client = client
         self.body = body
         self.on_event = on_event
         self.handle = handle
+        self.connection = _Connection(handle)
+        handle._stopping(self.connection.shutdown)
         self.acc = StreamAccumulator()
         self.warned: set[str] = set()
         self.watchdog: _Watchdog | None = None
+        self.started = time.monotonic()
+        self.first_token: float | None = None
 
     def run(self) -> None:
-        started = time.monotonic()
+        started = self.started = time.monotonic()
         timeouts = self.client.config.timeouts
-        watchdog = self.watchdog = _Watchdog(self.handle, timeouts.idle, started + timeouts.total)
+        deadline = started + timeouts.total
+        watchdog = self.watchdog = _Watchdog(self.connection, timeouts.idle, deadline)
         try:
             outcome, attempts = self._attempts(watchdog, started)
         finally:
@@ -464,7 +446,7 @@ class _Worker:
                 message = f"{outcome.message} (gave up after {tries} in {spent:.0f} s)"
                 return _with_message(outcome, message), attempt
             self._emit(Retrying(attempt + 1, policy.max_attempts, delay, outcome.message))
-            if self.handle._cancel.wait(delay):
+            if self.handle._pause(delay):
                 return _cancelled(), attempt
 
     def _finish(self, outcome: _Complete | _Failure, attempts: int, duration: float) -> None:
@@ -476,6 +458,7 @@ class _Worker:
             usage=acc.usage,
             attempts=attempts,
             duration=duration,
+            first_token=self.first_token,
         )
         result: Terminal
         if isinstance(outcome, _Complete):
@@ -520,7 +503,7 @@ class _Worker:
 
     def _attempt(self) -> _Complete | _Failure:
         outcome = self._request()
-        expired = self.handle._expired
+        expired = self.connection.expired
         if expired is not None and isinstance(outcome, _Failure) and not self.handle.cancelled:
             return self._expired(expired)
         return outcome
@@ -543,9 +526,9 @@ class _Worker:
                 content=self.body,
                 headers=headers,
                 timeout=self._timeout(),
-                extensions={"trace": self.handle._trace},
+                extensions={"trace": self.connection.trace},
             ) as response:
-                self.handle._attach(response.extensions.get("network_stream"))
+                self.connection.attach(response.extensions.get("network_stream"))
                 if response.status_code >= 400:
                     body = _read_limited(response.iter_bytes(), _ERROR_BODY_LIMIT)
                     return client._http_failure(response.status_code, response.headers, body)
@@ -565,7 +548,7 @@ class _Worker:
         except SSEOverflow as exc:
             return _Failure("protocol", f"The provider sent a malformed stream: {exc}.")
         finally:
-            self.handle._detach()
+            self.connection.detach()
 
     def _timeout(self) -> httpx.Timeout:
         """The client's timeouts, the connect one cut to what is left of the deadline (a
@@ -583,8 +566,8 @@ class _Worker:
         for piece in pieces:
             if self.handle.cancelled:
                 return _cancelled()
-            if self.handle._expired is not None:
-                return self._expired(self.handle._expired)
+            if self.connection.expired is not None:
+                return self._expired(self.connection.expired)
             if watchdog is not None:
                 watchdog.quiet_bytes = True
             for payload in decoder.feed(piece):
@@ -627,6 +610,8 @@ class _Worker:
             return None
         # Usage and text that came with an error object are kept with the error.
         events = self.acc.apply(chunk)
+        if events and self.first_token is None:
+            self.first_token = time.monotonic() - self.started
         if events and self.watchdog is not None:
             self.watchdog.progress()
         for event in events:

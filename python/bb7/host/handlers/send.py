@@ -24,7 +24,6 @@ from bb7.chat.config import SendConfig
 from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.formats import DEFAULT_MODE, DiffMode
-from bb7.formats.apply import describe_error
 from bb7.host.handlers.project import publish
 from bb7.host.needs import Call, Held, Reading
 from bb7.host.protocol import (
@@ -34,12 +33,11 @@ from bb7.host.protocol import (
     NoArgs,
     Notify,
     PasteArgs,
-    RequestStarted,
     Said,
     SendArgs,
     SendDone,
     SetReasoningEffortArgs,
-    Streamed,
+    convert,
 )
 from bb7.host.registry import Refused, accept
 from bb7.host.session import Session
@@ -50,8 +48,6 @@ from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state import chats
 from bb7.state.records import Chat, Problem
-
-NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -83,7 +79,6 @@ def send(c: Call, args: SendArgs) -> None:
                 args.text,
                 _config(h.session, h.chat, args.model),
                 _Forward(h, args.request_id),
-                buffers=h.buffers(args.buffers).text,
             )
         )
     except Refused as refused:
@@ -129,38 +124,18 @@ class _Forward:
     def __call__(self, event: ev.SendEvent) -> None:
         rid, ctx = self.request_id, self.r.ctx
         if isinstance(event, ev.Started):
-            ctx.emit(
-                "request_started",
-                RequestStarted(rid, event.chat_id, event.model, event.edit_format, event.repair),
-            )
+            ctx.emit("request_started", convert.request_started(rid, event))
         elif isinstance(event, ev.Done | ev.Failed):
             ctx.post(self._forget)
             if isinstance(event, ev.Done) and not event.ok:
-                ctx.emit("diff_error", DiffError(rid, event.errors, event.retry_saved))
-            ctx.emit("done", self._done(event))
+                errors = convert.apply_errors(event.errors)
+                ctx.emit("diff_error", DiffError(rid, errors, event.retry_saved))
+            ctx.emit("done", convert.send_done(rid, event, self.r.editor_path))
         else:
-            # Named by the event's own tag (`chunk`, `reasoning`, ...).
-            ctx.emit(str(type(event).__struct_config__.tag), Streamed(rid, event))
+            ctx.emit(*convert.streamed(rid, event))
 
     def _forget(self) -> None:
         self.r.session.sends.pop(self.request_id, None)
-
-    def _done(self, event: ev.Done | ev.Failed) -> SendDone:
-        rid = self.request_id
-        if isinstance(event, ev.Failed):
-            message = event.message + (NO_KEY_HINT if event.kind == "auth" else "")
-            return SendDone(rid, ok=False, kind=event.kind, message=message, outcome=event)
-        files = [self.r.editor_path(f.path) for f in event.files]
-        errors = [describe_error(e) for e in event.errors]
-        message = (
-            ""
-            if event.ok
-            else "the answer's file changes could not be applied; "
-            + ("the next message sends the errors so the model can fix them")
-        )
-        return SendDone(
-            rid, ok=event.ok, files=files, errors=errors, message=message, outcome=event
-        )
 
 
 def cancel(c: Call, args: CancelArgs) -> None:
@@ -229,4 +204,5 @@ def models(c: Call, args: NoArgs) -> bool:
 def _models_event(listed: ModelList | HttpProblem, current: str) -> Models:
     if isinstance(listed, HttpProblem):
         return Models(current=current, error=f"could not list the models: {listed.message}")
-    return Models(models=tools_first(listed.models), current=current, warning=listed.warning)
+    models = convert.models(tools_first(listed.models))
+    return Models(models=models, current=current, warning=listed.warning)

@@ -1,8 +1,8 @@
-"""The messages between the Lua frontend and the Python host: arguments, replies and events.
+"""What Lua calls and what it gets back: the `*Args` Struct of every method, the options of
+`setup()`, the editor's buffers, and the replies (`Reply` and the values in it).
 
-Every message is a msgspec Struct; the host converts them to plain msgpack values at the edge.
-Lua sends one table per call (decoded into the `*Args` Struct registered for the method), gets a
-`Reply` back for requests, and receives events as batches of `[name, payload]` pairs.
+Lua sends one table per call, decoded into the `*Args` Struct its route names
+(`bb7.host.handlers`); every request gets a `Reply`. Events are in `events`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,6 @@ from bb7.review import Hunk
 # One "refused, here is what to do" type everywhere: the state layer's.
 from bb7.state.records import Problem as Problem
 
-# Bumped whenever a message changes incompatibly; `lua/bb7/backend.lua` holds the same number
-# and refuses a host that speaks another one (a stale venv or checkout).
-PROTOCOL = 2
-
 
 class Reply(msgspec.Struct, frozen=True):
     """The answer to every request: `value` when `ok`, else `error`."""
@@ -29,97 +25,6 @@ class Reply(msgspec.Struct, frozen=True):
     ok: bool
     value: Any = None
     error: Problem | None = None
-
-
-# --- events (host -> Lua) -----------------------------------------------------------------
-
-
-class Ready(msgspec.Struct, frozen=True):
-    """First event of every host: Lua queues calls until it arrives."""
-
-    version: str
-    protocol: int
-    pid: int
-    channel: int
-    python: str
-
-
-class Notify(msgspec.Struct, frozen=True):
-    """A message for `vim.notify` (errors of notifications, which have no reply)."""
-
-    level: Literal["error", "warn", "info"]
-    message: str
-
-
-# A file's status as `bb7.state.status` computes it: in sync, modified, added, added over a file
-# that exists, out of sync, conflict, read-only, section.
-Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
-
-
-class StatusItem(msgspec.Struct, frozen=True):
-    """Status of one file of the active chat."""
-
-    status: Status
-    # 1-based lines of the local file that the model's pending change touches (line signs).
-    lines: list[int] = []
-    # 1-based lines the user changed since the snapshot the model saw (signs of their own).
-    user_lines: list[int] = []
-
-
-class StatusChanged(msgspec.Struct, frozen=True):
-    """New statuses keyed by absolute path; `full` replaces the whole Lua cache."""
-
-    files: dict[str, StatusItem]
-    removed: list[str] = []
-    full: bool = False
-
-
-class RequestStarted(msgspec.Struct, frozen=True):
-    """A `send` began streaming (becomes `User BB7RequestStarted`); `repair`: the automatic
-    repair request after failed edits."""
-
-    request_id: str
-    chat_id: str = ""
-    model: str = ""
-    edit_format: Literal["", "none", "tools", "text_blocks"] = ""
-    repair: bool = False
-
-
-class Streamed(msgspec.Struct, frozen=True):
-    """Any other event of a running `send`, named by the send loop's event type (`chunk`,
-    `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`):
-    its fields (`bb7.chat.events`) under `event`."""
-
-    request_id: str
-    event: Any
-
-
-class SendDone(msgspec.Struct, frozen=True):
-    """A response ended (becomes `User BB7ResponseDone` with data ok, files, errors).
-
-    `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
-    one line each. Not `ok` without edits means the send itself failed: `kind` says how
-    (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `outcome` is the send
-    loop's whole `Done`/`Failed` event (`bb7.chat.events`) for the chat view.
-    """
-
-    request_id: str
-    ok: bool
-    files: list[str] = []
-    errors: list[str] = []
-    kind: str = ""
-    message: str = ""
-    outcome: Any = None
-
-
-class DiffError(msgspec.Struct, frozen=True):
-    """The file changes of a response failed (sent before its `done`): every error as the
-    formats layer reports it (`bb7.formats.apply.ApplyError`: block, edit, path, kind,
-    message, best match), and whether the retry context was saved for the next send."""
-
-    request_id: str
-    errors: list[Any]
-    retry_saved: bool = False
 
 
 class Said(msgspec.Struct, frozen=True):
@@ -144,16 +49,6 @@ class DiffView(msgspec.Struct, frozen=True):
     name: str
     lines: list[str]
     eol: bool = True
-
-
-class Models(msgspec.Struct, frozen=True):
-    """The `models` event: the provider's models, tool-capable first; `current` is the active
-    chat's model; `error` says why there is no list."""
-
-    models: list[Any] = []  # bb7.llm.models.ModelInfo (not imported: see bb7.host.handlers)
-    current: str = ""
-    warning: str | None = None
-    error: str | None = None
 
 
 # --- arguments (Lua -> host) ---------------------------------------------------------------

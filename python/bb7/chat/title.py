@@ -1,0 +1,62 @@
+"""Naming a chat after its first exchange, while it has its default name (`title_model`).
+
+Runs after the send's outcome, on the send's handle (a cancel stops it too); any failure only
+goes to the log: a chat without a title keeps its default name. The request and the cleaning
+of its answer are `bb7.llm.titles`'.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bb7.chat import events as ev
+from bb7.llm import events as llm
+from bb7.llm.handle import Handle
+from bb7.llm.openai_compat import OpenAICompatClient
+from bb7.llm.titles import clean_title, title_request
+from bb7.state.chats import has_default_name, rename_chat
+from bb7.state.records import Problem
+from bb7.state.store import Store
+
+log = logging.getLogger(__name__)
+
+TIMEOUT = 30.0
+
+
+def title_chat(
+    store: Store,
+    chat_id: str,
+    model: str | None,
+    client: OpenAICompatClient,
+    handle: Handle[ev.Outcome],
+) -> ev.TitleChanged | None:
+    """Ask `model` for a title when the chat has had exactly one exchange and its default
+    name; the new name, else None."""
+    if not model or handle.cancelled:
+        return None
+    chat = store.chat(chat_id)
+    if chat is None or not has_default_name(chat):
+        return None
+    users = [m for m in store.messages(chat_id) if m.role == "user"]
+    if len(users) != 1:
+        return None
+    paths = [entry.path for entry in store.entries(chat_id)]
+    stream = client.stream(title_request(model, users[0].text(), paths), lambda _: None)
+    handle._stopping(stream.cancel)
+    end = stream.wait(TIMEOUT)
+    if end is None:
+        stream.cancel()
+        end = stream.wait()
+    handle._stopping(None)
+    if not isinstance(end, llm.Done):
+        log.info("no title for chat %s: %s", chat_id, getattr(end, "message", end))
+        return None
+    title = clean_title(end.text)
+    if title is None:
+        log.info("no title for chat %s: the answer was empty", chat_id)
+        return None
+    renamed = rename_chat(store, chat_id, title)
+    if isinstance(renamed, Problem):
+        log.info("no title for chat %s: %s", chat_id, renamed.message)
+        return None
+    return ev.TitleChanged(chat_id, renamed.name)

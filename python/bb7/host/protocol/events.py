@@ -1,0 +1,218 @@
+"""What the host tells Lua unasked: every event payload, typed field for field.
+
+Lua receives batches of `[name, payload]` pairs (`bb7.host.events`). A running send's events
+are wire Structs of their own (`Chunk`, `Reasoning`, ...), made from the send loop's records by
+`bb7.host.protocol.convert`: a field added to a core record (`bb7.chat.events`, `StatusRow`,
+`Candidate`) reaches Lua, or a `User` autocmd, only when it is added here too.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from bb7.state.status import Status
+
+
+class Ready(msgspec.Struct, frozen=True):
+    """First event of every host: Lua queues calls until it arrives."""
+
+    version: str
+    protocol: int
+    pid: int
+    channel: int
+    python: str
+
+
+class Notify(msgspec.Struct, frozen=True):
+    """A message for `vim.notify` (errors of notifications, which have no reply)."""
+
+    level: Literal["error", "warn", "info"]
+    message: str
+
+
+class StatusItem(msgspec.Struct, frozen=True):
+    """Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
+    the model's pending change touches, `user_lines` the user changed since the snapshot the
+    model saw."""
+
+    status: Status
+    lines: list[int] = []
+    user_lines: list[int] = []
+
+
+class StatusChanged(msgspec.Struct, frozen=True):
+    """New statuses keyed by absolute path; `full` replaces the whole Lua cache."""
+
+    files: dict[str, StatusItem]
+    removed: list[str] = []
+    full: bool = False
+
+
+class RequestStarted(msgspec.Struct, frozen=True):
+    """A `send` began streaming (becomes `User BB7RequestStarted`); `repair`: the automatic
+    repair request after failed edits."""
+
+    request_id: str
+    chat_id: str = ""
+    model: str = ""
+    edit_format: Literal["", "none", "tools", "text_blocks"] = ""
+    repair: bool = False
+
+
+# --- the events of a running send, each under `Streamed.event` --------------------------------
+
+
+class Candidate(msgspec.Struct, frozen=True):
+    """Where a failed edit probably belonged (1-based, inclusive lines)."""
+
+    start_line: int
+    end_line: int
+    similarity: float
+    text: str
+
+
+class ApplyError(msgspec.Struct, frozen=True):
+    """One failed tool call or edit: `block` its place in the answer, `edit` the edit inside
+    it, `line` the block's first line in the answer; `message` is written for the model."""
+
+    block: int | None
+    edit: int | None
+    path: str
+    kind: str
+    message: str
+    best: Candidate | None = None
+    line: int | None = None
+
+
+class Chunk(msgspec.Struct, frozen=True, tag="chunk", tag_field="type"):
+    """A piece of the answer text."""
+
+    text: str
+
+
+class Reasoning(msgspec.Struct, frozen=True, tag="reasoning", tag_field="type"):
+    """A piece of the model's reasoning."""
+
+    text: str
+
+
+class ToolProgress(msgspec.Struct, frozen=True, tag="tool_progress", tag_field="type"):
+    """A tool call growing: its name, the first path its arguments name ('' until seen), and
+    the length of its arguments so far."""
+
+    index: int
+    name: str
+    path: str
+    arguments_length: int
+
+
+class BlockStatus(msgspec.Struct, frozen=True, tag="block", tag_field="type"):
+    """A text edit block closed while streaming; not `ok`: it is malformed, `message` says why."""
+
+    index: int | None
+    path: str
+    line: int
+    ok: bool
+    message: str = ""
+
+
+class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
+    """Something the user should know that does not stop the send (`kind`: context_near,
+    context_over, models, instructions, retry, stream, reasoning)."""
+
+    kind: str
+    message: str
+
+
+class Retrying(msgspec.Struct, frozen=True, tag="retrying", tag_field="type"):
+    """The provider failed before answering; the request goes out again after `delay`
+    seconds (attempt `attempt` of `max_attempts`; `reason` says why)."""
+
+    attempt: int
+    max_attempts: int
+    delay: float
+    reason: str
+
+
+class Repairing(msgspec.Struct, frozen=True, tag="repairing", tag_field="type"):
+    """The answer's file changes failed; bb7 asks the model once more to fix them."""
+
+    errors: list[ApplyError]
+
+
+class TitleChanged(msgspec.Struct, frozen=True, tag="title", tag_field="type"):
+    """The chat was named after its first exchange."""
+
+    chat_id: str
+    title: str
+
+
+SendEvent = (
+    Chunk | Reasoning | ToolProgress | BlockStatus | Notice | Retrying | Repairing | TitleChanged
+)
+
+
+class Streamed(msgspec.Struct, frozen=True):
+    """Any other event of a running `send`, named by its `event.type` (`chunk`, `reasoning`,
+    `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`)."""
+
+    request_id: str
+    event: SendEvent
+
+
+class SendDone(msgspec.Struct, frozen=True):
+    """A response ended; its fields are `User BB7ResponseDone`'s data.
+
+    `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
+    one line each. Not `ok` without edits means the send itself failed: `kind` says how
+    (`cancelled`, `auth`, `connection`, ...) and `message` what to do.
+    """
+
+    request_id: str
+    ok: bool
+    files: list[str] = []
+    errors: list[str] = []
+    kind: str = ""
+    message: str = ""
+
+
+class DiffError(msgspec.Struct, frozen=True):
+    """The file changes of a response failed (sent before its `done`): every error, and
+    whether the retry context was saved for the next send."""
+
+    request_id: str
+    errors: list[ApplyError]
+    retry_saved: bool = False
+
+
+class Pricing(msgspec.Struct, frozen=True):
+    """USD per token; None where the provider did not say."""
+
+    prompt: float | None = None
+    completion: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+
+class ModelInfo(msgspec.Struct, frozen=True):
+    """One model of the provider, as the model picker shows it."""
+
+    id: str
+    name: str = ""
+    context_length: int | None = None
+    max_completion_tokens: int | None = None
+    supports_tools: bool | None = None
+    supports_reasoning: bool | None = None
+    pricing: Pricing = Pricing()
+
+
+class Models(msgspec.Struct, frozen=True):
+    """The `models` event: the provider's models, tool-capable first; `current` is the active
+    chat's model; `error` says why there is no list."""
+
+    models: list[ModelInfo] = []
+    current: str = ""
+    warning: str | None = None
+    error: str | None = None
