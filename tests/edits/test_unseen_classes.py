@@ -65,6 +65,19 @@ def test_a_cut_last_line_new_keeps_leaves_the_rest_of_the_line() -> None:
     )
 
 
+def test_a_cut_last_line_new_keeps_before_added_lines_gets_the_rest_of_its_line() -> None:
+    file = "x = f(1)\ny = g(2, 3)\nz = 4\n"
+    new = "x = f(0)\ny = g(2,\nw = 5"
+    result = applied(file, "x = f(1)\ny = g(2,", new)
+    assert result.content == "x = f(0)\ny = g(2, 3)\nw = 5\nz = 4\n"
+
+
+def test_a_cut_line_refused_is_not_looked_for_elsewhere_by_looser_tiers() -> None:
+    file = "x = 1\n  y = 2\nx = 1\ny = 2;\n"  # lines 1-2 match `old` but for indentation
+    error = refused(file, "x = 1\ny = 2", "x = 0\nz = 9")
+    assert error.kind == "ambiguous" and "line 4" in error.message
+
+
 # --- blank line next to a fuzzy-matched region ---------------------------------------------------
 
 
