@@ -33,6 +33,7 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     - `models_cache`: directory of the models-list cache (capabilities, context length,
       prices); None: the list is not consulted.
     - `provider_preferences`: OpenRouter's `provider` routing object, sent as is.
+    - `usage_log`: the file each request's usage is added to (`bb7.usage.log`); None: none.
     - `cache_breakpoint`: mark the stable prompt prefix for providers that cache only on
       request (Anthropic models through OpenRouter).
     """
@@ -47,3 +48,4 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     models_cache: str | None = None
     provider_preferences: dict[str, Any] | None = None
     cache_breakpoint: bool = False
+    usage_log: str | None = None
