@@ -33,6 +33,7 @@ from bb7.llm.models import default_cache_dir
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
+from bb7.state.status import file_statuses
 from bb7.text.words import plural
 from bb7.usage.log import usage_log_path
 
@@ -173,10 +174,12 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(outcome, ev.Failed):
             print(f"bb7: {outcome.message}", file=sys.stderr)
             return 130 if outcome.kind == "cancelled" else 1
+        statuses = file_statuses(store, chat.id)
+        status = {row.path: row.status for row in statuses if row.start_line == 0}
         for written in outcome.files:
-            print(f"wrote {written.path} ({written.status or 'unchanged'})")
+            print(f"wrote {written.path} ({status.get(written.path) or 'unchanged'})")
         fresh = store.chat(chat.id) or chat
-        print_statuses(fresh, outcome.statuses)
+        print_statuses(fresh, statuses)
         if outcome.ok:
             return 0
         print(
