@@ -28,6 +28,13 @@
 ---@class bb7.Said
 ---@field message string
 
+--- `estimate`: the next request's size and input price, for the input bar.
+---@class bb7.Estimate
+---@field tokens integer
+---@field cached integer of them expected from the provider's cache
+---@field cost? number USD, nil when the model's prices are unknown
+---@field text string as the input bar shows it
+
 --- `open`: the project the host now serves.
 ---@class bb7.Opened
 ---@field root string

@@ -16,6 +16,7 @@ MIRRORS = {
     "bb7.Pong": "bb7.host.protocol.calls:Pong",
     "bb7.Said": "bb7.host.protocol.calls:Said",
     "bb7.Opened": "bb7.host.protocol.calls:Opened",
+    "bb7.Estimate": "bb7.host.protocol.calls:Estimate",
     "bb7.DiffView": "bb7.host.protocol.calls:DiffView",
     "bb7.Pricing": "bb7.host.protocol.events:Pricing",
     "bb7.ModelInfo": "bb7.host.protocol.events:ModelInfo",

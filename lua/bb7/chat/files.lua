@@ -61,6 +61,7 @@ function M.render(panel)
     })
   end
   view.state.total_tokens = panel.total_tokens_text
+  view.estimate()
   local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
