@@ -97,6 +97,8 @@ def event_line(event: Event) -> str:
         return f"Assistant {'added' if event.added else 'modified'}: {label}"
     if event.action == "user_set_readonly":
         return f"{'Set read-only' if event.readonly else 'Set writable'}: {label}"
+    if event.action == "user_updated" and event.followed:
+        return f"Your edits sent to the model: {label}"
     text = EVENT_TEXT.get(event.action, event.action.replace("_", " ").capitalize())
     if event.action == "user_added" and event.readonly:
         text += " (read-only)"

@@ -84,6 +84,8 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     end_line: int = 0
     readonly: bool = False
     added: bool = False
+    # An update made at a send, to follow the user's edits (not asked for by hand).
+    followed: bool = False
     reason: str = ""  # why the user rejected a hunk (one line; empty: not said)
     diff: str = ""  # an amended hunk: `-` the proposed lines, `+` those taken instead
 
@@ -110,13 +112,17 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
-    def updated(cls, old: ContextEntry, new: ContextEntry) -> Event:
+    def updated(cls, old: ContextEntry, new: ContextEntry, *, followed: bool = False) -> Event:
+        """The user's copy replaced the snapshot: by hand, or `followed` at a send."""
         return cls(
             action="user_updated",
             path=old.path,
             file_id=new.file_id,
             prev_file_id=old.file_id,
             blob=new.blob,
+            start_line=old.start_line,
+            end_line=old.end_line,
+            followed=followed,
         )
 
     @classmethod
