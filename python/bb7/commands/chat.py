@@ -59,16 +59,19 @@ def register(subparsers: Any) -> None:
         "--timeout",
         type=float,
         metavar="S",
-        help="seconds for the whole answer (default 900; 1800 for a local server)",
+        help="seconds for the whole answer (default 900; 1200 for a local server)",
     )
     parser.add_argument(
         "--idle-timeout",
         type=float,
         metavar="S",
-        help="seconds without answer text before giving up (default 180; 600 locally)",
+        help="seconds without answer text before giving up (default 180; 300 locally)",
     )
     parser.add_argument(
-        "--retries", type=int, metavar="N", help="retries before the first output (default 3)"
+        "--retries",
+        type=int,
+        metavar="N",
+        help="retries before the first output (default 3; 1 locally)",
     )
     parser.add_argument(
         "--mode", choices=DIFF_MODES, default=DEFAULT_MODE, help="how the model changes files"
