@@ -35,6 +35,7 @@ from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
 from bb7.state.status import file_statuses
 from bb7.text.words import plural
+from bb7.usage.log import usage_log_path
 
 EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
 
@@ -159,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
             auto_repair=args.auto_repair,
             title_model=args.title_model,
             models_cache=str(default_cache_dir()),
+            usage_log=str(usage_log_path()),
         )
         printer = _Printer(show_reasoning=args.show_reasoning)
         with _CtrlC() as ctrl_c:
