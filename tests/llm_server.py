@@ -143,6 +143,38 @@ def usage_chunk(
     }
 
 
+def openrouter_usage_chunk(
+    prompt: int, completion: int, *, cached: int = 0, written: int = 0, cost: float
+) -> dict[str, Any]:
+    """The last chunk of an OpenRouter stream, shaped like the recorded one
+    (../shared/wire/openrouter-cache-usage.sse): no choices, the usage with the tokens read from
+    (`cached_tokens`) and written to (`cache_write_tokens`) the provider's cache, and the cost."""
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "cost": cost,
+        "is_byok": False,
+        "prompt_tokens_details": {
+            "cached_tokens": cached,
+            "cache_write_tokens": written,
+            "audio_tokens": 0,
+            "video_tokens": 0,
+        },
+        "cost_details": {"upstream_inference_cost": cost},
+        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0},
+    }
+    body = {
+        "id": "gen-test",
+        "object": "chat.completion.chunk",
+        "model": "anthropic/claude-test",
+        "provider": "Anthropic",
+        "choices": [],
+        "usage": usage,
+    }
+    return {"data": body}
+
+
 def stream(*steps: dict[str, Any], done: bool = True, **options: Any) -> dict[str, Any]:
     """A streamed 200 response: the steps, then `[DONE]` unless `done=False`; `options` are
     response keys such as byte_by_byte=True or stall_before_headers=seconds."""

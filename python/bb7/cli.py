@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "bb7.commands.chat",
         "send a message in the active chat and print the streamed answer",
     ),
+    "usage": (
+        "bb7.commands.usage",
+        "what today's requests cost, over every chat, and the OpenRouter key's credit left",
+    ),
     "eval-edits": (
         "bb7.corpus.commands",
         "apply every case of an edits corpus and print a per-category table",

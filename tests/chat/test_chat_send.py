@@ -167,8 +167,7 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     assert isinstance(outcome, ev.Done) and outcome.ok, outcome
     assert chat.output("app.py") == APP.replace("return 1", "return 2").replace("'x'", "'y'")
     assert chat.statuses() == {"app.py": "M"}
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
-    assert [(s.path, s.status) for s in outcome.statuses] == [("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     # Streamed as it arrived: text, reasoning, the tool call's progress with its path.
     assert "".join(c.text for c in events.of(ev.Chunk)) == "I changed both return values."
     assert [r.text for r in events.of(ev.Reasoning)] == ["Two returns to change."]
@@ -192,7 +191,8 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     # The request offered the tools and showed the file with its id.
     request = chat.server.chat_requests()[-1]["json"]
     assert [t["function"]["name"] for t in request["tools"]] == ["write_file", "edit_file"]
-    assert f"@file id={fid} path=app.py mode=rw status=original" in chat.prompt()
+    assert f"@file n=2 id={fid} path=app.py\n{APP}@end file" in chat.prompt()
+    assert f"Files:\n- {fid} app.py rw original\n" in chat.prompt()
     assert chat.store.chat(chat.chat_id).retry_context == ""  # type: ignore[union-attr]
 
 
@@ -216,7 +216,7 @@ def test_write_file_creates_an_added_output(chat: Chat) -> None:
     )
     outcome, _ = chat.send("Add a test file.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("tests/test_app.py", "A")]
+    assert outcome.files == [ev.WrittenFile("tests/test_app.py")]
     assert chat.output("tests/test_app.py") == content
     assert chat.statuses() == {"app.py": "", "tests/test_app.py": "A"}
     assert not (chat.root / "tests").exists()  # nothing touches the project before apply
@@ -242,10 +242,11 @@ def test_history_and_events_reach_the_next_prompt(chat: Chat) -> None:
     chat.send("Thanks.")
     prompt = chat.prompt()
     assert f"@event n=1 action=user_added path=app.py file_id={fid}" in prompt
-    assert "@msg n=2 role=user\nWhat does main return?\n@end msg" in prompt
-    assert "@msg n=3 role=assistant\nIt returns 1.\n@end msg" in prompt
+    assert "@msg n=3 role=user\nWhat does main return?\n@end msg" in prompt
+    assert "@msg n=4 role=assistant\nIt returns 1.\n@end msg" in prompt
     assert "@latest\nFiles:\n- " in prompt and prompt.index("Thanks.") > prompt.index("@latest")
     assert prompt.count("What does main return?") == 1
+    assert prompt.count(APP) == 1  # the unchanged file is not sent again
 
 
 # -- text blocks ----------------------------------------------------------------------------------
@@ -325,9 +326,9 @@ def test_failed_edits_store_nothing_and_the_next_send_carries_the_retry_context(
     assert f"- app.py: file_id {half_id} (your successful changes applied)" in retry
     assert "1. call 1 (edit_file), edit 2, app.py [not_found]" in retry
     assert '"old_string":"    return \'z\'"' in retry  # the failed call, as sent
-    # The partial version is the writable one, the snapshot read-only.
-    assert f"@file id={half_id} path=app.py mode=rw status=pending_output\n{half}" in prompt
-    assert f"@file id={fid} path=app.py mode=ro status=original" in prompt
+    # The partial version is the text the model edits (this small file shown whole again).
+    assert f"@file n=6 id={half_id} path=app.py\n{half}@end file" in prompt
+    assert f"- {half_id} app.py rw pending_output\n" in prompt
     assert isinstance(outcome, ev.Done) and outcome.ok, outcome
     assert chat.output("app.py") == APP.replace("return 1", "return 2").replace("'x'", "'y'")
     assert retry_state(chat.store, chat.chat_id) is None
@@ -350,7 +351,7 @@ def test_an_answer_to_the_retry_without_changes_keeps_the_edits_that_succeeded(
     chat.server.push(stream(text_chunk("The first edit already did it."), finish()))
     outcome, _ = chat.send("Please retry the file changes.")
     assert isinstance(outcome, ev.Done) and outcome.ok
-    assert outcome.files == [ev.WrittenFile("app.py", "M")]
+    assert outcome.files == [ev.WrittenFile("app.py")]
     assert chat.output("app.py") == APP.replace("return 1", "return 2")
 
 
@@ -550,7 +551,8 @@ def test_a_global_chat_offers_no_tools_and_everything_is_read_only(
         request = chat.server.chat_requests()[-1]["json"]
         assert "tools" not in request
         assert "belongs to no project" in request["messages"][0]["content"]
-        assert f"path={notes} mode=ro status=original external" in chat.prompt()
+        assert f"path={notes} external\n" in chat.prompt()
+        assert f"{notes} ro original\n" in chat.prompt()
         assert recorder.of(ev.Started)[0].edit_format == "none"
         assert [m.role for m in store.messages(chat_id)][-2:] == ["user", "assistant"]
     finally:

@@ -185,7 +185,7 @@ def test_usage_with_cost_cached_and_reasoning_tokens() -> None:
         "completion_tokens": 20,
         "total_tokens": 120,
         "cost": 0.0042,
-        "prompt_tokens_details": {"cached_tokens": 80},
+        "prompt_tokens_details": {"cached_tokens": 80, "cache_write_tokens": 15},
         "completion_tokens_details": {"reasoning_tokens": 7},
     }
     acc, _ = run(sse({"data": {"choices": [], "usage": usage}}))
@@ -195,6 +195,7 @@ def test_usage_with_cost_cached_and_reasoning_tokens() -> None:
         "completion_tokens": 20,
         "total_tokens": 120,
         "cached_tokens": 80,
+        "cache_write_tokens": 15,
         "reasoning_tokens": 7,
         "cost": 0.0042,
     }

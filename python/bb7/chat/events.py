@@ -21,7 +21,6 @@ from bb7.formats.apply import ApplyError
 # `max_attempts`). A chat view can count the seconds down from `delay`.
 from bb7.llm.events import Retrying as Retrying
 from bb7.state.records import Usage
-from bb7.state.status import StatusRow
 
 
 class Started(msgspec.Struct, frozen=True, tag="started", tag_field="type"):
@@ -90,10 +89,10 @@ class Repairing(msgspec.Struct, frozen=True, tag="repairing", tag_field="type"):
 
 
 class WrittenFile(msgspec.Struct, frozen=True):
-    """A file the answer changed, with its status after the change (M, A, !A, ~M, '')."""
+    """A file the answer changed (its status is the front end's to compute, once, with the
+    editor's buffers as they are at the end)."""
 
     path: str
-    status: str
 
 
 class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
@@ -101,8 +100,7 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     (`files`). Not `ok`: they failed, nothing was stored but the answer's text, `errors` says
     why, and the retry state is saved in the chat (`retry_saved`) for the next send.
     `message_id` is the stored assistant message; `usage` sums every request of the send;
-    `statuses` are the chat's file statuses afterwards; `repaired`: the automatic repair
-    request produced the changes."""
+    `repaired`: the automatic repair request produced the changes."""
 
     chat_id: str
     ok: bool
@@ -110,7 +108,6 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     text: str
     files: list[WrittenFile] = []
     errors: list[ApplyError] = []
-    statuses: list[StatusRow] = []
     usage: Usage | None = None
     retry_saved: bool = False
     repaired: bool = False

@@ -61,10 +61,8 @@ from bb7.llm.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.llm.models import ModelInfo, load_models
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
 from bb7.state.chats import append_user_message
-from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
-from bb7.state.status import file_statuses
 from bb7.state.store import Store
 
 log = logging.getLogger(__name__)
@@ -92,12 +90,10 @@ def start_send(
     config: SendConfig,
     on_event: OnEvent,
     *,
-    buffers: Buffers | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> SendHandle | Problem:
     """Store `text` as the user's message in `chat_id` and send it in a worker thread.
 
-    `buffers`: the editor's unsaved buffer texts, for the statuses reported at the end.
     `environ`: where key specs and instruction paths are looked up (default: os.environ).
     """
     if not text.strip():
@@ -118,7 +114,7 @@ def start_send(
             _busy.discard(key)
         raise
     handle = SendHandle()
-    send = _Send(store, chat_id, user, config, on_event, handle, buffers, environ)
+    send = _Send(store, chat_id, user, config, on_event, handle, environ)
     threading.Thread(target=send.run, name="bb7-send", daemon=True).start()
     return handle
 
@@ -134,7 +130,6 @@ class _Send:
         config: SendConfig,
         on_event: OnEvent,
         handle: SendHandle,
-        buffers: Buffers | None,
         environ: Mapping[str, str] | None,
     ) -> None:
         self.store = store
@@ -143,7 +138,6 @@ class _Send:
         self.config = config
         self.on_event = on_event
         self.handle = handle
-        self.buffers = buffers
         self.environ = os.environ if environ is None else environ
         self.key: ApiKey | None = None
         self.usage: Usage | None = None  # summed over the send's requests
@@ -365,12 +359,10 @@ class _Send:
         failed: Result | None = None,
         repaired: bool = False,
     ) -> ev.Done:
-        statuses = file_statuses(self.store, self.chat_id, self.buffers)
-        by_path = {row.path: row.status for row in statuses if row.start_line == 0}
         written: list[ev.WrittenFile] = []
         if recorded is not None:
             paths = sorted([o.path for o in recorded.outputs] + recorded.reverted)
-            written = [ev.WrittenFile(path, by_path.get(path, "")) for path in paths]
+            written = [ev.WrittenFile(path) for path in paths]
         return ev.Done(
             chat_id=self.chat_id,
             ok=ok,
@@ -378,7 +370,6 @@ class _Send:
             text=text,
             files=written,
             errors=[] if failed is None else failed.errors,
-            statuses=statuses,
             usage=self.usage,
             retry_saved=failed is not None,
             repaired=repaired,

@@ -51,6 +51,9 @@ EVENT_TEXT = {
     "user_partially_applied": "Partially applied",
     "user_discarded": "Discarded",
     "user_undid_apply": "Apply undone",
+    "user_accepted_hunk": "Hunk taken",
+    "user_amended_hunk": "Hunk taken amended",
+    "user_rejected_hunk": "Hunk rejected",
     "fork_warning_modified": "Changed since this message was sent",
     "fork_warning_deleted": "Deleted since this message was sent",
 }
@@ -94,9 +97,13 @@ def event_line(event: Event) -> str:
         return f"Assistant {'added' if event.added else 'modified'}: {label}"
     if event.action == "user_set_readonly":
         return f"{'Set read-only' if event.readonly else 'Set writable'}: {label}"
+    if event.action == "user_updated" and event.followed:
+        return f"Your edits sent to the model: {label}"
     text = EVENT_TEXT.get(event.action, event.action.replace("_", " ").capitalize())
     if event.action == "user_added" and event.readonly:
         text += " (read-only)"
+    if event.reason:
+        return f"{text}: {label} ({event.reason})"
     return f"{text}: {label}"
 
 
@@ -135,31 +142,50 @@ def reasoning_lines(text: str) -> list[str]:
 
 
 def format_cost(cost: float) -> str:
-    """Dollars as users skim them: $1.24, $0.12, $0.0031."""
-    return f"${cost:.2f}" if cost >= 1 else f"${cost:.2g}"
+    """Dollars as users skim them: $1.24, $0.50, $0.0031."""
+    return f"${cost:.2f}" if cost >= 0.1 else f"${cost:.2g}"
 
 
 def usage_line(usage: Usage) -> str:
-    """The quiet line under an answer: tokens in and out, cost, duration."""
+    """The quiet line under an answer: tokens in (read from and written to the provider's
+    cache) and out, cost (and what the cache saved), duration (and the wait for the first
+    token), e.g.
+    `↳ 12k in (9.8k cached) · 350 out · $0.012 (saved $0.026) · 4.1 s (first token 1.2 s)`."""
     parts = []
     if usage.prompt_tokens or usage.completion_tokens:
-        parts.append(f"{format_tokens(usage.prompt_tokens)} in")
+        cache = []
+        if usage.cached_tokens:
+            cache.append(f"{format_tokens(usage.cached_tokens)} cached")
+        if usage.cache_write_tokens:
+            cache.append(f"{format_tokens(usage.cache_write_tokens)} cache write")
+        parts.append(f"{format_tokens(usage.prompt_tokens)} in" + _aside(cache))
         parts.append(f"{format_tokens(usage.completion_tokens)} out")
-        parts.append(format_cost(usage.cost))
+        parts.append(format_cost(usage.cost) + _aside(_saved(usage.saved)))
     if usage.duration:
-        parts.append(f"{usage.duration:.1f} s")
+        first = [f"first token {usage.first_token:.1f} s"] if usage.first_token else []
+        parts.append(f"{usage.duration:.1f} s" + _aside(first))
         if len(parts) == 1:  # so the missing cost reads as the provider's, not bb7's
             parts.append("no token counts from the provider")
     return "↳ " + " · ".join(parts) if parts else ""
 
 
+def _aside(details: list[str]) -> str:
+    return f" ({', '.join(details)})" if details else ""
+
+
+def _saved(saved: float) -> list[str]:
+    # Below a hundredth of a cent the saving is noise next to the cost's own rounding.
+    return [f"saved {format_cost(saved)}"] if saved >= 0.0001 else []
+
+
 def total_usage(messages: list[Message]) -> str:
-    """The chat's totals for the window bar: `12k tokens · $0.031`."""
+    """The chat's totals for the window bar: `12k tokens · $0.031 (saved $0.05)`."""
     used = [m.usage for m in messages if m.usage is not None]
     tokens = sum(u.prompt_tokens + u.completion_tokens for u in used)
     if not tokens:
         return ""
-    return f"{format_tokens(tokens)} tokens · {format_cost(sum(u.cost for u in used))}"
+    cost = format_cost(sum(u.cost for u in used))
+    return f"{format_tokens(tokens)} tokens · {cost}" + _aside(_saved(sum(u.saved for u in used)))
 
 
 def _note(out: _Writer, lines: list[str]) -> None:

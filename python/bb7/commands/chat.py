@@ -1,10 +1,11 @@
 """`bb7 chat "message"`: one exchange with the model in the active chat, from the terminal.
 
-Streams the answer to stdout as it arrives, then prints the chat's file statuses (as `bb7
-status` does). Progress, warnings and errors go to stderr. Exit 0 when the answer arrived and
-its file changes (if any) are pending outputs; 1 when the changes failed to apply (the retry
-context is saved, and the next `bb7 chat` sends it) or the provider failed; 130 when cancelled
-with Ctrl-C (the partial answer is kept, without changes).
+Streams the answer to stdout as it arrives, then its usage line (tokens, cost, time, as the
+chat view shows it) and the chat's file statuses (as `bb7 status` does). Progress, warnings and
+errors go to stderr. Exit 0 when the answer arrived and its file changes (if any) are pending
+outputs; 1 when the changes failed to apply (the retry context is saved, and the next `bb7 chat`
+sends it) or the provider failed; 130 when cancelled with Ctrl-C (the partial answer is kept,
+without changes).
 """
 
 from __future__ import annotations
@@ -18,14 +19,21 @@ from typing import Any, cast, get_args
 from bb7.chat import events as ev
 from bb7.chat.config import DEFAULT_MODEL, SendConfig
 from bb7.chat.send import SendHandle, start_send
-from bb7.commands.session import active_chat, add_root_option, check, reported
+from bb7.chatview.conversation import usage_line
+from bb7.commands.session import (
+    active_chat,
+    add_provider_options,
+    add_root_option,
+    check,
+    reported,
+)
 from bb7.commands.status import print_statuses
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
 from bb7.llm.models import default_cache_dir
-from bb7.llm.presets import PRESETS
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
+from bb7.state.status import file_statuses
 from bb7.text.words import plural
 
 EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
@@ -46,12 +54,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--model", help=f"model id (default: the chat's model, else {DEFAULT_MODEL})"
     )
-    parser.add_argument(
-        "--provider",
-        choices=list(PRESETS),
-        help="provider preset: its base URL, key variable and quirks (default: openrouter)",
-    )
-    parser.add_argument("--base-url", help="OpenAI-compatible API base URL (default: the preset's)")
+    add_provider_options(parser)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -66,13 +69,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--retries", type=int, metavar="N", help="retries before the first output (default 3)"
-    )
-    parser.add_argument(
-        "--api-key",
-        metavar="SPEC",
-        help="where the key is: an environment variable name, cmd:COMMAND or file:PATH "
-        "(default: OPENROUTER_API_KEY for OpenRouter, the provider's usual variable, or no key "
-        "for a server on localhost)",
     )
     parser.add_argument(
         "--mode", choices=DIFF_MODES, default=DEFAULT_MODE, help="how the model changes files"
@@ -167,13 +163,21 @@ def run(args: argparse.Namespace) -> int:
             outcome = handle.wait()
         assert outcome is not None
         printer.end_text()
+        # The line the chat view shows under the answer (all the send's requests together); after
+        # a failure only when the provider counted tokens (a cancel before any answer has none).
+        usage = outcome.usage
+        line = usage_line(usage) if usage is not None else ""
+        if line and (isinstance(outcome, ev.Done) or (usage and usage.prompt_tokens)):
+            print(line)
         if isinstance(outcome, ev.Failed):
             print(f"bb7: {outcome.message}", file=sys.stderr)
             return 130 if outcome.kind == "cancelled" else 1
+        statuses = file_statuses(store, chat.id)
+        status = {row.path: row.status for row in statuses if row.start_line == 0}
         for written in outcome.files:
-            print(f"wrote {written.path} ({written.status or 'unchanged'})")
+            print(f"wrote {written.path} ({status.get(written.path) or 'unchanged'})")
         fresh = store.chat(chat.id) or chat
-        print_statuses(fresh, outcome.statuses)
+        print_statuses(fresh, statuses)
         if outcome.ok:
             return 0
         print(

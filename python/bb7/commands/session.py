@@ -35,6 +35,25 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_provider_options(parser: argparse.ArgumentParser) -> None:
+    """--provider, --base-url and --api-key: which server, and where its key is."""
+    from bb7.llm.presets import PRESETS
+
+    parser.add_argument(
+        "--provider",
+        choices=list(PRESETS),
+        help="provider preset: its base URL, key variable and quirks (default: openrouter)",
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible API base URL (default: the preset's)")
+    parser.add_argument(
+        "--api-key",
+        metavar="SPEC",
+        help="where the key is: an environment variable name, cmd:COMMAND or file:PATH "
+        "(default: OPENROUTER_API_KEY for OpenRouter, the provider's usual variable, or no key "
+        "for a server on localhost)",
+    )
+
+
 def root_of(args: argparse.Namespace) -> Path:
     return Path(os.path.abspath(getattr(args, "root", None) or os.getcwd()))
 

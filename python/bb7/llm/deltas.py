@@ -179,6 +179,9 @@ def _usage(wire: WireUsage) -> Usage:
     cached = wire.cached_tokens
     if cached is None and prompt_details is not None:
         cached = prompt_details.cached_tokens
+    if cached is None:
+        cached = wire.prompt_cache_hit_tokens
+    written = prompt_details.cache_write_tokens if prompt_details is not None else None
     reasoning = completion_details.reasoning_tokens if completion_details is not None else None
     prompt = wire.prompt_tokens or 0
     completion = wire.completion_tokens or 0
@@ -187,6 +190,7 @@ def _usage(wire: WireUsage) -> Usage:
         completion_tokens=completion,
         total_tokens=wire.total_tokens or prompt + completion,
         cached_tokens=cached or 0,
+        cache_write_tokens=written or 0,
         reasoning_tokens=reasoning or 0,
         cost=wire.cost,
     )

@@ -28,12 +28,15 @@ class ToolCall(msgspec.Struct, frozen=True):
 
 
 class Usage(msgspec.Struct, frozen=True):
-    """Token counts and cost as the provider reported them (OpenRouter's cost is in USD)."""
+    """Token counts and cost as the provider reported them (OpenRouter's cost is in USD).
+    `prompt_tokens` includes the `cached_tokens` read from the provider's prompt cache and the
+    `cache_write_tokens` written to it."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float | None = None
 
@@ -87,6 +90,8 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     model: str | None
     attempts: int
     duration: float
+    # Seconds from the request's start to its first text, reasoning or tool-call delta.
+    first_token: float | None = None
 
 
 ErrorKind = Literal[
@@ -124,6 +129,7 @@ class StreamError(msgspec.Struct, frozen=True, tag="error", tag_field="type"):
     attempts: int = 1
     duration: float = 0.0
     finish_reason: str | None = None
+    first_token: float | None = None
 
 
 StreamEvent = (

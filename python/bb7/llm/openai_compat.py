@@ -314,6 +314,7 @@ class _Output(TypedDict):
     usage: Usage | None
     attempts: int
     duration: float
+    first_token: float | None
 
 
 class _Watchdog:
@@ -393,9 +394,11 @@ class _Worker:
         self.acc = StreamAccumulator()
         self.warned: set[str] = set()
         self.watchdog: _Watchdog | None = None
+        self.started = time.monotonic()
+        self.first_token: float | None = None
 
     def run(self) -> None:
-        started = time.monotonic()
+        started = self.started = time.monotonic()
         timeouts = self.client.config.timeouts
         deadline = started + timeouts.total
         watchdog = self.watchdog = _Watchdog(self.connection, timeouts.idle, deadline)
@@ -455,6 +458,7 @@ class _Worker:
             usage=acc.usage,
             attempts=attempts,
             duration=duration,
+            first_token=self.first_token,
         )
         result: Terminal
         if isinstance(outcome, _Complete):
@@ -606,6 +610,8 @@ class _Worker:
             return None
         # Usage and text that came with an error object are kept with the error.
         events = self.acc.apply(chunk)
+        if events and self.first_token is None:
+            self.first_token = time.monotonic() - self.started
         if events and self.watchdog is not None:
             self.watchdog.progress()
         for event in events:

@@ -43,6 +43,8 @@ EventAction = Literal[
     "user_applied",
     "user_partially_applied",
     "user_discarded",
+    "user_accepted_hunk",  # lines of `file_id` the user took as proposed
+    "user_amended_hunk",  # lines of `file_id` the user took with changes (`diff`)
     "user_rejected_hunk",  # lines of `file_id` the user dropped from a pending change
     "user_undid_apply",
     "assistant_wrote",
@@ -82,6 +84,10 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     end_line: int = 0
     readonly: bool = False
     added: bool = False
+    # An update made at a send, to follow the user's edits (not asked for by hand).
+    followed: bool = False
+    reason: str = ""  # why the user rejected a hunk (one line; empty: not said)
+    diff: str = ""  # an amended hunk: `-` the proposed lines, `+` those taken instead
 
     @classmethod
     def added_entry(cls, entry: ContextEntry) -> Event:
@@ -106,13 +112,17 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
-    def updated(cls, old: ContextEntry, new: ContextEntry) -> Event:
+    def updated(cls, old: ContextEntry, new: ContextEntry, *, followed: bool = False) -> Event:
+        """The user's copy replaced the snapshot: by hand, or `followed` at a send."""
         return cls(
             action="user_updated",
             path=old.path,
             file_id=new.file_id,
             prev_file_id=old.file_id,
             blob=new.blob,
+            start_line=old.start_line,
+            end_line=old.end_line,
+            followed=followed,
         )
 
     @classmethod
@@ -148,15 +158,31 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
-    def rejected_hunk(cls, path: str, file_id: str, start: int, end: int) -> Event:
+    def rejected_hunk(
+        cls, path: str, file_id: str, start: int, end: int, reason: str = ""
+    ) -> Event:
         """The user rejected one hunk of a pending output: lines start..end of the version
-        `file_id` (the model's, or for a deletion the snapshot's)."""
+        `file_id` (the model's, or for a deletion the snapshot's), for `reason` if given."""
         return cls(
             action="user_rejected_hunk",
             path=path,
             file_id=file_id,
             start_line=start,
             end_line=end,
+            reason=reason,
+        )
+
+    @classmethod
+    def taken_hunk(cls, path: str, file_id: str, start: int, end: int, diff: str = "") -> Event:
+        """The user took one hunk of a pending output (lines as in `rejected_hunk`): as
+        proposed, or amended when `diff` says how."""
+        return cls(
+            action="user_amended_hunk" if diff else "user_accepted_hunk",
+            path=path,
+            file_id=file_id,
+            start_line=start,
+            end_line=end,
+            diff=diff,
         )
 
     @classmethod
@@ -200,10 +226,19 @@ Part = TextPart | ReasoningPart | EventPart
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What one answer (or a send's requests together) took. `prompt_tokens` counts every
+    input token, the `cached_tokens` read from and the `cache_write_tokens` written to the
+    provider's prompt cache included; `cost` in USD; `saved`: USD the cache saved against the
+    same tokens at full price (negative when writing the cache cost more than reading saved);
+    `first_token`: seconds from sending to the first output; `duration`: to the end."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     cost: float = 0.0
+    saved: float = 0.0
+    first_token: float = 0.0
     duration: float = 0.0
 
 

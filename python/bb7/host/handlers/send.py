@@ -79,7 +79,6 @@ def send(c: Call, args: SendArgs) -> None:
                 args.text,
                 _config(h.session, h.chat, args.model),
                 _Forward(h, args.request_id),
-                buffers=h.buffers(args.buffers).text,
             )
         )
     except Refused as refused:

@@ -1,0 +1,48 @@
+"""`bb7 usage`: what today's requests cost over every chat and project (the usage log), and
+what is left of the OpenRouter key's credit when the key may read it (`GET /key`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from bb7.commands.session import add_provider_options, print_json
+from bb7.llm.provider import provider_config
+from bb7.usage.log import day_spend, usage_log_path
+from bb7.usage.report import credit_line, day_line, read_credit
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "usage",
+        description="Print what today's requests cost over every chat and project (from the "
+        "usage log, stdpath('data')/bb7/usage.csv) and, for OpenRouter, what is left of the "
+        "API key's credit.",
+    )
+    add_provider_options(parser)
+    parser.add_argument(
+        "--no-credit", action="store_true", help="only the usage log: ask the provider nothing"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    spend = day_spend(usage_log_path())
+    credit = None
+    if not args.no_credit:
+        provider = provider_config(args.provider, args.base_url)
+        if isinstance(provider, str):
+            print(f"bb7: {provider}", file=sys.stderr)
+            return 2
+        credit = read_credit(provider, args.api_key, cwd=Path(os.getcwd()))
+    if args.json:
+        print_json({"today": spend, "credit": credit})
+        return 0
+    print(day_line(spend))
+    if credit is not None:
+        print(credit_line(credit))
+    return 0

@@ -1,0 +1,78 @@
+"""The usage lines a person reads, the same in `bb7 usage` and in the chat view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from bb7.chatview.conversation import format_cost
+from bb7.llm.keys import KeyProblem, resolve_api_key
+from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.llm.presets import preset_for
+from bb7.text.tokens import format_tokens
+from bb7.text.words import plural
+from bb7.usage.credit import Credit, credit
+from bb7.usage.log import DaySpend
+
+
+def day_line(spend: DaySpend) -> str:
+    """`today: $0.42 in 12 requests (3 chats, 2 projects), 310k tokens in, 260k cached; the
+    cache saved $0.71`."""
+    if not spend.requests:
+        return "today: $0 (no requests yet)"
+    where = plural(spend.chats, "chat")
+    if spend.projects > 1:
+        where += f", {plural(spend.projects, 'project')}"
+    line = (
+        f"today: {format_cost(spend.cost)} in {plural(spend.requests, 'request')} ({where}), "
+        f"{format_tokens(spend.prompt_tokens)} tokens in"
+    )
+    if spend.cached_tokens:
+        line += f", {format_tokens(spend.cached_tokens)} cached"
+    if spend.saved > 0:
+        line += f"; the cache saved {format_cost(spend.saved)}"
+    return line
+
+
+def credit_line(found: Credit | HttpProblem | str) -> str:
+    """The OpenRouter key's credit, or why it is unknown (`found` a reason as text)."""
+    if isinstance(found, str):
+        return f"OpenRouter credit: unknown ({found})"
+    if isinstance(found, HttpProblem):
+        return f"OpenRouter credit: unknown ({found.message})"
+    if found.limit is None or found.limit_remaining is None:
+        line = "OpenRouter credit: the key has no spending limit"
+    else:
+        reset = f", resets {found.limit_reset}" if found.limit_reset else ""
+        line = (
+            f"OpenRouter credit: {format_cost(found.limit_remaining)} left of the key's "
+            f"{format_cost(found.limit)} limit{reset}"
+        )
+    if found.usage_daily is not None:
+        line += f"; {format_cost(found.usage_daily)} used today (UTC)"
+    return line
+
+
+def read_credit(
+    provider: ProviderConfig,
+    key_spec: str | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Credit | HttpProblem | str | None:
+    """The key's credit from OpenRouter, a reason why it is unknown, or None for a provider
+    that keeps no credit bb7 can read. Blocking (a key command, an HTTP request)."""
+    if preset_for(provider.preset, provider.base_url).name != "openrouter":
+        return None
+    key = resolve_api_key(
+        key_spec, provider.base_url, environ=environ, cwd=cwd, preset=provider.preset
+    )
+    if key is None:
+        return "no API key"
+    if isinstance(key, KeyProblem):
+        return key.message
+    client = OpenAICompatClient(provider, key)
+    try:
+        return credit(client)
+    finally:
+        client.close()
