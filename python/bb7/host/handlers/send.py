@@ -44,6 +44,7 @@ from bb7.host.session import Session
 from bb7.llm.keys import ApiKey, resolve_api_key
 from bb7.llm.models import ModelList, default_cache_dir, load_models, tools_first
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.llm.prompt import FollowEdits
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state import chats
@@ -79,6 +80,7 @@ def send(c: Call, args: SendArgs) -> None:
                 args.text,
                 _config(h.session, h.chat, args.model),
                 _Forward(h, args.request_id),
+                buffers=h.buffers(args.buffers).text,
             )
         )
     except Refused as refused:
@@ -104,7 +106,15 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         reasoning_effort=effort if effort in get_args(ReasoningEffort) else None,
         models_cache=str(default_cache_dir()),
         title_model=_title_model(session, chat, model),
+        cache=settings.provider.cache,
+        follow_edits=follow_edits(session),
     )
+
+
+def follow_edits(session: Session) -> FollowEdits:
+    """The `context.follow_edits` option (Lua validated it; anything else means the default)."""
+    chosen = session.settings.context.follow_edits
+    return cast(FollowEdits, chosen) if chosen in get_args(FollowEdits) else "diff"
 
 
 def _title_model(session: Session, chat: Chat, model: str | None) -> str | None:
