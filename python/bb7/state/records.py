@@ -359,6 +359,7 @@ class Lease(msgspec.Struct, kw_only=True):
     host: str
     heartbeat: float
     token: str
+    started: str = ""  # the holder's `bb7.process.identity` ('' when unknown)
 
 
 class UndoRecord(msgspec.Struct, kw_only=True):
@@ -388,3 +389,4 @@ class Intent(msgspec.Struct, kw_only=True):
     host: str
     id: int = 0
     undo: int | None = None  # the undo record an undo reverts; None for an apply
+    started: str = ""  # the writer's `bb7.process.identity`: a reused pid is another process

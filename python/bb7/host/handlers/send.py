@@ -49,6 +49,7 @@ from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state import chats
 from bb7.state.records import Chat, Problem
+from bb7.usage.log import usage_log_path
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -108,6 +109,7 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         title_model=_title_model(session, chat, model),
         cache=settings.provider.cache,
         follow_edits=follow_edits(session),
+        usage_log=str(usage_log_path()),
     )
 
 
