@@ -307,7 +307,10 @@
 ---@field best? bb7.Candidate
 ---@field line? integer
 
---- One model of the provider, as the model picker shows it.
+--- One model of the provider, as the model picker shows it. `capabilities_source`: the
+--- local server API that said whether it takes tools and its context size ("" when the
+--- models list said it, or nobody did); `edits`: how its answers with edits landed in this
+--- project's chats, short (`bb7.stats`; "" when it has none).
 ---@class bb7.ModelInfo
 ---@field id string
 ---@field name string
@@ -316,6 +319,8 @@
 ---@field supports_tools? boolean
 ---@field supports_reasoning? boolean
 ---@field pricing bb7.Pricing
+---@field capabilities_source string
+---@field edits string
 
 --- Where a failed edit probably belonged (1-based, inclusive lines).
 ---@class bb7.Candidate
