@@ -19,6 +19,7 @@ To teach the model a new kind of history entry: add a Struct to `HistoryEntry`, 
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 import msgspec
@@ -112,6 +113,9 @@ class HistoryEvent(msgspec.Struct, frozen=True, tag="event", tag_field="type"):
     prev_file_id: str | None = None
     start_line: int | None = None
     end_line: int | None = None
+    # A rejected hunk's reason (one line); an amended hunk's `-` proposed / `+` taken lines.
+    reason: str | None = None
+    diff: str | None = None
 
 
 class HistoryTurn(msgspec.Struct, frozen=True, tag="turn", tag_field="type"):
@@ -393,7 +397,9 @@ class _History:
                 line += f" prev_file_id={entry.prev_file_id}"
             if entry.start_line is not None:
                 line += f" lines={entry.start_line}-{entry.end_line}"
-            self._text(line + "\n")
+            if entry.reason:
+                line += f" reason={json.dumps(entry.reason, ensure_ascii=False)}"
+            self._text(line + "\n" + (entry.diff or ""))
             self.changed_by[entry.path] = (
                 "assistant" if entry.action == "assistant_wrote" else "user"
             )
