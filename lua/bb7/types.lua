@@ -116,6 +116,7 @@
 ---@field conversation bb7.Rendered
 ---@field files bb7.Panel
 ---@field hint? string one line to show once (a global chat outside any project)
+---@field statuses? bb7.StatusChanged the active chat's statuses, when asked for (`statuses`)
 
 --- `search_chats`: a chat found by its name or a message.
 ---@class bb7.ChatSearchHit
