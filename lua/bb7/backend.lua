@@ -104,6 +104,8 @@ local function start_job()
       .. (pythonpath and pythonpath ~= '' and (':' .. pythonpath) or ''),
     BB7_LOG_FILE = logfile,
     BB7_LOG_LEVEL = log.level(),
+    -- Where the usage log lives (stdpath('data')/bb7/usage.csv), whatever NVIM_APPNAME is.
+    BB7_DATA_DIR = vim.fn.stdpath('data'),
   }
   H.stderr, H.partial = {}, ''
   local ok, job = pcall(vim.fn.jobstart, { python, '-m', 'bb7.host' }, {

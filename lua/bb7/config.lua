@@ -67,6 +67,10 @@ local types = {
     expect = 'a whole number >= 0',
     check = function(v) return type(v) == 'number' and v >= 0 and v == math.floor(v) end,
   },
+  optional_count = {
+    expect = 'a whole number >= 0 or nil',
+    check = function(v) return v == nil or (type(v) == 'number' and v >= 0 and v == math.floor(v)) end,
+  },
   key = {
     expect = 'a key (string) or false to disable it',
     check = function(v) return v == false or (type(v) == 'string' and v ~= '') end,
@@ -213,7 +217,7 @@ keeps its choice, as `bb7 chat --reasoning` does).]],
     name = 'provider.timeout',
     type = types.seconds,
     doc = [[Seconds one answer may take in all, retries included; then it stops
-and keeps what arrived. When nil: 900 (1800 for a server on this
+and keeps what arrived. When nil: 900 (1200 for a server on this
 machine).]],
   },
   {
@@ -221,16 +225,17 @@ machine).]],
     type = types.seconds,
     doc = [[Seconds without progress (answer text, reasoning, tool-call
 arguments) before an answer is given up; keep-alive comments do not count.
-When nil: 180 (600 for a server on this machine, which may read a long
-prompt for minutes before its first word).]],
+When nil: 180 (300 for a server on this machine, which may read a long
+prompt for minutes before its first word; such a server is not asked
+again after this limit, as it would be as slow again).]],
   },
   {
     name = 'provider.retries',
-    default = 3,
-    type = types.count,
+    type = types.optional_count,
     doc = [[How many times a request that fails before any output (connection
 refused, rate limit, server error, silence) is sent again, with growing
-waits; no retry starts after 60 s or past `provider.timeout`.]],
+waits; no retry starts after 60 s or past `provider.timeout`. When nil: 3
+(1 for a server on this machine).]],
   },
   {
     name = 'layout',

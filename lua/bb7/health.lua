@@ -90,7 +90,7 @@ end
 --- Python side owns the preset table). Returns the probe's facts, or nil.
 local function check_provider(h)
   h.start('bb7: provider')
-  local provider = require('bb7.config').get().provider
+  local provider = require('bb7.config').get().provider or {}
   local python = require('bb7.install').resolve()
   if not python then return h.warn('not checked: no Python to run the check') end
   local fields =
@@ -124,7 +124,7 @@ end
 --- Says where the key comes from and whether it is there, never what it is.
 local function check_api_key(h, info)
   h.start('bb7: API key')
-  local provider = require('bb7.config').get().provider
+  local provider = require('bb7.config').get().provider or {}
   -- Read with the grammar `setup()` checks (config.lua `key_source`): blank is no spec.
   local source = provider.api_key and vim.trim(provider.api_key)
   if source == nil or source == '' then

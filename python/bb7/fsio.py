@@ -2,11 +2,17 @@
 
 Text is decoded as UTF-8 with no newline translation, so CRLF and a BOM survive a round trip.
 Only regular files are read or replaced: the type is checked with stat and the file is opened
-with O_NONBLOCK, so a FIFO or a device never hangs bb7 or fills its memory. Writes go to a temp
-file (`.NAME.XXXX.bb7-tmp`) in the same directory, are fsynced, take over the old file's mode
-and are renamed into place: a crash leaves either the old or the new file, never a partial one.
-A symlink is written through to its target (the link stays a link); callers check that the
-target is one bb7 may write (`bb7.paths.project_path`).
+with O_NONBLOCK, so a FIFO or a device never hangs bb7 or fills its memory. One size limit,
+`MAX_BYTES`, holds for what bb7 reads and what it writes, so whatever bb7 wrote it can read
+back (and undo). Writes go to a temp file (`.NAME.PID.XXXX.bb7-tmp`) in the same directory,
+are fsynced, take over the old file's mode, owner and group (where the process may) and are
+renamed into place: a crash leaves either the old or the new file, never a partial one. Right
+before the rename the file is looked at again: when another program wrote it meanwhile, nothing
+is replaced (`FileMoved`). A file with several hard links is written in place (a rename would
+split the links); the caller keeps the old text first. A symlink is written through to its
+target (the link stays a link); callers check that the target is one bb7 may write
+(`bb7.paths.project_path`). Temp files a killed bb7 left are removed by the next write of the
+same file.
 """
 
 from __future__ import annotations
@@ -20,13 +26,16 @@ from typing import Literal
 
 import msgspec
 
-DEFAULT_MAX_BYTES = 1024 * 1024
+MAX_BYTES = 1024 * 1024
+DEFAULT_MAX_BYTES = MAX_BYTES
 BINARY_PROBE = 8192
 TEMP_SUFFIX = ".bb7-tmp"
 
 # Test tooling: a test names a step of a write (or of an apply, see `bb7.state.outputs`) in this
-# variable, and the process kills itself there, as a power cut or `kill -9` would.
+# variable, and the process kills itself there, as a power cut or `kill -9` would; or, named in
+# `STOP_ENV`, stops itself there (SIGSTOP) until the test has raced it and sends SIGCONT.
 CRASH_ENV = "BB7_CRASH_AT"
+STOP_ENV = "BB7_STOP_AT"
 
 FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
 
@@ -43,11 +52,16 @@ class NotRegularFile(OSError):
 
 
 def crash_point(step: str) -> None:
-    """Die here, without any clean-up, when the test tooling asks for it (see `CRASH_ENV`)."""
+    """Die (or stop) here, without any clean-up, when the test tooling asks for it (see
+    `CRASH_ENV`, `STOP_ENV`)."""
     if os.environ.get(CRASH_ENV) == step:
         import signal  # only the crash tests get here; a start of `bb7` skips the import
 
         os.kill(os.getpid(), signal.SIGKILL)
+    if os.environ.get(STOP_ENV) == step:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def is_binary(data: bytes) -> bool:
@@ -106,7 +120,12 @@ def load_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | FilePr
 
 
 def _too_large(path: Path, size: int, max_bytes: int) -> FileProblem:
-    return FileProblem("too_large", f"{path} is {size} bytes, over the limit of {max_bytes} bytes")
+    return FileProblem("too_large", too_large(str(path), size, max_bytes))
+
+
+def too_large(name: str, size: int, max_bytes: int = MAX_BYTES) -> str:
+    """The one line that says a file is over bb7's size limit."""
+    return f"{name} is {size} bytes, over bb7's limit of {max_bytes} bytes for a file"
 
 
 def decode(data: bytes, name: str) -> str | FileProblem:
@@ -145,42 +164,62 @@ def glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8) atomically, keeping the existing file's mode.
+class FileMoved(OSError):
+    """Raised by `atomic_write` when the file changed between the caller's look and the write
+    (another program wrote it): nothing was written."""
 
-    A symlink is written through (see `write_target`). Raises `NotRegularFile` when the target
-    exists and is not a regular file, OSError when the write fails; the original file is then
-    untouched.
+
+class Unchecked:
+    """`atomic_write(..., expect=UNCHECKED)`: replace the file whatever it holds now."""
+
+
+UNCHECKED = Unchecked()
+
+
+def atomic_write(path: Path, text: str, *, expect: str | Unchecked | None = UNCHECKED) -> None:
+    """Replace `path` with `text` (UTF-8) atomically, keeping the existing file's mode, owner
+    and group.
+
+    `expect`: the text the caller last saw in the file (None: no file), checked again right
+    before the rename; `FileMoved` when it differs. A symlink is written through (see
+    `write_target`). Raises `NotRegularFile` when the target exists and is not a regular file,
+    OSError (EFBIG) for text over `MAX_BYTES`, OSError when the write fails; the original file
+    is then untouched.
     """
     data = text.encode("utf-8")
     path = write_target(path)
+    if len(data) > MAX_BYTES:
+        raise OSError(errno.EFBIG, too_large("the new text", len(data)), str(path))
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        mode: int | None = None
-    else:
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(
-                errno.EINVAL, f"{kind_of(info.st_mode)}, not a regular file", str(path)
-            )
-        mode = stat.S_IMODE(info.st_mode)
+    info = _stat(path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise NotRegularFile(
+            errno.EINVAL, f"{kind_of(info.st_mode)}, not a regular file", str(path)
+        )
+    remove_leftovers(directory, path.name)
+    if info is not None and info.st_nlink > 1:
+        _write_in_place(path, data, info, expect)
+        return
     # Imported here, on the first write: tempfile (with random and weakref) costs a command that
     # only reads, such as `bb7 status`, a noticeable part of its start.
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=directory)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=directory
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if info is not None:
+            _keep_owner(tmp, info)
+            os.chmod(tmp, stat.S_IMODE(info.st_mode))
         else:
             os.chmod(tmp, 0o666 & ~_umask())
         crash_point("after_temp_write")
+        _look_again(path, info, expect)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -188,6 +227,83 @@ def atomic_write(path: Path, text: str) -> None:
         raise
     _fsync_dir(directory)
     crash_point("after_rename")
+
+
+def _look_again(path: Path, seen: os.stat_result | None, expect: str | Unchecked | None) -> None:
+    """Raise `FileMoved` when `path` no longer holds `expect` (the last look before writing)."""
+    if isinstance(expect, Unchecked):
+        return
+    now = _stat(path)
+    if expect is None:
+        if now is not None:
+            raise FileMoved(errno.EEXIST, "created by another program meanwhile", str(path))
+        return
+    if now is None or seen is None:
+        raise FileMoved(errno.ENOENT, "deleted or renamed meanwhile", str(path))
+    same_file = (now.st_ino, now.st_dev) == (seen.st_ino, seen.st_dev)
+    if same_file and now.st_size != len(expect.encode("utf-8")):
+        raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
+    # The size and times can stay equal within a clock tick: the text decides.
+    current = load_text(path, max_bytes=MAX_BYTES)
+    if current != expect:
+        raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _write_in_place(
+    path: Path, data: bytes, info: os.stat_result, expect: str | Unchecked | None
+) -> None:
+    """Overwrite a hard-linked file in place, so every link sees the new text."""
+    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        opened = os.fstat(fd)
+        if (opened.st_ino, opened.st_dev) != (info.st_ino, info.st_dev):
+            raise FileMoved(errno.EAGAIN, "replaced by another program meanwhile", str(path))
+        _look_again(path, info, expect)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    crash_point("after_rename")
+
+
+def _keep_owner(tmp: str, info: os.stat_result) -> None:
+    """Give the temp file the old file's owner and group, as far as this process may (root
+    may set both; an owner may set a group it belongs to)."""
+    if (info.st_uid, info.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    for uid in (info.st_uid, -1):
+        try:
+            os.chown(tmp, uid, info.st_gid)
+            return
+        except OSError:
+            continue
+
+
+def remove_leftovers(directory: Path, name: str) -> list[Path]:
+    """Remove the temp files of `name` that a killed bb7 left (their writer's pid is gone)."""
+    # Imported here: the lock module is not needed by a start that only reads.
+    from bb7.process import alive
+
+    removed: list[Path] = []
+    prefix = f".{name}."
+    for leftover in temp_files(directory, name):
+        pid = leftover.name[len(prefix) :].split(".", 1)[0]
+        if not pid.isdigit() or (int(pid) != os.getpid() and alive(int(pid))):
+            continue
+        with contextlib.suppress(OSError):
+            leftover.unlink()
+            removed.append(leftover)
+    return removed
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -166,18 +166,28 @@ def _find(base: str, local: str, output: str, hunk: Hunk) -> tuple[_Review, Chun
     return None
 
 
-def accept(base: str, local: str, output: str, hunk: Hunk) -> Split | None:
-    """Take one hunk: its new lines replace its local lines and its snapshot lines (None when
-    the texts no longer have that hunk)."""
+def accept(
+    base: str, local: str, output: str, hunk: Hunk, amended: list[str] | None = None
+) -> Split | None:
+    """Take one hunk: its new lines (or the user's `amended` lines, without line endings,
+    which then replace them in the output too) replace its local lines and its snapshot lines
+    (None when the texts no longer have that hunk)."""
     found = _find(base, local, output, hunk)
     if found is None:
         return None
     review, chunk = found
     new = review.output[chunk.output[0] : chunk.output[1]]
+    if amended is not None:
+        ends_file = (
+            chunk.output[1] == len(review.output) and bool(new) and new[-1] == _plain(new[-1])
+        )
+        new = [line + "\n" for line in amended]
+        if ends_file and new:
+            new[-1] = amended[-1]  # the file's last line keeps having no newline
     return Split(
         base=_replace(review.base, chunk.base, new),
         local=_replace(review.local, chunk.local, new),
-        output=output,
+        output=output if amended is None else _replace(review.output, chunk.output, new),
         lines=(chunk.output[0] + 1, chunk.output[1]),
         in_output=True,
     )

@@ -5,9 +5,23 @@ from __future__ import annotations
 from typing import get_args
 
 from bb7.chat.history import history, history_event
-from bb7.llm.prompt import HistoryEvent, HistoryMessage
+from bb7.llm.prompt import (
+    ContextFile,
+    HistoryEvent,
+    HistoryMessage,
+    HistoryTurn,
+    PendingOutput,
+)
 from bb7.llm.prompt_format import EVENT_MEANINGS, EventAction
-from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart
+from bb7.state.records import (
+    Event,
+    EventPart,
+    Message,
+    OutputRef,
+    ReasoningPart,
+    SnapshotRef,
+    TextPart,
+)
 
 # Every action the state layer records (see bb7.state.records.Event).
 STATE_ACTIONS = [
@@ -73,3 +87,29 @@ def test_messages_give_their_text_and_events_in_order_without_reasoning() -> Non
         HistoryEvent(action="assistant_wrote", path="a.py", file_id="9"),
         HistoryMessage(role="system", text="Response cancelled by the user."),
     ]
+
+
+def test_each_user_message_is_preceded_by_the_files_it_was_sent_with() -> None:
+    blobs = {"b1": "a = 1\n", "b2": "x\n", "b3": "a = 2\n"}
+    sent = Message(
+        role="user",
+        parts=[TextPart("Fix a.py")],
+        context_snapshot=[
+            SnapshotRef(path="a.py", kind="writable", blob="b1", file_id="f1"),
+            SnapshotRef(
+                path="b.py", kind="section", blob="b2", file_id="f2", start_line=2, end_line=2
+            ),
+        ],
+        outputs_snapshot=[OutputRef(path="a.py", blob="b3", file_id="f3", base_file_id="f1")],
+    )
+    assert history([sent], blobs.__getitem__) == [
+        HistoryTurn(
+            files=[
+                ContextFile("a.py", "a = 1\n", file_id="f1"),
+                ContextFile("b.py", "x\n", readonly=True, start_line=2, end_line=2, file_id="f2"),
+            ],
+            outputs=[PendingOutput("a.py", "a = 2\n", file_id="f3", added=False)],
+        ),
+        HistoryMessage(role="user", text="Fix a.py"),
+    ]
+    assert history([sent]) == [HistoryMessage(role="user", text="Fix a.py")]

@@ -4,6 +4,7 @@ own process."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -22,6 +23,7 @@ from llm_server import (
     chunk,
     error_response,
     finish,
+    openrouter_usage_chunk,
     reasoning_chunk,
     stream,
     text_chunk,
@@ -130,6 +132,26 @@ def test_bb7_chat_streams_the_answer_and_prints_the_statuses(cli: Cli, server: S
     (request,) = server.chat_requests()
     assert request["json"]["model"] == "test/tools-model"
     assert "authorization" not in request["headers"]  # a server on localhost needs no key
+
+
+def test_bb7_chat_prints_the_usage_line_and_bb7_usage_counts_the_answer(
+    cli: Cli, server: Server
+) -> None:
+    usage = openrouter_usage_chunk(12_500, 40, cached=11_000, written=400, cost=0.0087)
+    server.push(stream(text_chunk("Hello."), finish(), usage))
+    done = cli("chat", "--base-url", server.base_url, "--model", "test/tools-model", "Hi")
+    assert done.returncode == 0, done.stderr
+    answer, line, *_ = done.stdout.splitlines()
+    assert answer == "Hello."
+    assert re.fullmatch(
+        r"↳ 13k in \(11k cached, 400 cache write\) · 40 out · \$0\.0087 \(saved \$0\.029\) · "
+        r"\d+\.\d s \(first token \d+\.\d s\)",
+        line,
+    ), line
+    spent = cli("usage", "--no-credit")
+    assert spent.stdout == (
+        "today: $0.0087 in 1 request (1 chat), 13k tokens in, 11k cached; the cache saved $0.029\n"
+    )
 
 
 def test_failed_edits_exit_1_and_the_next_bb7_chat_sends_the_retry_context(

@@ -33,3 +33,43 @@ def test_over_escaped_new_changing_a_string_line_is_unescaped() -> None:
     old = "def f():\n    say('one\\\\ntwo')\n    return 1"
     new = "def f():\n    say('uno\\\\ntwo')\n    return 1"
     assert applied(file, old, new).content == file.replace("one", "uno")
+
+
+# --- a cut last line matched exactly -------------------------------------------------------------
+
+
+def test_a_cut_last_line_restated_before_added_lines_is_replaced_whole() -> None:
+    file = "a = 1\n# on a beta train, daily\nb = 2\n"
+    old = "a = 1\n# on a beta tr"
+    new = "a = 1\n# on a beta train, daily\n# TODO: weekly"
+    assert (
+        applied(file, old, new).content
+        == "a = 1\n# on a beta train, daily\n# TODO: weekly\nb = 2\n"
+    )
+
+
+def test_a_cut_last_line_that_new_drops_is_deleted_whole() -> None:
+    file = "w = 0\nx = f(1)\ny = g(2, 3)\nz = 4\n"
+    assert applied(file, "x = f(1)\ny = g(2,", "x = f(1)").content == "w = 0\nx = f(1)\nz = 4\n"
+
+
+def test_a_cut_last_line_new_neither_keeps_nor_restates_is_refused() -> None:
+    file = "x = f(1)\ny = g(2, 3)\nz = 4\n"
+    refused(file, "x = f(1)\ny = g(2,", "x = f(1)\ny = h(9,")
+
+
+def test_a_cut_last_line_new_keeps_leaves_the_rest_of_the_line() -> None:
+    file = "x = f(1)\ny = g(2, 3)\nz = 4\n"
+    assert applied(file, "x = f(1)\ny = g(2,", "x = f(0)\ny = g(2,").content == file.replace(
+        "1", "0"
+    )
+
+
+# --- blank line next to a fuzzy-matched region ---------------------------------------------------
+
+
+def test_new_ending_with_a_line_break_keeps_the_blank_line_after_a_fuzzy_match() -> None:
+    file = "def f():\n    return 1\n\nresults = []\nfor x in y:\n    pass\n"
+    old = "def f():\n  return 1\n\nresults ="  # shifted, and its last line cut
+    new = "def f():\n  return 2\n"  # the cut line dropped, the blank line kept
+    assert applied(file, old, new).content == "def f():\n    return 2\n\nfor x in y:\n    pass\n"

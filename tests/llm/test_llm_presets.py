@@ -50,16 +50,15 @@ def test_a_preset_fills_the_base_url_and_the_limits_of_a_local_server() -> None:
     ollama = provider_config("ollama")
     assert isinstance(ollama, ProviderConfig)
     assert (ollama.base_url, ollama.preset) == ("http://localhost:11434/v1", "ollama")
-    assert (ollama.timeouts.total, ollama.timeouts.idle, ollama.retry.max_attempts) == (
-        1800,
-        600,
-        4,
-    )
+    # Time for a CPU to read a long prompt, but a dead server ends a send within one idle
+    # limit (no retry after it), not after four.
+    limits = ollama.timeouts.total, ollama.timeouts.idle, ollama.retry.max_attempts
+    assert limits == (1200, 300, 2) and not ollama.retry.retry_idle
     remote = provider_config("groq", timeout=120, idle_timeout=30, retries=0)
     assert isinstance(remote, ProviderConfig)
     assert remote.base_url == "https://api.groq.com/openai/v1"
     assert (remote.timeouts.total, remote.timeouts.idle, remote.timeouts.read) == (120, 30, 30)
-    assert remote.retry.max_attempts == 1
+    assert remote.retry.max_attempts == 1 and remote.retry.retry_idle
     default = provider_config()
     assert isinstance(default, ProviderConfig)
     assert (default.base_url, default.timeouts.total) == ("https://openrouter.ai/api/v1", 900)
@@ -142,3 +141,11 @@ def test_reasoning_none_turns_reasoning_off_or_leaves_the_thinking_out() -> None
         body = msgspec.json.decode(request_body(request, stream=True, preset=PRESETS[name]))
         keys = {"reasoning", "thinking", "max_tokens"}
         assert {k: v for k, v in body.items() if k in keys} == expected
+
+
+def test_a_base_url_on_a_local_preset_s_port_is_that_server() -> None:
+    assert preset_for(None, "http://localhost:11434/v1").name == "ollama"
+    assert preset_for(None, "http://127.0.0.1:8080/v1").name == "llamacpp"
+    assert preset_for(None, "http://127.0.0.1:1234/v1").name == "lmstudio"
+    unknown = preset_for(None, "http://127.0.0.1:9/v1")
+    assert (unknown.name, unknown.local) == ("custom", True)

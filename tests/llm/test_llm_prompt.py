@@ -13,8 +13,10 @@ from bb7.llm import prompt_format
 from bb7.llm.instructions import Instructions, load_instructions
 from bb7.llm.prompt import (
     ContextFile,
+    HistoryEntry,
     HistoryEvent,
     HistoryMessage,
+    HistoryTurn,
     PendingOutput,
     PromptInput,
     assemble_prompt,
@@ -61,47 +63,45 @@ def user_text(inp: PromptInput) -> str:
     return "".join(part.text for part in assemble_prompt(inp).user)
 
 
-def test_sections_come_in_cache_friendly_order() -> None:
+def test_sections_come_in_order_history_latest_retry() -> None:
     text = user_text(full_input(retry_context="edit 1 failed: old_string not found"))
     order = [
-        prompt_format.SECTION_READONLY,
         prompt_format.SECTION_HISTORY,
         prompt_format.SECTION_LATEST,
         prompt_format.SECTION_RETRY,
-        prompt_format.SECTION_WRITABLE,
     ]
     positions = [text.index(title + "\n") for title in order]
     assert positions == sorted(positions)
     assert "@retry_context\nedit 1 failed: old_string not found\n@end retry_context" in text
 
 
-def test_file_blocks_say_id_path_mode_and_status() -> None:
+def test_each_file_is_listed_with_its_current_id_mode_and_status() -> None:
     prompt = assemble_prompt(full_input())
     blocks = [(b.path, b.mode, b.status, b.id) for b in prompt.files]
     assert blocks == [
         ("/etc/hosts", "ro", "original", file_id("/etc/hosts", "127.0.0.1 localhost\n")),
         ("docs/guide.md", "ro", "original", file_id("docs/guide.md", "# Guide\n")),
-        ("src/a.py", "ro", "original", file_id("src/a.py", "a = 1\n")),
-        ("src/big.py", "ro", "original", file_id("src/big.py", "x = 10\ny = 20\n")),
+        # The pending output is the text the model edits: it stands in for the snapshot.
         ("src/a.py", "rw", "pending_output", file_id("src/a.py", "a = 2\n")),
         ("src/b.py", "rw", "original", file_id("src/b.py", "b = 1\n")),
+        ("src/big.py", "ro", "original", file_id("src/big.py", "x = 10\ny = 20\n")),
         ("src/new.py", "rw", "added_output", file_id("src/new.py", "new = True")),
     ]
     text = user_text(full_input())
     a2 = file_id("src/a.py", "a = 2\n")
-    assert f"@file id={a2} path=src/a.py mode=rw status=pending_output\na = 2\n@end file\n" in text
-    assert "path=src/big.py mode=ro status=original lines=10-11\n" in text
-    assert "path=/etc/hosts mode=ro status=original external\n" in text
+    assert f" id={a2} path=src/a.py\na = 2\n@end file\n" in text
+    assert "path=src/big.py lines=10-11\nx = 10\n" in text
+    assert "path=/etc/hosts external\n" in text
     assert "new = True\n@end file" in text  # a missing final newline does not glue the marker on
 
 
-def test_latest_message_lists_every_file_block_before_the_user_text() -> None:
+def test_latest_message_lists_every_file_before_the_user_text() -> None:
     text = user_text(full_input())
     latest = text[text.index("@latest\n") : text.index("@end latest")]
     a2 = file_id("src/a.py", "a = 2\n")
     assert f"- {a2} src/a.py rw pending_output\n" in latest
     assert "src/big.py ro original lines=10-11\n" in latest
-    assert latest.count("\n- ") == 7
+    assert latest.count("\n- ") == 6
     assert latest.endswith("Now add a test.\n")
 
 
@@ -112,6 +112,86 @@ def test_history_is_numbered_with_messages_reasoning_and_events() -> None:
     assert "@msg n=2 role=user\nMake a two.\n@end msg\n" in text
     assert "@msg n=3 role=assistant kind=reasoning\nThinking about a.\n@end msg\n" in text
     assert "@event n=5 action=assistant_wrote path=src/a.py" in text
+    assert "@file n=6 id=" in text  # the files follow the history they were sent after
+
+
+BIG = "".join(f"line {i}\n" for i in range(1, 201))
+
+
+def chat_turns(versions: list[str], **changes: Any) -> list[PromptInput]:
+    """The prompt input of each turn of a chat about one file that has `versions[i]` at turn i."""
+    inputs: list[PromptInput] = []
+    history: list[HistoryEntry] = []
+    for n, content in enumerate(versions, start=1):
+        files = [ContextFile("app.py", content)]
+        inputs.append(
+            PromptInput(user_text=f"Question {n}.", files=files, history=list(history), **changes)
+        )
+        history += [
+            HistoryTurn(files=files),
+            HistoryMessage("user", f"Question {n}."),
+            HistoryMessage("assistant", f"Answer {n}."),
+        ]
+    return inputs
+
+
+def test_the_next_turn_starts_with_this_one_but_its_latest_message() -> None:
+    edited = BIG.replace("line 50\n", "line fifty\n")
+    first, second, third = (assemble_prompt(i) for i in chat_turns([BIG, BIG, edited]))
+    assert [p.text for p in second.user[: len(first.user) - 1]] == [p.text for p in first.user[:-1]]
+    assert second.messages()[1].content.startswith("".join(p.text for p in first.user[:-1]))
+    assert third.messages()[1].content.startswith("".join(p.text for p in second.user[:-1]))
+    assert third.messages()[0] == first.messages()[0]
+
+
+def test_an_edited_file_follows_as_a_diff_with_the_new_id() -> None:
+    edited = BIG.replace("line 50\n", "line fifty\n")
+    text = user_text(chat_turns([BIG, edited])[1])
+    old, new = file_id("app.py", BIG), file_id("app.py", edited)
+    diff = text[text.index("@diff ") : text.index("@end diff")]
+    assert diff.startswith(f"@diff n=4 path=app.py file_id={new} prev_file_id={old} by=user\n")
+    assert "-line 50\n+line fifty\n" in diff and "line 10\n" not in diff
+    assert text.count("@file ") == 1  # the whole file is not sent again
+    assert f"- {new} app.py rw original\n" in text
+
+
+def test_a_file_is_sent_whole_again_once_its_diffs_outgrow_a_quarter_of_it() -> None:
+    versions = [BIG * 5]
+    for i in range(1, 40):  # one more line changed each turn
+        versions.append(versions[-1].replace(f"line {i * 5}\n", f"line {i * 5} changed\n", 1))
+    text = user_text(chat_turns(versions)[-1])
+    blocks, diffs = text.count("@file "), text.count("@diff ")
+    assert 2 <= blocks <= 4 and diffs >= 30
+    last_block = text[text.rindex("@file ") :]
+    diff_bytes = sum(len(d) for d in last_block.split("@diff ")[1:])
+    assert diff_bytes <= len(last_block.split("@end file")[0]) * 0.26
+
+
+def test_follow_edits_full_sends_a_changed_file_whole() -> None:
+    edited = BIG.replace("line 50\n", "line fifty\n")
+    text = user_text(chat_turns([BIG, edited], follow_edits="full")[1])
+    assert text.count("@file ") == 2 and "@diff" not in text
+
+
+def test_the_models_own_change_follows_as_its_diff() -> None:
+    changed = BIG.replace("line 7\n", "line seven\n")
+    files = [ContextFile("app.py", BIG)]
+    history: list[HistoryEntry] = [
+        HistoryTurn(files=files),
+        HistoryMessage("user", "Rename line 7."),
+        HistoryMessage("assistant", "Done."),
+        HistoryEvent("assistant_wrote", "app.py", file_id=file_id("app.py", changed)),
+    ]
+    text = user_text(
+        PromptInput(
+            user_text="Thanks.",
+            files=files,
+            outputs=[PendingOutput("app.py", changed)],
+            history=history,
+        )
+    )
+    assert "by=assistant\n" in text and "+line seven\n" in text
+    assert f"- {file_id('app.py', changed)} app.py rw pending_output" in text
 
 
 def test_system_message_holds_prompt_instructions_and_tool_prompt() -> None:
@@ -131,7 +211,7 @@ def test_global_chats_get_no_tools_no_project_instructions_and_only_read_only_fi
     assert "Use edit_file" not in prompt.system and "Python 3.10 only." not in prompt.system
     assert "Prefer tabs." in prompt.system
     assert prompt_format.GLOBAL_CHAT_NOTE in prompt.system
-    assert prompt_format.SECTION_WRITABLE not in user_text(full_input(global_chat=True, outputs=[]))
+    assert " rw " not in user_text(full_input(global_chat=True, outputs=[]))
 
 
 def test_edit_format_follows_diff_mode_and_model_capability() -> None:
@@ -171,20 +251,19 @@ def test_context_warning_above_the_models_window() -> None:
     assert check_context(10**9, None).level == "ok"
 
 
-def test_the_stable_prefix_survives_the_next_turn_and_can_carry_a_cache_breakpoint() -> None:
-    first = assemble_prompt(full_input(cache_breakpoint=True))
-    later = assemble_prompt(
-        full_input(
-            cache_breakpoint=True, history=[*HISTORY, HistoryMessage("user", "Now add a test.")]
-        )
-    )
-    stable, changing = first.user
-    assert stable.cache_control is not None and changing.cache_control is None
-    assert stable.text.startswith(prompt_format.SECTION_READONLY)
-    assert later.user[0].text.startswith(stable.text.removesuffix("\n"))
-    plain = assemble_prompt(full_input()).messages()
-    assert isinstance(plain[1].content, str)
-    assert plain[1].content == stable.text + changing.text
+def test_cache_marks_sit_on_the_system_the_first_turn_and_the_last_two_turns() -> None:
+    inputs = chat_turns([BIG] * 6, cache_marks=True)
+    first = assemble_prompt(inputs[0])
+    assert [p.cache_control is not None for p in first.user] == [True, False]
+    sixth = assemble_prompt(inputs[5])
+    marks = [p.cache_control is not None for p in sixth.user]
+    assert marks == [True, False, False, False, True, True, False]
+    system, user = sixth.messages()
+    assert isinstance(system.content, list) and system.content[0].cache_control is not None
+    assert isinstance(user.content, list)
+    plain = assemble_prompt(chat_turns([BIG] * 6)[5]).messages()
+    assert isinstance(plain[0].content, str) and isinstance(plain[1].content, str)
+    assert plain[1].content == "".join(p.text for p in sixth.user)
 
 
 def test_assembly_does_not_depend_on_the_order_files_were_given() -> None:
@@ -199,7 +278,7 @@ def test_every_marker_the_prompt_uses_is_explained_in_the_system_prompt() -> Non
         for k, v in vars(prompt_format).items()
         if k.isupper() and isinstance(v, str) and (v.startswith("@") or v.startswith("# "))
     ]
-    assert len(markers) == 14
+    assert len(markers) == 14  # three sections, eleven markers
     for marker in markers:
         assert marker in prompt_format.SYSTEM_PROMPT, marker
     for action in prompt_format.EVENT_MEANINGS:

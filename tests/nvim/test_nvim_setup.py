@@ -76,7 +76,7 @@ def test_valid_options_are_merged_over_the_defaults(launch: Any) -> None:
     opts = {"provider": {"api_key": "cmd:pass show openrouter"}, "keys": {"apply": False}}
     assert nvim.exec_lua(SETUP, opts) == [True]
     config = nvim.exec_lua("return require('bb7.config').get()")
-    assert config["provider"] == {"api_key": "cmd:pass show openrouter", "retries": 3}
+    assert config["provider"] == {"api_key": "cmd:pass show openrouter"}
     assert config["keys"]["apply"] is False
     assert config["keys"]["discard"] == "x"
     assert config["signs"]["modified"] == {"text": "M", "hl": "BB7SignModified"}
@@ -85,10 +85,8 @@ def test_valid_options_are_merged_over_the_defaults(launch: Any) -> None:
 def test_a_provider_preset_by_name_is_short_for_the_preset_table(launch: Any) -> None:
     nvim = launch()
     assert nvim.exec_lua(SETUP, {"provider": "ollama"}) == [True]
-    assert nvim.exec_lua("return require('bb7.config').get().provider") == {
-        "preset": "ollama",
-        "retries": 3,
-    }
+    # No retries: the host picks the preset's (once for a server on this machine).
+    assert nvim.exec_lua("return require('bb7.config').get().provider") == {"preset": "ollama"}
     opts = {"provider": {"preset": "groq", "model": "openai/gpt-oss-120b", "idle_timeout": 30}}
     assert nvim.exec_lua(SETUP, opts) == [True]
     provider = nvim.exec_lua("return require('bb7.config').get().provider")

@@ -15,6 +15,10 @@ import pytest
 from bb7.cli import main
 from model_answer import model_writes
 
+BASE = "line 1\nline 2\nline 3\n"
+LOCAL = "line 1\nline 2\nthe user's own edit\n"  # where the model adds a line
+MODEL = "line 1\nline 2\nline 3\nthe model's line\n"
+
 
 class Bb7:
     """`bb7 ...` in a project directory: in-process, or as a child process (`run`)."""
@@ -78,3 +82,12 @@ def _check(code: int, out: str, err: str, ok: bool) -> None:
         # One line on stderr, no traceback, and no success claimed on stdout.
         assert err.startswith("bb7: ") and err.count("\n") == 1, err
         assert "Traceback" not in err and "initialised" not in out and "applied" not in out
+
+
+def local_edits_over_a_pending_output(bb7: Bb7) -> None:
+    """f.txt added, a pending output for it, and local edits that overlap the output."""
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": MODEL})
+    bb7.write("f.txt", LOCAL)
+    assert bb7.statuses() == {"f.txt": "~M"}

@@ -18,23 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from bb7_cli import Bb7
+from bb7_cli import BASE, LOCAL, MODEL, Bb7, local_edits_over_a_pending_output
 
 from bb7.fsio import CRASH_ENV
 from bb7.state.store import LOCK_TIMEOUT_ENV
-
-BASE = "line 1\nline 2\nline 3\n"
-LOCAL = "line 1\nline 2\nthe user's own edit\n"  # where the model adds a line
-MODEL = "line 1\nline 2\nline 3\nthe model's line\n"
-
-
-def _local_edits_over_a_pending_output(bb7: Bb7) -> None:
-    bb7.write("f.txt", BASE)
-    bb7("add", "f.txt")
-    bb7.model_writes({"f.txt": MODEL})
-    bb7.write("f.txt", LOCAL)
-    assert bb7.statuses() == {"f.txt": "~M"}
-
 
 # -- 1 and 5: a crash at any step of an apply loses nothing and leaves no temp file ----------
 
@@ -46,7 +33,7 @@ def _local_edits_over_a_pending_output(bb7: Bb7) -> None:
 def test_an_apply_killed_at_any_step_keeps_the_users_text(
     bb7: Bb7, step: str, replaced: bool
 ) -> None:
-    _local_edits_over_a_pending_output(bb7)
+    local_edits_over_a_pending_output(bb7)
     killed = bb7.run("output", "apply", "--force", "f.txt", ok=None, env={CRASH_ENV: step})
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     if step == "after_temp_write":
@@ -79,7 +66,7 @@ def test_an_apply_killed_at_any_step_keeps_the_users_text(
     [("after_temp_write", False), ("after_rename", True), ("before_commit", True)],
 )
 def test_an_undo_killed_at_any_step_loses_nothing(bb7: Bb7, step: str, restored: bool) -> None:
-    _local_edits_over_a_pending_output(bb7)
+    local_edits_over_a_pending_output(bb7)
     bb7("output", "apply", "--force", "f.txt")
     killed = bb7.run("output", "undo", "f.txt", ok=None, env={CRASH_ENV: step})
     assert killed.returncode == -signal.SIGKILL, killed.stderr

@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
 import pytest
-from bb7_cli import Bb7
+from bb7_cli import BASE, LOCAL, MODEL, Bb7, local_edits_over_a_pending_output
 
+from bb7.fsio import CRASH_ENV, MAX_BYTES, STOP_ENV
+from bb7.process import identity
 from bb7.state.records import Problem
 from bb7.state.workspace import open_workspace
 from llm_server import LLMServer, finish, stream, text_chunk, tool_call_chunk
 
-BASE = "line 1\nline 2\nline 3\n"
+NEWER = "line 1\nline 2\nline 3\nthe newer line\n"
 
 
 # -- 9: a stream that carries garbage: skipped with a warning, the answer stored ----------------
@@ -95,3 +102,154 @@ def test_a_symlink_into_git_state_is_refused_by_apply_add_and_chat_outputs(bb7: 
     assert "never edits" in out and "applied" not in out.replace("not applied", "")
     assert bb7.read(".git/config") == "[core]\n"
     assert sorted(p.name for p in (bb7.root / ".git" / "hooks").iterdir()) == []
+
+
+# -- 2: `bb7 apply` writes like `bb7 output apply`: read-only refused, no temp left ------------
+
+SEARCH_LINE_2 = "f.txt\n<<<<<<< SEARCH\nline 2\n=======\nline two\n>>>>>>> REPLACE\n"
+
+
+def _response(bb7: Bb7, text: str) -> str:
+    response = bb7.root.parent / "response.md"
+    response.write_text(text)
+    return str(response)
+
+
+def test_bb7_apply_refuses_a_read_only_file_and_keeps_it(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    os.chmod(bb7.root / "f.txt", 0o444)
+    err = bb7("apply", "--root", str(bb7.root), _response(bb7, SEARCH_LINE_2), ok=None)[1]
+    assert "f.txt is read-only on disk; nothing was written" in err
+    assert bb7.read("f.txt") == BASE
+    assert stat.S_IMODE(os.stat(bb7.root / "f.txt").st_mode) == 0o444
+
+
+def test_a_killed_bb7_apply_leaves_no_temp_file_behind(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    args = ("apply", "--root", str(bb7.root), _response(bb7, SEARCH_LINE_2))
+    killed = bb7.run(*args, ok=None, env={CRASH_ENV: "after_temp_write"})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert len(bb7.temp_files()) == 1 and bb7.read("f.txt") == BASE
+    bb7.run(*args)  # the next apply of the file removes what the killed one left
+    assert bb7.temp_files() == []
+    assert bb7.read("f.txt") == BASE.replace("line 2", "line two")
+
+
+# -- 3: owner, group and hard links are kept ---------------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another user")
+def test_an_apply_as_root_keeps_the_owner_group_and_mode(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    os.chown(bb7.root / "f.txt", 1234, 1234)
+    os.chmod(bb7.root / "f.txt", 0o640)
+    bb7("apply", "--root", str(bb7.root), _response(bb7, SEARCH_LINE_2))
+    info = os.stat(bb7.root / "f.txt")
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (1234, 1234, 0o640)
+    assert bb7.read("f.txt") == BASE.replace("line 2", "line two")
+
+
+def test_a_hard_linked_file_is_written_in_place_and_undone_in_place(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    os.link(bb7.root / "f.txt", bb7.root / "g.txt")
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": MODEL})
+    bb7("output", "apply", "f.txt")
+    assert bb7.read("g.txt") == MODEL and os.stat(bb7.root / "f.txt").st_nlink == 2
+    bb7("output", "undo", "f.txt")
+    assert bb7.read("g.txt") == BASE and os.stat(bb7.root / "f.txt").st_nlink == 2
+    bb7("apply", "--root", str(bb7.root), _response(bb7, SEARCH_LINE_2))
+    assert bb7.read("g.txt") == BASE.replace("line 2", "line two")
+    assert bb7.temp_files() == []
+
+
+# -- 5: another program that writes the file while bb7 writes it wins, nothing is lost ---------
+
+
+def _race(bb7: Bb7, args: tuple[str, ...], theirs: str) -> subprocess.CompletedProcess[str]:
+    """Run `bb7 ARGS`, stopped right before its rename while another program writes f.txt."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bb7.cli", *args],
+        cwd=bb7.root,
+        env=dict(os.environ, **{STOP_ENV: "after_temp_write"}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _, status = os.waitpid(child.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), status
+    bb7.write("f.txt", theirs)
+    os.kill(child.pid, signal.SIGCONT)
+    out, err = child.communicate(timeout=30)
+    return subprocess.CompletedProcess(args, child.returncode, out, err)
+
+
+def test_a_write_that_races_an_apply_is_kept_and_the_apply_refused(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": MODEL})
+    done = _race(bb7, ("output", "apply", "f.txt"), LOCAL)
+    assert done.returncode == 1 and "while bb7 was writing it; nothing was written" in done.stderr
+    assert bb7.read("f.txt") == LOCAL and bb7.temp_files() == []
+    assert bb7.statuses() == {"f.txt": "~M"}  # the output is still pending
+    done = _race(bb7, ("apply", "--root", str(bb7.root), _response(bb7, SEARCH_LINE_2)), BASE)
+    assert done.returncode == 1 and "while bb7 was writing it" in done.stderr
+    assert bb7.read("f.txt") == BASE and bb7.temp_files() == []
+
+
+# -- 6: a reused pid is another process --------------------------------------------------------
+
+
+def _set_intent_writer(root: Path, pid: int, started: str) -> None:
+    conn = sqlite3.connect(root / ".bb7" / "bb7.db")
+    with conn:
+        assert conn.execute("UPDATE intents SET pid = ?, started = ?", (pid, started)).rowcount
+    conn.close()
+
+
+def test_an_intent_whose_pid_was_reused_is_settled_and_spares_a_newer_output(bb7: Bb7) -> None:
+    local_edits_over_a_pending_output(bb7)
+    killed = bb7.run(
+        "output", "apply", "--force", "f.txt", ok=None, env={CRASH_ENV: "after_rename"}
+    )
+    assert killed.returncode == -signal.SIGKILL
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        # The writer's pid runs again, as the same process: the apply may still be going on.
+        _set_intent_writer(bb7.root, sleeper.pid, identity(sleeper.pid))
+        assert bb7("status")[1] == ""
+        bb7.model_writes({"f.txt": NEWER})  # a newer answer meanwhile
+        # The same pid, but another process (a reboot, a container): settled now.
+        _set_intent_writer(bb7.root, sleeper.pid, "another-boot:1")
+        said = bb7("status")[1]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert said == "bb7: finished an interrupted apply of f.txt (`bb7 output undo` reverts it)\n"
+    assert bb7.read("f.txt") == MODEL
+    assert bb7("output", "diff", "f.txt")[0].count("+the newer line") == 1  # still pending
+
+
+# -- 7: one size limit for what bb7 writes and reads -------------------------------------------
+
+
+def test_a_write_over_the_size_limit_is_refused_in_one_line(bb7: Bb7) -> None:
+    big = "x" * 80 + "\n"
+    big *= MAX_BYTES // len(big) + 1
+    call = {"name": "write_file", "arguments": {"path": "big.txt", "content": big}}
+    response = bb7.root.parent / "big.json"
+    response.write_text(json.dumps({"tool_calls": [call]}))
+    err = bb7("apply", "--root", str(bb7.root), str(response), ok=None)[1]
+    assert f"over bb7's limit of {MAX_BYTES} bytes" in err and "nothing was written" in err
+    assert not (bb7.root / "big.txt").exists()
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": big})
+    err = bb7("output", "apply", "f.txt", ok=False)[1]
+    assert f"over bb7's limit of {MAX_BYTES} bytes" in err and bb7.read("f.txt") == BASE
+    bb7("output", "discard", "f.txt")
+    bb7.model_writes({"f.txt": "x" * (MAX_BYTES - 1) + "\n"})  # just fits: read back and undone
+    bb7("output", "apply", "f.txt")
+    assert bb7.statuses() == {"f.txt": ""}
+    bb7("output", "undo", "f.txt")
+    assert bb7.read("f.txt") == BASE

@@ -99,6 +99,17 @@ def test_output_apply_diff_discard_and_undo(cli: Cli) -> None:
     assert cli.statuses() == {"src/app.py": "M"}
 
 
+def test_output_reject_drops_the_change_and_keeps_the_reason_for_the_model(cli: Cli) -> None:
+    cli("init")
+    cli("add", "src/app.py")
+    cli.model_writes({"src/app.py": "def main():\n    return 2\n"})
+    said = cli("output", "reject", "src/app.py", "--reason", "1 is right").stdout
+    assert said == "rejected the pending change of src/app.py (1 is right)\n"
+    assert cli.statuses() == {"src/app.py": ""}
+    assert "one line" in cli("output", "reject", "src/app.py", "--reason", "a\nb", ok=False).stderr
+    assert "no pending" in cli("output", "reject", "src/app.py", ok=False).stderr
+
+
 def test_output_diff_keeps_a_form_feed_inside_its_line(cli: Cli) -> None:
     (cli.root / "src" / "app.py").write_text("a\x0cb\nc\n")
     cli("init")

@@ -10,6 +10,7 @@ from state_helpers import Project
 
 from bb7.state import context
 from bb7.state.context import Target, parse_target
+from bb7.state.local import LocalText
 from bb7.state.records import EXTERNAL, SECTION, ContextEntry, Problem
 from bb7.state.responses import edit_bases
 
@@ -187,3 +188,37 @@ def test_update_all_updates_what_it_can_and_reports_the_rest(project: Project) -
         "~M",
         "",
     )
+
+
+def test_following_edits_updates_files_and_sections_from_buffers_and_says_so(
+    project: Project,
+) -> None:
+    project.write("a.py", "1\n2\n3\n")
+    project.write("b.py", "x\ny\nz\n")
+    project.write("c.py", "same\n")
+    for spec in ("a.py", "b.py:2-3", "c.py"):
+        _add(project, spec)
+    buffers = {"a.py": LocalText("1\n2\n3\n4\n")}  # unsaved edits count
+    project.write("b.py", "x\nY\nz\n")
+    results = dict(context.follow_edits(project.store, project.chat_id, buffers=buffers))
+    assert set(results) == {"a.py", "b.py:2-3"}
+    section = results["b.py:2-3"]
+    assert isinstance(section, ContextEntry) and project.store.blob(section.blob) == "Y\nz\n"
+    events = [m.parts[0].event for m in project.store.messages(project.chat_id)[-2:]]  # type: ignore[union-attr]
+    assert [(e.action, e.path, e.start_line, e.followed) for e in events] == [
+        ("user_updated", "a.py", 0, True),
+        ("user_updated", "b.py", 2, True),
+    ]
+    assert project.status("a.py", buffers) == ""  # no `~` once followed
+
+
+def test_adding_a_file_already_in_the_chat_refreshes_it(project: Project) -> None:
+    project.write("a.py", "a\n")
+    first = _add(project, "a.py")
+    before = context.existing(project.store, project.chat_id, Target("a.py"))
+    assert before == first and isinstance(first, ContextEntry)
+    assert context.added_verb(before, first) == "already up to date:"
+    again = _add(project, "a.py", text="a\nb\n")
+    assert isinstance(again, ContextEntry) and project.store.blob(again.blob) == "a\nb\n"
+    assert context.added_verb(before, again) == "refreshed"
+    assert context.added_verb(None, again) == "added"

@@ -11,7 +11,7 @@ from bb7.llm.prompt import HistoryEvent
 from bb7.state import context
 from bb7.state.context import Target
 from bb7.state.local import LocalText
-from bb7.state.merge import merge_output, plan_merge
+from bb7.state.merge import finish_merge, merge_output, plan_merge
 from bb7.state.records import Problem
 from bb7.state.review import accept_hunks, current, reject_hunks
 
@@ -218,3 +218,68 @@ def test_a_new_file_is_one_hunk_and_accepting_it_fills_the_buffer(project: Proje
     assert put == ["a\nb\n"]
     assert not (project.root / "new.txt").exists()  # the buffer holds it until :w
     assert project.status("new.txt", {"new.txt": LocalText(put[0])}) == ""
+
+
+# -- what the model is told of what the user did -----------------------------------------------
+
+
+def _events(project: Project, *actions: str) -> list:  # type: ignore[type-arg]
+    return [
+        part.event
+        for message in project.store.messages(project.chat_id)
+        for part in message.parts
+        if hasattr(part, "event") and part.event.action in actions
+    ]
+
+
+def test_an_amended_hunk_is_taken_as_amended_and_recorded_as_the_difference(
+    project: Project,
+) -> None:
+    _pending(project, TWO_HUNKS)
+    first = review.hunks(BASE, BASE, TWO_HUNKS)[0]
+    put: list[str] = []
+    left = accept_hunks(
+        project.store, project.chat_id, "f.txt", [first], None, put.append, amended=["mine 3"]
+    )
+    assert not isinstance(left, Problem)
+    assert left.hunks == [review.Hunk(start=7, removed=1, added=["model 8"])]
+    assert put == [_change(BASE, 3, "mine 3")]
+    output = project.store.output(project.chat_id, "f.txt")
+    assert output is not None and project.store.blob(output.blob) == _change(TWO_HUNKS, 3, "mine 3")
+    (amended,) = _events(project, "user_amended_hunk", "user_accepted_hunk")
+    assert (amended.action, amended.start_line, amended.end_line) == ("user_amended_hunk", 3, 3)
+    assert amended.diff == "-model 3\n+mine 3\n"
+
+
+def test_a_hunk_taken_as_proposed_is_named_while_the_rest_stays_pending(
+    project: Project,
+) -> None:
+    _pending(project, TWO_HUNKS)
+    second = review.hunks(BASE, BASE, TWO_HUNKS)[1]
+    accept_hunks(project.store, project.chat_id, "f.txt", [second], None, lambda _: None)
+    (taken,) = _events(project, "user_amended_hunk", "user_accepted_hunk")
+    assert (taken.action, taken.start_line, taken.diff) == ("user_accepted_hunk", 8, "")
+
+
+def test_a_rejected_hunk_keeps_the_users_reason_on_one_line(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
+    reject_hunks(project.store, project.chat_id, "f.txt", [hunk], None, reason=" keep\nline 3 ")
+    (rejected,) = _events(project, "user_rejected_hunk")
+    assert rejected.reason == "keep line 3"
+
+
+def test_merge_and_a_vimdiff_merge_record_what_they_kept(project: Project) -> None:
+    _pending(project, TWO_HUNKS)
+    local = _change(BASE, 3, "mine 3")
+    merged = merge_output(
+        project.store, project.chat_id, "f.txt", {"f.txt": LocalText(local)}, lambda _: None
+    )
+    assert not isinstance(merged, Problem) and merged.overlaps == [(3, 3)]
+    (kept,) = _events(project, "user_accepted_hunk", "user_amended_hunk")
+    assert (kept.action, kept.start_line) == ("user_accepted_hunk", 8)
+    # In the vimdiff, the user takes the rest with a change of their own.
+    by_hand = _change(_change(BASE, 3, "model 3 and mine"), 8, "model 8")
+    assert finish_merge(project.store, project.chat_id, "f.txt", {"f.txt": LocalText(by_hand)})
+    amended = _events(project, "user_amended_hunk")[-1]
+    assert amended.diff == "-model 3\n+model 3 and mine\n"

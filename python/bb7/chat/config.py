@@ -14,6 +14,7 @@ import msgspec
 from bb7.chat import DEFAULT_MODEL as DEFAULT_MODEL
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.llm.config import ProviderConfig
+from bb7.llm.prompt import FollowEdits
 from bb7.llm.wire import ReasoningEffort
 
 
@@ -33,8 +34,12 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     - `models_cache`: directory of the models-list cache (capabilities, context length,
       prices); None: the list is not consulted.
     - `provider_preferences`: OpenRouter's `provider` routing object, sent as is.
-    - `cache_breakpoint`: mark the stable prompt prefix for providers that cache only on
-      request (Anthropic models through OpenRouter).
+    - `usage_log`: the file each request's usage is added to (`bb7.usage.log`); None: none.
+    - `cache`: mark cache breakpoints where the provider caches only what is marked
+      (`bb7.llm.wire.explicit_cache`: Anthropic models, Gemini through OpenRouter); False
+      sends no marks. Providers that cache by themselves need no marks.
+    - `follow_edits`: how a context file the user changed reaches the model at the next send
+      ('diff': its changes; 'full': the whole file again; 'off': not at all until updated).
     """
 
     model: str = DEFAULT_MODEL
@@ -46,4 +51,6 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     title_model: str | None = None
     models_cache: str | None = None
     provider_preferences: dict[str, Any] | None = None
-    cache_breakpoint: bool = False
+    cache: bool = True
+    follow_edits: FollowEdits = "diff"
+    usage_log: str | None = None

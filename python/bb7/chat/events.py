@@ -126,6 +126,7 @@ FailureKind = Literal[
     "protocol",
     "stale_base",  # the user applied or discarded a file while the answer was written
     "readonly",
+    "context_over",  # the prompt is larger than the model's context window: nothing was sent
     "internal",  # a bug in bb7; the log has the traceback
 ]
 

@@ -1,20 +1,40 @@
 """A chat's stored messages as the prompt's history: the one mapping from state records to the
 LLM prompt's entries (`bb7.llm.prompt.HistoryMessage` / `HistoryEvent`).
 
-What the model reads: user, assistant and system texts in order, and file events with the
-prompt's action names. Left out: reasoning (models re-derive it, and resending it only costs
-tokens) and fork warnings (they concern the user's copy of a file, and the restored snapshot the
-model sees is already consistent).
+What the model reads: user, assistant and system texts in order, file events with the prompt's
+action names, and before each user message the files it was sent with (a `HistoryTurn`, where
+the prompt shows the model what changed in them). Left out: reasoning (models re-derive it,
+and resending it only costs tokens) and fork warnings (they concern the user's copy of a file,
+and the restored snapshot the model sees is already consistent).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
-from bb7.llm.prompt import HistoryEntry, HistoryEvent, HistoryMessage
+from bb7.llm.prompt import (
+    ContextFile,
+    HistoryEntry,
+    HistoryEvent,
+    HistoryMessage,
+    HistoryTurn,
+    PendingOutput,
+)
 from bb7.llm.prompt_format import EventAction
-from bb7.state.records import Event, EventPart, Message
+from bb7.state.records import (
+    EXTERNAL,
+    SECTION,
+    ContextEntry,
+    Event,
+    EventPart,
+    Message,
+    OutputRef,
+    SnapshotRef,
+)
+from bb7.state.records import (
+    PendingOutput as StoredOutput,
+)
 
 # State event actions with the same meaning in the prompt's vocabulary.
 _SAME: dict[str, EventAction] = {
@@ -56,10 +76,40 @@ def history_event(event: Event) -> HistoryEvent | None:
     )
 
 
-def history(messages: Iterable[Message]) -> list[HistoryEntry]:
-    """Every message's text and events, in order (an `event` message is only its events)."""
+def context_file(entry: ContextEntry | SnapshotRef, text: str) -> ContextFile:
+    """The prompt's form of a context entry (or of its snapshot in a user message)."""
+    section = entry.kind == SECTION
+    return ContextFile(
+        path=entry.path,
+        content=text,
+        readonly=entry.kind != "writable",
+        start_line=entry.start_line if section else None,
+        end_line=entry.end_line if section else None,
+        external=entry.kind == EXTERNAL,
+        file_id=entry.file_id,
+    )
+
+
+def pending_output(output: StoredOutput | OutputRef, text: str) -> PendingOutput:
+    """The prompt's form of a pending output (or of its snapshot in a user message)."""
+    return PendingOutput(path=output.path, content=text, file_id=output.file_id, added=output.added)
+
+
+def history(
+    messages: Iterable[Message], blob: Callable[[str], str] | None = None
+) -> list[HistoryEntry]:
+    """Every message's text and events, in order (an `event` message is only its events); with
+    `blob` (which reads a snapshot's text), each user message is preceded by the files it was
+    sent with."""
     entries: list[HistoryEntry] = []
     for message in messages:
+        if message.role == "user" and blob is not None:
+            entries.append(
+                HistoryTurn(
+                    files=[context_file(r, blob(r.blob)) for r in message.context_snapshot],
+                    outputs=[pending_output(o, blob(o.blob)) for o in message.outputs_snapshot],
+                )
+            )
         role = _ROLES.get(message.role)
         text = message.text()
         if role is not None and text.strip():

@@ -9,18 +9,20 @@ nothing is stored here.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from bb7.chat.config import SendConfig
 from bb7.chat.events import Notice
-from bb7.chat.history import history
+from bb7.chat.history import context_file, history, pending_output
 from bb7.formats.apply import FileState
 from bb7.formats.modes import DiffMode, edit_prompt, text_mode_for
 from bb7.formats.schemas import tools_for_mode
+from bb7.llm.fit import over_context
 from bb7.llm.instructions import Instructions
 from bb7.llm.models import ModelInfo
+from bb7.llm.presets import preset_for
 from bb7.llm.prompt import (
-    ContextFile,
     EditFormat,
     PendingOutput,
     Prompt,
@@ -30,8 +32,8 @@ from bb7.llm.prompt import (
     check_context,
     choose_edit_format,
 )
-from bb7.llm.wire import ChatRequest
-from bb7.state.records import EXTERNAL, GLOBAL, SECTION
+from bb7.llm.wire import ChatRequest, explicit_cache
+from bb7.state.records import GLOBAL, SECTION
 from bb7.state.responses import EditBase, edit_bases, retry_state
 from bb7.state.store import Store
 
@@ -48,6 +50,8 @@ class Turn:
     files: dict[str, FileState]  # what the edits apply to (partial versions included)
     partial: dict[str, str]  # the retry state's partial versions offered as writable
     notices: list[Notice]
+    # Why the prompt cannot be sent: it is larger than the model's context window.
+    too_large: str | None = None
 
 
 def build_turn(
@@ -71,6 +75,7 @@ def build_turn(
     notices: list[Notice] = []
     with store.transaction():
         messages = [m for m in store.messages(chat_id) if before_seq is None or m.seq < before_seq]
+        past = history(messages, functools.cache(store.blob))
         entries = store.entries_with_text(chat_id)
         outputs = {o.path: (o, store.blob(o.blob)) for o in store.outputs(chat_id)}
         bases = edit_bases(store, chat_id)
@@ -92,20 +97,9 @@ def build_turn(
             )
         )
 
-    files = [
-        ContextFile(
-            path=entry.path,
-            content=text,
-            readonly=entry.readonly,
-            start_line=entry.start_line if entry.kind == SECTION else None,
-            end_line=entry.end_line if entry.kind == SECTION else None,
-            external=entry.kind == EXTERNAL,
-            file_id=entry.file_id,
-        )
-        for entry, text in entries
-    ]
+    files = [context_file(entry, text) for entry, text in entries]
     pending = [
-        PendingOutput(path=path, content=text, file_id=output.file_id, added=output.added)
+        pending_output(output, text)
         for path, (output, text) in outputs.items()
         if path not in partial
     ]
@@ -118,17 +112,22 @@ def build_turn(
             user_text=latest,
             files=files,
             outputs=pending,
-            history=history(messages),
+            history=past,
             retry_context=retry_text,
             tool_prompt=edit_prompt(mode) if edit_format != "none" else "",
             tools=tools_for_mode(mode) if edit_format == "tools" else [],
             instructions=instructions or Instructions(),
             edit_format=edit_format,
             global_chat=global_chat,
-            cache_breakpoint=config.cache_breakpoint,
+            cache_marks=config.cache
+            and explicit_cache(
+                preset_for(config.provider.preset, config.provider.base_url), config.model
+            ),
+            follow_edits=config.follow_edits,
         )
     )
-    if model is not None:
+    too_large = None if model is None else over_context(prompt, model.context_length)
+    if model is not None and too_large is None:
         check = check_context(
             prompt.total_tokens, model.context_length, model.max_completion_tokens
         )
@@ -149,6 +148,7 @@ def build_turn(
         files=_apply_files(bases, partial, {e.path for e, _ in entries if e.kind == SECTION}),
         partial=partial,
         notices=notices,
+        too_large=too_large,
     )
 
 

@@ -51,6 +51,9 @@ EVENT_TEXT = {
     "user_partially_applied": "Partially applied",
     "user_discarded": "Discarded",
     "user_undid_apply": "Apply undone",
+    "user_accepted_hunk": "Hunk taken",
+    "user_amended_hunk": "Hunk taken amended",
+    "user_rejected_hunk": "Hunk rejected",
     "fork_warning_modified": "Changed since this message was sent",
     "fork_warning_deleted": "Deleted since this message was sent",
 }
@@ -94,9 +97,13 @@ def event_line(event: Event) -> str:
         return f"Assistant {'added' if event.added else 'modified'}: {label}"
     if event.action == "user_set_readonly":
         return f"{'Set read-only' if event.readonly else 'Set writable'}: {label}"
+    if event.action == "user_updated" and event.followed:
+        return f"Your edits sent to the model: {label}"
     text = EVENT_TEXT.get(event.action, event.action.replace("_", " ").capitalize())
     if event.action == "user_added" and event.readonly:
         text += " (read-only)"
+    if event.reason:
+        return f"{text}: {label} ({event.reason})"
     return f"{text}: {label}"
 
 

@@ -27,7 +27,16 @@ from bb7.formats.apply import (
     response_paths,
 )
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES, DiffMode
-from bb7.fsio import atomic_write, load_text
+from bb7.fsio import (
+    MAX_BYTES,
+    FileMoved,
+    atomic_write,
+    is_read_only,
+    load_text,
+    remove_leftovers,
+    too_large,
+    write_target,
+)
 from bb7.text.diff import colorize, line_counts, unified_diff
 from bb7.text.words import plural
 
@@ -98,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
         return _finish(args, False, [], [problem])
     if not result.ok:
         return _finish(args, False, [], result.errors)
+    if not result.files:
+        problem = _plain_error(
+            "no_change", "the response changes no file (the files already hold its edits)"
+        )
+        return _finish(args, False, [], [problem])
     if not args.dry_run:
         failure = _write_all(root, result.files)
         if failure is not None:
@@ -108,10 +122,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_response(source: str) -> str | ApplyError:
+    """The response's text, read only up to bb7's size limit (one limit for what it reads)."""
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        else:
+            with open(source, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return _plain_error("unreadable", f"cannot read the response {source}: {exc.strerror}")
+    if len(data) > MAX_BYTES:
+        name = "the response" if source == "-" else f"the response {source}"
+        return _plain_error("too_large", f"{too_large(name, len(data))}; nothing was written")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -125,6 +147,8 @@ def _load(root: Path, text: str, mode: DiffMode) -> dict[str, FileState]:
         path = resolve_path(root, raw)
         if not isinstance(path, str) or path in files:
             continue
+        real = write_target(root / path)
+        remove_leftovers(real.parent, real.name)  # of a `bb7 apply` killed while writing
         loaded = load_text(root / path)
         if isinstance(loaded, str):
             files[path] = FileState(content=loaded, base="disk")
@@ -134,18 +158,36 @@ def _load(root: Path, text: str, mode: DiffMode) -> dict[str, FileState]:
 
 
 def _write_all(root: Path, changes: list[FileChange]) -> ApplyError | None:
-    """Write every change; on the first failure restore what was written and say why."""
+    """Write every change; on the first failure restore what was written and say why.
+
+    The write path of `bb7 output apply` (`bb7.fsio.atomic_write`): a read-only file is
+    refused before anything is written, and each file must still hold what was read when it
+    is replaced."""
+    for change in changes:
+        if change.before is not None and is_read_only(root / change.path):
+            return _plain_error(
+                "read_only_file",
+                f"{change.path} is read-only on disk; nothing was written (make it writable, "
+                "then apply again)",
+                change.path,
+            )
     done: list[tuple[FileChange, list[Path]]] = []
     for change in changes:
         target = root / change.path
         created = _missing_parents(target.parent, root)
         try:
-            atomic_write(target, change.content)
+            atomic_write(target, change.content, expect=change.before)
         except OSError as exc:
-            _roll_back([*done, (change, created)], root)
+            # The failed file was not replaced: only the ones before it and new directories
+            # are put back.
+            _roll_back(done, root)
+            _remove_empty(created)
+            why = f"was {exc.strerror} while bb7 was writing it"
+            if not isinstance(exc, FileMoved):
+                why = f"could not be written ({exc.strerror or exc})"
             return _plain_error(
-                "write_failed",
-                f"writing {change.path} failed ({exc.strerror or exc}); every file was restored",
+                "changed" if isinstance(exc, FileMoved) else "write_failed",
+                f"{change.path} {why}; nothing was written (every file was restored)",
                 change.path,
             )
         done.append((change, created))
@@ -167,9 +209,13 @@ def _roll_back(done: list[tuple[FileChange, list[Path]]], root: Path) -> None:
             target.unlink(missing_ok=True)
         elif load_text(target) != change.before:
             atomic_write(target, change.before)
-        for directory in created:  # innermost first
-            if directory.exists() and not any(directory.iterdir()):
-                directory.rmdir()
+        _remove_empty(created)
+
+
+def _remove_empty(created: list[Path]) -> None:
+    for directory in created:  # innermost first
+        if directory.exists() and not any(directory.iterdir()):
+            directory.rmdir()
 
 
 def _plain_error(kind: str, message: str, path: str = "") -> ApplyError:

@@ -35,6 +35,7 @@ from bb7.llm.wire import ReasoningEffort
 from bb7.state.chats import save_settings
 from bb7.state.status import file_statuses
 from bb7.text.words import plural
+from bb7.usage.log import usage_log_path
 
 EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
 
@@ -59,16 +60,19 @@ def register(subparsers: Any) -> None:
         "--timeout",
         type=float,
         metavar="S",
-        help="seconds for the whole answer (default 900; 1800 for a local server)",
+        help="seconds for the whole answer (default 900; 1200 for a local server)",
     )
     parser.add_argument(
         "--idle-timeout",
         type=float,
         metavar="S",
-        help="seconds without answer text before giving up (default 180; 600 locally)",
+        help="seconds without answer text before giving up (default 180; 300 locally)",
     )
     parser.add_argument(
-        "--retries", type=int, metavar="N", help="retries before the first output (default 3)"
+        "--retries",
+        type=int,
+        metavar="N",
+        help="retries before the first output (default 3; 1 locally)",
     )
     parser.add_argument(
         "--mode", choices=DIFF_MODES, default=DEFAULT_MODE, help="how the model changes files"
@@ -156,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
             auto_repair=args.auto_repair,
             title_model=args.title_model,
             models_cache=str(default_cache_dir()),
+            usage_log=str(usage_log_path()),
         )
         printer = _Printer(show_reasoning=args.show_reasoning)
         with _CtrlC() as ctrl_c:

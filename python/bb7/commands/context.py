@@ -47,11 +47,13 @@ def register(subparsers: Any) -> None:
 def run_add(args: argparse.Namespace) -> int:
     with active_chat(args, create=True) as (ws, store, chat):
         targets = [parse_target(p) for p in args.paths]
+        before = [context.existing(store, chat.id, t, ws.root) for t in targets]
         entries = check(
             context.add_many(store, chat.id, targets, readonly=args.readonly, base=ws.root)
         )
-        for entry in entries:
-            print(f"added {entry.label()} ({entry.kind}) to {chat.name}")
+        for was, entry in zip(before, entries, strict=True):
+            verb = context.added_verb(was, entry)
+            print(f"{verb} {entry.label()} ({entry.kind}) to {chat.name}")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""`bb7 output apply|discard|diff|undo`: act on the model's pending outputs in the active chat."""
+"""`bb7 output apply|discard|reject|diff|undo`: act on the model's pending outputs in the active
+chat."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bb7.state import outputs
 from bb7.state.context import resolve
 from bb7.state.local import local_file
 from bb7.state.merge import describe_lines, merge_output
+from bb7.state.review import reject_hunks
 from bb7.state.store import Store
 
 
@@ -37,6 +39,13 @@ def register(subparsers: Any) -> None:
     discard.add_argument("path", metavar="PATH")
     discard.set_defaults(func=run_discard)
 
+    reject = actions.add_parser(
+        "reject", help="reject every hunk of a pending output; the next request tells the model"
+    )
+    reject.add_argument("path", metavar="PATH")
+    reject.add_argument("--reason", default="", metavar="TEXT", help="why, for the model")
+    reject.set_defaults(func=run_reject)
+
     diff = actions.add_parser("diff", help="unified diff from the local file to the output")
     diff.add_argument("path", metavar="PATH")
     diff.set_defaults(func=run_diff)
@@ -46,7 +55,7 @@ def register(subparsers: Any) -> None:
     undo.add_argument("--force", action="store_true", help="even if the file changed since")
     undo.set_defaults(func=run_undo)
 
-    for sub in (apply, discard, diff, undo):
+    for sub in (apply, discard, reject, diff, undo):
         add_root_option(sub)
 
 
@@ -96,6 +105,18 @@ def run_discard(args: argparse.Namespace) -> int:
     with active_chat(args) as (_, store, chat):
         gone = check(outputs.discard_output(store, chat.id, _path(store, args.path)))
         print(f"discarded the pending output of {gone.path}")
+    return 0
+
+
+@reported
+def run_reject(args: argparse.Namespace) -> int:
+    if "\n" in args.reason.strip():
+        raise Failure("--reason should be one line")
+    with active_chat(args) as (_, store, chat):
+        path = _path(store, args.path)
+        check(reject_hunks(store, chat.id, path, None, None, reason=args.reason))
+        said = f" ({' '.join(args.reason.split())})" if args.reason.strip() else ""
+        print(f"rejected the pending change of {path}{said}")
     return 0
 
 

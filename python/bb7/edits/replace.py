@@ -29,7 +29,8 @@ from bb7.edits.match import (
     plausible_starts,
     window_starts,
 )
-from bb7.edits.replacement import build_lines
+from bb7.edits.normalize import collapse_ws
+from bb7.edits.replacement import Opcodes, build_lines, line_opcodes
 from bb7.edits.text import LineIndex
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
 from bb7.text.lines import split_lines
@@ -134,6 +135,10 @@ def _replace(
     search = _Search(index, *options)
     old_lines = split_lines(old, crlf=True)
     new_lines = split_lines(new, crlf=True) if new else []
+    if new.endswith("\n") and not old.endswith("\n") and new_lines:
+        # `old` ends inside its last line and `new` ends with a line break: that break ends a
+        # line of its own (as the exact tier would splice it), so `new` has an empty last line.
+        new_lines.append("")
 
     bad = _new_elides_code(index, old_lines, new_lines, search.prose)
     if bad is not None:
@@ -185,9 +190,7 @@ class _Search:
             yield partial(self.lines, bare_old, bare_new, "gutter+")
         if self.replace_all:
             return  # every occurrence of a guessed region is too much to risk
-        yield lambda: self.windows(
-            "truncated_ends", find_truncated(self.index, old_lines), old_lines, new_lines
-        )
+        yield partial(self.truncated, old_lines, new_lines)
         yield lambda: self.windows(
             "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
         )
@@ -224,7 +227,10 @@ class _Search:
             if chosen is None:
                 spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
                 return _ambiguous(spans, strategy)
-            at, end = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
+            span = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
+            if span is None:
+                return None  # a cut last line `new` does not restate: the line tiers judge it
+            at, end = span
             eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
             content = "".join((body[:at], text, body[end:]))
@@ -253,7 +259,7 @@ class _Search:
                 return None
         return self.index.line_of(hits[0]) + 1
 
-    def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int]:
+    def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int] | None:
         """The span an exact match should replace so that it covers whole lines where the model
         evidently meant whole lines.
 
@@ -261,9 +267,11 @@ class _Search:
           go, not just their text (no blank or whitespace-only line is left behind). An `old`
           starting with a line break already takes a line's worth of breaks: it is exact.
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
-        - A multi-line `old` whose last line was cut short, with `new` restating that line in
-          full (perhaps changed): the rest of the file line is replaced too, or it would be
-          doubled.
+        - A multi-line `old` whose last line was cut short: a match ending inside a line is a
+          cut, not a substring edit. `new` restating that line in full (perhaps changed) or
+          deleting it: the rest of the file line goes too, or it would be doubled or left
+          dangling. `new` keeping the cut line as sent: the rest stays. Otherwise None, and the
+          truncation tier judges it line by line.
         """
         index = self.index
         first_start = index.line_bounds(start)[0]
@@ -286,8 +294,11 @@ class _Search:
             return start, line_end
         if rest and "\n" in old:
             old_last, new_last = old.rsplit("\n", 1)[1], new.rsplit("\n", 1)[-1]
-            if _restates(old_last, new_last, rest):
+            if new_last == old_last or not old_last.strip():
+                return start, end
+            if _restated_or_dropped(old, new, rest):
                 return start, line_end
+            return None
         return start, end
 
     def lines(self, old_lines: list[str], new_lines: list[str], prefix: str) -> EditOutcome | None:
@@ -295,6 +306,22 @@ class _Search:
         if found is None:
             return None
         return self.windows(prefix + found[0], found[1], old_lines, new_lines)
+
+    def truncated(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
+        """`old` whose first or last line is the start of the file's line. `new` must show what
+        became of each cut line: kept as sent (the file's line is restored), deleted, or
+        restated in full (perhaps changed); a line of `new` that is neither would land in place
+        of the whole file line, so such a window is not taken."""
+        opcodes = line_opcodes(old_lines, new_lines)
+        found = [
+            w
+            for w in find_truncated(self.index, old_lines)
+            if all(
+                _cut_line_accounted(opcodes, old_lines, new_lines, i, self.index.texts[w.first + i])
+                for i in (0, len(old_lines) - 1)
+            )
+        ]
+        return self.windows("truncated_ends", found, old_lines, new_lines)
 
     def drifted(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
         scored = find_drifted(self.index, old_lines)
@@ -496,16 +523,51 @@ def _occurrences(body: str, probe: str) -> list[int]:
     return hits
 
 
-def _restates(cut: str, line: str, rest: str) -> bool:
-    """Whether `line` restates (perhaps changed) the whole file line that `cut` was cut from:
-    it is at least RESTATED_MIN similar to the full line and closer to it than to the cut."""
-    if not cut.strip() or len(line) <= len(cut):
+def _restates(cut: str, line: str, full: str) -> bool:
+    """Whether `line` restates (perhaps changed) the whole file line `full` that `cut` was cut
+    from: it is at least RESTATED_MIN similar to the full line and closer to it than to the cut."""
+    if not cut.strip() or len(line.strip()) <= len(cut.strip()):
         return False
-    full = cut + rest
     if line == full:
         return True
     to_full = fuzz.ratio(line, full, score_cutoff=RESTATED_MIN)
     return to_full > fuzz.ratio(line, cut)
+
+
+def _cut_line_accounted(
+    opcodes: Opcodes, old_lines: list[str], new_lines: list[str], i: int, file_line: str
+) -> bool:
+    """Whether `new` keeps, deletes or restates old line i, which may be a cut `file_line`."""
+    cut = old_lines[i]
+    if collapse_ws(cut) == collapse_ws(file_line):
+        return True  # not cut
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        if i1 <= i < i2:
+            if tag == "equal":
+                return True
+            if tag == "delete":
+                # Deleted next to lines `new` keeps (not merely blank ones): the model dropped
+                # the line. Next to nothing kept, the alignment says nothing.
+                side = opcodes[:k] if i else opcodes[k + 1 :]
+                if not side or side[-1 if i else 0][0] != "equal":
+                    return False
+                return any(
+                    line.strip()
+                    for tag_, n1, n2, _, _ in side
+                    if tag_ == "equal"
+                    for line in old_lines[n1:n2]
+                )
+            return any(_restates(cut, new_lines[j], file_line) for j in range(j1, j2))
+    return True
+
+
+def _restated_or_dropped(old: str, new: str, rest: str) -> bool:
+    """Whether `new` shows that the last line of `old`, cut short before `rest`, meant the
+    whole file line: `new` deletes that line or restates it in full."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    full = old_lines[-1] + rest
+    opcodes = line_opcodes(old_lines, new_lines)
+    return _cut_line_accounted(opcodes, old_lines, new_lines, len(old_lines) - 1, full)
 
 
 def _split_at_elisions(lines: list[str], prose: bool) -> list[list[str]]:

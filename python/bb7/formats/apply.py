@@ -42,6 +42,7 @@ from bb7.formats.arguments import ArgumentError
 from bb7.formats.calls import AnchoredOp, Call, Op, ReplaceOp, WriteOp, op_paths, read_calls
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.formats.response import Response, parse_response
+from bb7.fsio import MAX_BYTES, too_large
 from bb7.paths import PathProblem, project_path
 
 BOM = "\ufeff"
@@ -189,6 +190,15 @@ def apply_response(
     run = _Run(files, Path(root), mode, require_file_id)
     summaries = [run.call(call) for call in read_calls(parsed, mode)]
     changes = run.changes()
+    for change in changes:  # what bb7 writes it must be able to read back (and undo)
+        size = len(change.content.encode("utf-8"))
+        if size > MAX_BYTES:
+            message = f"{too_large(f'The new text of {change.path}', size)}. Keep it smaller."
+            run.errors.append(
+                ApplyError(
+                    block=None, edit=None, path=change.path, kind="too_large", message=message
+                )
+            )
     ok = not run.errors
     return Result(
         ok=ok,

@@ -19,15 +19,15 @@ MAX_ANCHOR_LINES = 10
 
 Path_ = Annotated[
     str,
-    Meta(description="Project-relative path, exactly as in the file's header (path=...)."),
+    Meta(description="Project-relative path, exactly as the prompt names the file (path=...)."),
 ]
 FileId = Annotated[
     str,
     Meta(
         description=(
-            "The id of the version you edit: the id in the file's header (@file id=...) of "
-            "the writable version. Every edit of a path in one call carries the id the path had "
-            "when the call started."
+            "The id of the version you edit: the file's current id, as the Files list of the "
+            "latest message gives it. Every edit of a path in one call carries the id the path "
+            "had when the call started."
         )
     ),
 ]
@@ -147,7 +147,7 @@ _ATOMIC = (
     "next turn."
 )
 _FILE_ID = (
-    "file_id is the id in the file's header (@file id=...) of its writable version. A later "
+    "file_id is the file's current id, as the Files list of the latest message gives it. A later "
     "edit_file call on a path you already edited in this response must carry the id of the "
     "content after those edits, which you only know from a retry message: put all edits of a "
     "path into one call when you can."

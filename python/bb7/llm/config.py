@@ -31,13 +31,15 @@ class RetryPolicy(msgspec.Struct, frozen=True):
     max_retry_after, in which case the request fails at once and says when to try again.
     No retry starts once `max_elapsed` seconds have passed since the first attempt began (a
     provider that timed out once is not waited for again and again), nor when its wait would
-    pass the overall deadline."""
+    pass the overall deadline. `retry_idle` False: an attempt the idle limit ended is not
+    retried (a server on this machine that took that long would take as long again)."""
 
     max_attempts: int = 4
     base_delay: float = 0.5
     max_delay: float = 8.0
     max_retry_after: float = 60.0
     max_elapsed: float = 60.0
+    retry_idle: bool = True
 
 
 class ProviderConfig(msgspec.Struct, frozen=True):

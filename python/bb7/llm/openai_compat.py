@@ -248,7 +248,27 @@ class OpenAICompatClient:
     def _transport_message(self, exc: Exception) -> str:
         host = urlsplit(self.config.base_url).netloc
         detail = self._redact(str(exc)) or type(exc).__name__
+        if self.preset.local:
+            named = "" if self.preset.name == "custom" else f" ({self.preset.title})"
+            return (
+                f"Could not reach {host}{named}: {detail}. Is the server running? Start it, or "
+                "point the base URL to where it runs."
+            )
         return f"Could not reach {host}: {detail}. Check the network and the base URL."
+
+    def _who(self) -> str:
+        """Who failed, for a message: a named server on this machine by name and address (its
+        user knows which process to look at), any other as "The provider"."""
+        if self.preset.local and self.preset.name != "custom":
+            return f"{self.preset.title} at {urlsplit(self.config.base_url).netloc}"
+        return "The provider"
+
+    def _local_check(self) -> str:
+        """What to look at when a server on this machine fails, as a sentence ("" otherwise)."""
+        if not self.preset.local or not self.preset.check:
+            return ""
+        check = self.preset.check
+        return f" {check[0].upper()}{check[1:]}."
 
     def _http_failure(self, status: int, headers: httpx.Headers, body: bytes) -> _Failure:
         raw = self._redact(body[:_ERROR_BODY_LIMIT].decode("utf-8", errors="replace")).strip()
@@ -278,13 +298,14 @@ class OpenAICompatClient:
             message = f"The provider is rate limiting ({where}). {_LATER}"
         elif status >= 500 or status in _RETRY_STATUSES:
             kind = "server"
-            message = f"The provider had a server error ({where}). {_LATER}"
+            then = self._local_check() if self._who() != "The provider" else f" {_LATER}"
+            message = f"{self._who()} had a server error ({where}).{then}"
         elif status == 404:
             kind = "bad_request"
             message = f"Not found ({where}). Check the model name and the base URL."
         else:
             kind = "bad_request"
-            message = f"The provider rejected the request ({where})."
+            message = f"{self._who()} rejected the request ({where})."
         retryable = status >= 500 or status in _RETRY_STATUSES
         return _Failure(kind, message, status, raw or None, retry_after, retryable)
 
@@ -585,9 +606,18 @@ class _Worker:
             return _COMPLETE  # some local servers end without [DONE]; the finish reason suffices
         return _Failure(
             "connection",
-            "The provider closed the connection before the response was complete."
-            + (" The partial answer is kept." if acc.emitted else ""),
+            self._closed() + (" The partial answer is kept." if acc.emitted else ""),
             retryable=True,
+        )
+
+    def _closed(self) -> str:
+        """The stream ended without a finish. A server on this machine that does that has
+        usually crashed or run out of memory: say so, and what to look at."""
+        client = self.client
+        crashed = " (did it crash or run out of memory?)" if client.preset.local else ""
+        return (
+            f"{client._who()} closed the connection before the response was complete"
+            f"{crashed}.{client._local_check()}"
         )
 
     def _payload(self, payload: bytes) -> _Complete | _Failure | None:
@@ -639,7 +669,9 @@ class _Worker:
         else:
             text = obj or verbatim
         suffix = f" (code {code})" if code is not None else ""
-        message = self.client._redact(f"The provider reported an error: {text}{suffix}.")
+        who = self.client._who()
+        check = self.client._local_check() if who != "The provider" else ""
+        message = self.client._redact(f"{who} reported an error: {text}{suffix}.{check}")
         if self.acc.emitted:
             message += " The partial answer is kept."
         # OpenRouter reports upstream overload and rate limits this way once the HTTP status is
@@ -651,18 +683,25 @@ class _Worker:
     def _expired(self, why: Expiry) -> _Failure:
         """The watchdog ended the attempt: say which limit, and what had arrived."""
         timeouts = self.client.config.timeouts
+        who = self.client._who()
         if why == "deadline":
             message = f"The answer took longer than the overall limit of {timeouts.total:g} s."
         elif self.watchdog is not None and self.watchdog.quiet_bytes:
             message = (
-                f"The provider sent only keep-alive comments, no answer, for {timeouts.idle:g} s "
+                f"{who} sent only keep-alive comments, no answer, for {timeouts.idle:g} s "
                 "(the idle limit)."
             )
         else:
-            message = f"The provider sent nothing for {timeouts.idle:g} s (the idle limit)."
+            message = f"{who} sent nothing for {timeouts.idle:g} s (the idle limit)."
+            if who != "The provider":
+                message += (
+                    f"{self.client._local_check()} A slow model may need a longer "
+                    "provider.idle_timeout."
+                )
         if self.acc.emitted:
             message += _KEPT
-        return _Failure("timeout", message, retryable=why == "idle")
+        retry = why == "idle" and self.client.config.retry.retry_idle
+        return _Failure("timeout", message, retryable=retry)
 
     def _broken(self, kind: ErrorKind, exc: httpx.HTTPError) -> _Failure:
         if self.handle.cancelled:
@@ -677,6 +716,8 @@ class _Worker:
             message = (
                 f"The provider sent nothing for {client.config.timeouts.read:g} s (read timeout)."
             )
+        elif client.preset.local and not isinstance(exc, httpx.ConnectError):
+            message = self._closed()
         elif self.acc.emitted:
             detail = client._redact(str(exc)) or type(exc).__name__
             message = f"The connection broke mid-response: {detail}."

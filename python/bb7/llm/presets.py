@@ -26,7 +26,8 @@ class Preset(msgspec.Struct, frozen=True):
     """One provider. `key_env`: the variable the key is read from when no `api_key` spec is
     set; None: send no key. `key_required`: False for servers that take a key only when started
     with one (vLLM's --api-key): the variable is used when set. `local`: a server on this
-    machine (longer time limits, no key)."""
+    machine (longer time limits, no key). `check`: for a local server, what to look at when it
+    fails (its log, its memory), ending a one-line error."""
 
     name: str
     title: str
@@ -36,6 +37,7 @@ class Preset(msgspec.Struct, frozen=True):
     reasoning: ReasoningStyle = "openai"
     include_usage: bool = True
     local: bool = False
+    check: str = ""
 
 
 DEFAULT_PRESET = "openrouter"
@@ -60,11 +62,29 @@ PRESETS: dict[str, Preset] = {
             "ANTHROPIC_API_KEY",
             reasoning="anthropic",
         ),
-        Preset("ollama", "Ollama", "http://localhost:11434/v1", local=True),
         Preset(
-            "llamacpp", "llama.cpp server", "http://localhost:8080/v1", reasoning="none", local=True
+            "ollama",
+            "Ollama",
+            "http://localhost:11434/v1",
+            local=True,
+            check="check the log of `ollama serve` (or `journalctl -u ollama`) and that the "
+            "model fits in memory",
         ),
-        Preset("lmstudio", "LM Studio", "http://localhost:1234/v1", local=True),
+        Preset(
+            "llamacpp",
+            "llama.cpp server",
+            "http://localhost:8080/v1",
+            reasoning="none",
+            local=True,
+            check="check llama-server's output and that the model fits in memory",
+        ),
+        Preset(
+            "lmstudio",
+            "LM Studio",
+            "http://localhost:1234/v1",
+            local=True,
+            check="check LM Studio's server log (Developer tab) and that the model is loaded",
+        ),
         Preset(
             "vllm",
             "vLLM",
@@ -72,6 +92,7 @@ PRESETS: dict[str, Preset] = {
             "VLLM_API_KEY",
             key_required=False,
             local=True,
+            check="check the vLLM server's log and its GPU memory",
         ),
         Preset("groq", "Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
         # deepseek-reasoner always reasons and takes no effort setting.
@@ -110,7 +131,13 @@ PRESETS: dict[str, Preset] = {
 }
 
 # A server no preset names: keys only from an explicit spec, OpenAI's dialect.
-CUSTOM = Preset("custom", "OpenAI-compatible server", "", key_required=False)
+CUSTOM = Preset(
+    "custom",
+    "OpenAI-compatible server",
+    "",
+    key_required=False,
+    check="check the server's log and that the model fits in memory",
+)
 
 
 def preset_named(name: str) -> Preset | None:
@@ -123,7 +150,8 @@ def unknown_preset(name: str) -> str:
 
 
 def preset_for(name: str | None, base_url: str | None) -> Preset:
-    """The preset in force: the named one, else the one whose host the base URL is on, else a
+    """The preset in force: the named one, else the one whose host the base URL is on (for a
+    server on this machine, the local preset on that port: localhost:11434 is Ollama), else a
     local or custom server for an unknown URL, else OpenRouter. A bad name is the caller's to
     refuse first (`preset_named`); here it falls back like no name."""
     if name:
@@ -138,6 +166,10 @@ def preset_for(name: str | None, base_url: str | None) -> Preset:
         if not preset.local and (host == known or host.endswith("." + known)):
             return preset
     if is_local(base_url):
+        port = _port(base_url)
+        for preset in PRESETS.values():
+            if preset.local and port is not None and port == _port(preset.base_url):
+                return preset
         return msgspec.structs.replace(CUSTOM, local=True)
     return CUSTOM
 
@@ -150,3 +182,10 @@ def is_local(base_url: str) -> bool:
 
 def _host(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
+
+
+def _port(url: str) -> int | None:
+    try:
+        return urlsplit(url).port
+    except ValueError:
+        return None

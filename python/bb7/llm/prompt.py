@@ -3,14 +3,22 @@
 Input is a `PromptInput` (filled by the state layer: context files, pending outputs, history,
 retry context; and by the formats layer: the tool prompt and tool schemas). Output is a
 `Prompt`: a system message, ONE structured user message, the tools to offer, and a token
-estimate per part. The user message is ordered from the most to the least stable part so
-provider prompt caches hit: read-only files, history, latest message, retry context, writable
-files. Reading files, calling the model and storing results happen elsewhere.
+estimate per part. Reading files, calling the model and storing results happen elsewhere.
+
+The prompt grows at its end, so that provider caches hit: the user message is the history, in
+order, then the latest message. The history shows each file where the model first saw it, as a
+whole block, and every later change as a diff after it (a `HistoryTurn` marks where a user
+message was sent with which files); a file's block is sent again when the diffs since it
+outgrow a quarter of it. The request of the next turn therefore starts with this one, byte for
+byte, except its last part (the latest message). The user message is cut into one part per turn
+so cache breakpoints can sit at turn ends.
+
+To teach the model a new kind of history entry: add a Struct to `HistoryEntry`, a branch to
+`_History.entry`, and its markers to `prompt_format` (whose system prompt explains them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal
 
 import msgspec
@@ -19,6 +27,8 @@ from bb7.fileid import file_id
 from bb7.formats.modes import is_text_mode
 from bb7.llm.instructions import Instructions
 from bb7.llm.prompt_format import (
+    DIFF_CLOSE,
+    DIFF_OPEN,
     EVENT,
     FILE_CLOSE,
     FILE_OPEN,
@@ -31,10 +41,9 @@ from bb7.llm.prompt_format import (
     RETRY_OPEN,
     SECTION_HISTORY,
     SECTION_LATEST,
-    SECTION_READONLY,
     SECTION_RETRY,
-    SECTION_WRITABLE,
     SYSTEM_PROMPT,
+    DiffAuthor,
     EventAction,
 )
 from bb7.llm.wire import (
@@ -45,16 +54,22 @@ from bb7.llm.wire import (
     ReasoningEffort,
     ToolSpec,
 )
+from bb7.text.diff import unified_diff
+from bb7.text.lines import split_lines
 from bb7.text.tokens import estimate_tokens
 
 EditFormat = Literal["none", "tools", "text_blocks"]
 FileMode = Literal["rw", "ro"]
 FileStatus = Literal["original", "pending_output", "added_output"]
+# How a changed file reaches the model: as a diff against the version it saw, or whole again.
+FollowEdits = Literal["diff", "full", "off"]
 
 # Room assumed for the answer when the model does not state its max completion tokens.
 DEFAULT_ANSWER_RESERVE = 4096
 # The estimate's error (see tokens.py); a prompt this close to the limit gets a warning.
 ESTIMATE_MARGIN = 0.15
+# A file's block is sent again once the diffs after it would exceed this share of its size.
+RESEND_SHARE = 0.25
 
 
 class ContextFile(msgspec.Struct, frozen=True):
@@ -99,11 +114,20 @@ class HistoryEvent(msgspec.Struct, frozen=True, tag="event", tag_field="type"):
     end_line: int | None = None
 
 
-HistoryEntry = HistoryMessage | HistoryEvent
+class HistoryTurn(msgspec.Struct, frozen=True, tag="turn", tag_field="type"):
+    """The files a user message was sent with (before that message in the history): there the
+    prompt shows what the model has not seen of them, as blocks or diffs."""
+
+    files: list[ContextFile] = []
+    outputs: list[PendingOutput] = []
+
+
+HistoryEntry = HistoryMessage | HistoryEvent | HistoryTurn
 
 
 class PromptInput(msgspec.Struct, frozen=True):
     user_text: str
+    # The files now: they follow the history as its last turn.
     files: list[ContextFile] = []
     outputs: list[PendingOutput] = []
     history: list[HistoryEntry] = []
@@ -119,13 +143,16 @@ class PromptInput(msgspec.Struct, frozen=True):
     edit_format: EditFormat = "tools"
     # A chat without a project: no tools, no project instructions, every file read-only.
     global_chat: bool = False
-    # Mark the stable prefix (read-only files + history) as a cache breakpoint, for providers
-    # that cache only explicitly (Anthropic models through OpenRouter).
-    cache_breakpoint: bool = False
+    # Mark cache breakpoints (system, first turn, last two turns), for providers that cache
+    # only where asked (Anthropic models, Gemini through OpenRouter).
+    cache_marks: bool = False
+    # A changed file as a diff against the version the model saw ('diff'), or whole ('full',
+    # and 'off', where only the user's explicit updates change it).
+    follow_edits: FollowEdits = "diff"
 
 
 class FileBlock(msgspec.Struct, frozen=True):
-    """One `@file` block as the model sees it."""
+    """One file of the chat as the model sees it now (a line of the latest message's list)."""
 
     id: str
     path: str
@@ -137,7 +164,7 @@ class FileBlock(msgspec.Struct, frozen=True):
 
 
 class PromptPart(msgspec.Struct, frozen=True):
-    """Estimated tokens of one part; `path` is set for file parts."""
+    """Estimated tokens of one part; `path` is set for file blocks and diffs."""
 
     name: Literal[
         "system_prompt",
@@ -145,6 +172,7 @@ class PromptPart(msgspec.Struct, frozen=True):
         "tool_prompt",
         "tools",
         "file",
+        "diff",
         "history",
         "latest",
         "retry",
@@ -155,18 +183,23 @@ class PromptPart(msgspec.Struct, frozen=True):
 
 class Prompt(msgspec.Struct, frozen=True):
     system: str
+    # One part per turn of the history, then the latest message (and retry context).
     user: list[ContentPart]
     tools: list[ToolSpec]
     edit_format: EditFormat
     files: list[FileBlock]
     parts: list[PromptPart]
     total_tokens: int
+    system_cached: bool = False
 
     def messages(self) -> list[Message]:
+        system: str | list[ContentPart] = self.system
+        if self.system_cached:
+            system = [ContentPart(self.system, cache_control=CacheControl())]
         user: str | list[ContentPart] = self.user
-        if len(self.user) == 1 and self.user[0].cache_control is None:
-            user = self.user[0].text  # the plain form every server accepts
-        return [Message("system", self.system), Message("user", user)]
+        if all(part.cache_control is None for part in self.user):
+            user = "".join(part.text for part in self.user)  # the plain form every server takes
+        return [Message("system", system), Message("user", user)]
 
 
 class ContextCheck(msgspec.Struct, frozen=True):
@@ -212,42 +245,36 @@ def assemble_prompt(inp: PromptInput) -> Prompt:
         schema_tokens = estimate_tokens(msgspec.json.encode(tools).decode())
         parts.append(PromptPart("tools", schema_tokens))
 
-    readonly, writable = _file_blocks(inp)
-    stable: list[str] = []
-    if readonly:
-        stable.append(SECTION_READONLY + "\n\n")
-        for block, text in readonly:
-            stable.append(text)
-            parts.append(PromptPart("file", estimate_tokens(text), block.path))
-    if inp.history:
-        history = _history(inp.history)
-        stable.append(SECTION_HISTORY + "\n\n" + history)
-        parts.append(PromptPart("history", estimate_tokens(history)))
+    history = _History(diffs=inp.follow_edits != "full", global_chat=inp.global_chat)
+    for entry in inp.history:
+        history.entry(entry)
+    current = history.turn(inp.files, inp.outputs)
+    turns = history.close()
+    parts.extend(history.parts)
 
-    changing: list[str] = []
-    all_blocks = [block for block, _ in readonly] + [block for block, _ in writable]
-    latest = _latest(all_blocks, inp.user_text)
-    changing.append(SECTION_LATEST + "\n\n" + latest)
+    latest = _latest(current, inp.user_text)
+    last = [SECTION_LATEST + "\n\n" + latest]
     parts.append(PromptPart("latest", estimate_tokens(latest)))
     if inp.retry_context and inp.retry_context.strip():
         retry = f"{RETRY_OPEN}\n{_with_newline(inp.retry_context)}{RETRY_CLOSE}\n\n"
-        changing.append(SECTION_RETRY + "\n\n" + retry)
+        last.append(SECTION_RETRY + "\n\n" + retry)
         parts.append(PromptPart("retry", estimate_tokens(retry)))
-    if writable:
-        changing.append(SECTION_WRITABLE + "\n\n")
-        for block, text in writable:
-            changing.append(text)
-            parts.append(PromptPart("file", estimate_tokens(text), block.path))
 
-    user = _user_parts(stable, changing, inp.cache_breakpoint)
+    marked = _cache_marks(len(turns)) if inp.cache_marks else set()
+    user = [
+        ContentPart(text, cache_control=CacheControl() if i in marked else None)
+        for i, text in enumerate(turns)
+    ]
+    user.append(ContentPart("".join(last)))
     return Prompt(
         system="\n".join(system_parts),
         user=user,
         tools=tools,
         edit_format=edit_format,
-        files=all_blocks,
+        files=current,
         parts=parts,
         total_tokens=sum(part.tokens for part in parts),
+        system_cached=inp.cache_marks,
     )
 
 
@@ -310,77 +337,185 @@ def _instructions(instructions: Instructions, *, include_project: bool) -> str:
     return "".join(out)
 
 
-def _file_blocks(
-    inp: PromptInput,
-) -> tuple[list[tuple[FileBlock, str]], list[tuple[FileBlock, str]]]:
-    """Read-only and writable blocks, each sorted by path (then lines, then id)."""
-    output_paths = {output.path for output in inp.outputs}
-    full_paths = {f.path for f in inp.files if f.start_line is None}
-    readonly: list[tuple[FileBlock, str]] = []
-    writable: list[tuple[FileBlock, str]] = []
-    for entry in inp.files:
-        is_section = entry.start_line is not None
-        writable_entry = not (
-            inp.global_chat or entry.readonly or entry.external or is_section
-        ) and (entry.path not in output_paths)
-        block = FileBlock(
-            id=entry.file_id or file_id(entry.path, entry.content),
-            path=entry.path,
-            mode="rw" if writable_entry else "ro",
-            status="original",
-            start_line=entry.start_line,
-            end_line=entry.end_line if is_section else None,
-            external=entry.external,
-        )
-        (writable if writable_entry else readonly).append((block, _render(block, entry.content)))
-    for output in inp.outputs:
-        block = FileBlock(
-            id=output.file_id or file_id(output.path, output.content),
-            path=output.path,
-            mode="ro" if inp.global_chat else "rw",
-            status="added_output" if _added(output, full_paths) else "pending_output",
-        )
-        rendered = (block, _render(block, output.content))
-        (readonly if inp.global_chat else writable).append(rendered)
-    readonly.sort(key=lambda item: (item[0].path, item[0].start_line or 0, item[0].id))
-    writable.sort(key=lambda item: (item[0].path, item[0].id))
-    return readonly, writable
+def _cache_marks(turns: int) -> set[int]:
+    """Which history parts carry a breakpoint (the system message has one too): the first turn
+    (the context as first shared), and the last two (the history up to the previous turn,
+    written by the last request, and up to this one, read by the next)."""
+    return {i for i in (0, turns - 2, turns - 1) if i >= 0}
 
 
-def _added(output: PendingOutput, full_paths: set[str]) -> bool:
-    return output.added if output.added is not None else output.path not in full_paths
+_Key = tuple[str, int | None, int | None]
 
 
-def _attributes(block: FileBlock) -> str:
-    text = f"id={block.id} path={block.path} mode={block.mode} status={block.status}"
-    if block.start_line is not None:
-        text += f" lines={block.start_line}-{block.end_line}"
-    if block.external:
-        text += " external"
-    return text
+class _Seen(msgspec.Struct):
+    """What the model was shown of one file: its version, and the bytes of its last block and
+    of the diffs sent after it."""
+
+    file_id: str
+    content: str
+    block: int
+    diffs: int = 0
 
 
-def _render(block: FileBlock, content: str) -> str:
-    return f"{FILE_OPEN} {_attributes(block)}\n{_with_newline(content)}{FILE_CLOSE}\n\n"
+class _History:
+    """The history as rendered, entry by entry, remembering what the model saw of each file.
 
+    Rendering depends only on the entries before, so a longer history renders to the same text
+    with more after it (the prompt's prefix stays byte-identical).
+    """
 
-def _history(entries: Iterable[HistoryEntry]) -> str:
-    out: list[str] = []
-    for n, entry in enumerate(entries, start=1):
+    def __init__(self, *, diffs: bool, global_chat: bool) -> None:
+        self.diffs = diffs
+        self.global_chat = global_chat
+        self.seen: dict[_Key, _Seen] = {}
+        self.n = 0
+        self.turns: list[str] = []
+        self.out: list[str] = []
+        self.parts: list[PromptPart] = []
+        self.text_tokens = 0
+        # Who changed each path since the last turn, from the events (for a diff's `by=`).
+        self.changed_by: dict[str, DiffAuthor] = {}
+
+    def entry(self, entry: HistoryEntry) -> None:
+        if isinstance(entry, HistoryTurn):
+            self.turn(entry.files, entry.outputs)
+            return
+        self.n += 1
         if isinstance(entry, HistoryMessage):
             kind = " kind=reasoning" if entry.kind == "reasoning" else ""
             body = _with_newline(entry.text)
-            out.append(f"{MSG_OPEN} n={n} role={entry.role}{kind}\n{body}{MSG_CLOSE}\n")
+            self._text(f"{MSG_OPEN} n={self.n} role={entry.role}{kind}\n{body}{MSG_CLOSE}\n")
         else:
-            line = f"{EVENT} n={n} action={entry.action} path={entry.path}"
+            line = f"{EVENT} n={self.n} action={entry.action} path={entry.path}"
             if entry.file_id:
                 line += f" file_id={entry.file_id}"
             if entry.prev_file_id:
                 line += f" prev_file_id={entry.prev_file_id}"
             if entry.start_line is not None:
                 line += f" lines={entry.start_line}-{entry.end_line}"
-            out.append(line + "\n")
-    return "".join(out) + "\n"
+            self._text(line + "\n")
+            self.changed_by[entry.path] = (
+                "assistant" if entry.action == "assistant_wrote" else "user"
+            )
+
+    def turn(self, files: list[ContextFile], outputs: list[PendingOutput]) -> list[FileBlock]:
+        """Show what changed in `files` since the model last saw them; ends a history part."""
+        current = _current_files(files, outputs, global_chat=self.global_chat)
+        keys = set()
+        for block, content in current:
+            key = (block.path, block.start_line, block.end_line)
+            keys.add(key)
+            seen = self.seen.get(key)
+            if seen is not None and seen.file_id == block.id:
+                continue
+            if seen is not None and self.diffs and self._diff(block, content, seen):
+                continue
+            self.n += 1
+            text = _render_block(self.n, block, content)
+            self.out.append(text)
+            self.parts.append(PromptPart("file", estimate_tokens(text), block.path))
+            self.seen[key] = _Seen(block.id, content, len(text))
+        for key in set(self.seen) - keys:
+            del self.seen[key]
+        self.changed_by.clear()
+        self._end_part()
+        return [block for block, _ in current]
+
+    def close(self) -> list[str]:
+        """The history's parts (the last one ended by the current turn), the first titled."""
+        self._end_part()
+        self.parts.append(PromptPart("history", self.text_tokens))
+        if self.turns:
+            self.turns[0] = SECTION_HISTORY + "\n\n" + self.turns[0]
+        return self.turns
+
+    def _diff(self, block: FileBlock, content: str, seen: _Seen) -> bool:
+        """Show the change as a diff, unless the diffs since the block would outgrow it."""
+        hunks = "".join(
+            split_lines(unified_diff(block.path, seen.content, content), keepends=True)[2:]
+        )
+        # Unannounced changes of the model's version are its own (a failed answer's partial).
+        by = self.changed_by.get(block.path) or (
+            "user" if block.status == "original" else "assistant"
+        )
+        head = f"{DIFF_OPEN} n={self.n + 1} path={block.path}{_lines(block)}"
+        text = f"{head} file_id={block.id} prev_file_id={seen.file_id} by={by}\n"
+        text += f"{hunks}{DIFF_CLOSE}\n\n"
+        if seen.diffs + len(text) > seen.block * RESEND_SHARE:
+            return False
+        self.n += 1
+        self.out.append(text)
+        self.parts.append(PromptPart("diff", estimate_tokens(text), block.path))
+        seen.file_id, seen.content, seen.diffs = block.id, content, seen.diffs + len(text)
+        return True
+
+    def _text(self, text: str) -> None:
+        self.out.append(text)
+        self.text_tokens += estimate_tokens(text)
+
+    def _end_part(self) -> None:
+        if self.out:
+            self.turns.append("".join(self.out))
+            self.out = []
+
+
+def _current_files(
+    files: list[ContextFile], outputs: list[PendingOutput], *, global_chat: bool
+) -> list[tuple[FileBlock, str]]:
+    """Each file as the model edits it now, sorted by path (then lines): a pending output
+    stands in for the snapshot of its path; a new file the model wrote is its own entry."""
+    by_output = {output.path: output for output in outputs}
+    full_paths = {f.path for f in files if f.start_line is None}
+    current: list[tuple[FileBlock, str]] = []
+    for entry in files:
+        is_section = entry.start_line is not None
+        output = None if is_section else by_output.pop(entry.path, None)
+        writable = output is not None or not (
+            global_chat or entry.readonly or entry.external or is_section
+        )
+        content = entry.content if output is None else output.content
+        block = FileBlock(
+            id=_id(output.path, output.content, output.file_id)
+            if output is not None
+            else _id(entry.path, entry.content, entry.file_id),
+            path=entry.path,
+            mode="rw" if writable and not global_chat else "ro",
+            status="original" if output is None else _output_status(output, full_paths),
+            start_line=entry.start_line,
+            end_line=entry.end_line if is_section else None,
+            external=entry.external,
+        )
+        current.append((block, content))
+    for output in by_output.values():
+        block = FileBlock(
+            id=_id(output.path, output.content, output.file_id),
+            path=output.path,
+            mode="ro" if global_chat else "rw",
+            status=_output_status(output, full_paths),
+        )
+        current.append((block, output.content))
+    current.sort(key=lambda item: (item[0].path, item[0].start_line or 0, item[0].id))
+    return current
+
+
+def _id(path: str, content: str, given: str | None) -> str:
+    return given or file_id(path, content)
+
+
+def _output_status(output: PendingOutput, full_paths: set[str]) -> FileStatus:
+    added = output.added if output.added is not None else output.path not in full_paths
+    return "added_output" if added else "pending_output"
+
+
+def _lines(block: FileBlock) -> str:
+    return "" if block.start_line is None else f" lines={block.start_line}-{block.end_line}"
+
+
+def _render_block(n: int, block: FileBlock, content: str) -> str:
+    head = f"{FILE_OPEN} n={n} id={block.id} path={block.path}{_lines(block)}"
+    if block.external:
+        head += " external"
+    return f"{head}\n{_with_newline(content)}{FILE_CLOSE}\n\n"
 
 
 def _latest(blocks: list[FileBlock], user_text: str) -> str:
@@ -388,22 +523,10 @@ def _latest(blocks: list[FileBlock], user_text: str) -> str:
     if blocks:
         lines.append("Files:")
         for block in blocks:
-            summary = f"- {block.id} {block.path} {block.mode} {block.status}"
-            if block.start_line is not None:
-                summary += f" lines={block.start_line}-{block.end_line}"
-            lines.append(summary)
+            lines.append(f"- {block.id} {block.path} {block.mode} {block.status}{_lines(block)}")
     lines.append(user_text.rstrip("\n"))
     lines.append(LATEST_CLOSE)
     return "\n".join(lines) + "\n\n"
-
-
-def _user_parts(stable: list[str], changing: list[str], breakpoint: bool) -> list[ContentPart]:
-    if breakpoint and stable:
-        return [
-            ContentPart("".join(stable), cache_control=CacheControl()),
-            ContentPart("".join(changing)),
-        ]
-    return [ContentPart("".join(stable + changing))]
 
 
 def _with_newline(text: str) -> str:

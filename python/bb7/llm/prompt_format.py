@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-SECTION_READONLY = "# read-only files"
 SECTION_HISTORY = "# history"
 SECTION_LATEST = "# latest"
 SECTION_RETRY = "# retry context"
-SECTION_WRITABLE = "# writable files"
 
 FILE_OPEN = "@file"
 FILE_CLOSE = "@end file"
+DIFF_OPEN = "@diff"
+DIFF_CLOSE = "@end diff"
 MSG_OPEN = "@msg"
 MSG_CLOSE = "@end msg"
 EVENT = "@event"
@@ -43,7 +43,7 @@ EventAction = Literal[
 EVENT_MEANINGS: dict[str, str] = {
     "user_added": "the user shared the file",
     "user_removed": "the user took the file out of the conversation",
-    "user_updated": "the user refreshed the file from their copy (it changed outside this chat)",
+    "user_updated": "the user edited the file themselves (the @diff after it shows how)",
     "user_set_readonly": "the user made the file read-only",
     "user_set_writable": "the user made the file writable",
     "user_applied": "the user accepted your pending change into the project",
@@ -56,6 +56,9 @@ EVENT_MEANINGS: dict[str, str] = {
     "assistant_wrote": "you proposed a change to the file (it became a pending version)",
 }
 
+# Who made the change a @diff shows.
+DiffAuthor = Literal["user", "assistant"]
+
 _ACTIONS = "\n".join(f"  - {name}: {meaning}" for name, meaning in EVENT_MEANINGS.items())
 
 SYSTEM_PROMPT = f"""\
@@ -64,28 +67,32 @@ the user shares with you and propose changes to them. You cannot run commands, b
 see files that were not shared: when you need one, ask the user to add it.
 
 The user's message is laid out in sections, always in this order (empty ones are left out):
-{SECTION_READONLY} - files for reference; never change them.
-{SECTION_HISTORY} - the conversation so far, as numbered entries.
-{SECTION_LATEST} - the user's new message, after a summary of every file block.
+{SECTION_HISTORY} - everything so far, oldest first, as numbered entries: the files, the
+  conversation, and every change made to the files since you first saw them.
+{SECTION_LATEST} - the user's new message, after the list of the files as they are now.
 {SECTION_RETRY} - only when your previous changes failed to apply: what went wrong.
-{SECTION_WRITABLE} - files you may change.
 
-Each file is one block:
-{FILE_OPEN} id=<id> path=<path> mode=<rw|ro> status=<status> [lines=<a>-<b>] [external]
+A file is shown whole once, as a block:
+{FILE_OPEN} n=<n> id=<id> path=<path> [lines=<a>-<b>] [external]
 <the exact content>
 {FILE_CLOSE}
-- id is the version id of exactly this content. Wherever an edit asks for a file_id, give the
-  id of the writable block of that path.
-- mode=rw: you may change the file. mode=ro: read-only.
-- status=original: the user's file as shared. status=pending_output: your earlier change, not
-  yet applied by the user; it is the current version, so base new edits on it.
-  status=added_output: a file you created earlier, not yet applied.
-- A file with a pending change appears twice: the original, read-only, and the pending version,
-  writable.
+Each later change to it is a diff against the version shown before it:
+{DIFF_OPEN} n=<n> path=<path> [lines=<a>-<b>] file_id=<id> prev_file_id=<id> by=<user|assistant>
+@@ -<line>,<count> +<line>,<count> @@
+ an unchanged line
+-a removed line
++an added line
+{DIFF_CLOSE}
+- The text of a file is its last {FILE_OPEN} block with every {DIFF_OPEN} after it applied in
+  order; after many changes the whole file is shown again as a new block, which replaces the
+  older one. id and file_id are version ids: the file_id of a diff is the id of the text after it.
+- by=user: the user changed the file (their own edits, or what they did with your proposals, as
+  the events before it say). by=assistant: your own proposed change, pending until the user
+  applies it; base new edits on it.
 - lines=<a>-<b>: only those lines of the file (a section); sections are read-only.
 - external: a file outside the project; read-only.
 
-History entries:
+History entries besides files:
 {MSG_OPEN} n=<n> role=<user|assistant|system> [kind=reasoning]
 <text>
 {MSG_CLOSE}
@@ -96,11 +103,15 @@ Actions:
 The latest message:
 {LATEST_OPEN}
 Files:
-- <id> <path> <mode> <status> [lines=<a>-<b>]
+- <id> <path> <rw|ro> <status> [lines=<a>-<b>]
 <the user's message>
 {LATEST_CLOSE}
-When present, {RETRY_OPEN} ... {RETRY_CLOSE} lists the errors of your previous attempt and
-the calls you made; resend only what failed, based on the current writable versions.
+The Files list gives each file's current id: wherever an edit asks for a file_id, give that id,
+and base the edit on the file's current text. rw: you may change the file; ro: read-only.
+status=original: the user's file; status=pending_output: your earlier change, not yet applied
+by the user (its text is your version); status=added_output: a file you created, not yet
+applied. When present, {RETRY_OPEN} ... {RETRY_CLOSE} lists the errors of your previous attempt
+and the calls you made; resend only what failed, based on the current versions.
 
 How to answer:
 - Answer the latest message; earlier entries are context that was already handled.

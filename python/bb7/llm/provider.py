@@ -2,8 +2,10 @@
 
 `setup({ provider = ... })` (through the host) and the `bb7 chat` flags both build their
 configuration here, so they cannot disagree on a default. Defaults: an answer may take 15
-minutes in all (30 on a server on this machine), 3 minutes without progress (10 locally: a CPU
+minutes in all (20 on a server on this machine), 3 minutes without progress (5 locally: a CPU
 reading a long prompt sends nothing meanwhile), and is retried 3 times before its first output.
+A server on this machine is retried once, and not after the idle limit: it would be as slow
+again, so a dead one ends a send within one idle limit, not after four.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from bb7.llm.config import ProviderConfig, RetryPolicy, Timeouts
 from bb7.llm.presets import preset_for, preset_named, unknown_preset
 
 DEFAULT_TIMEOUT = 900.0
-LOCAL_TIMEOUT = 1800.0
+LOCAL_TIMEOUT = 1200.0
 DEFAULT_IDLE = 180.0
-LOCAL_IDLE = 600.0
+LOCAL_IDLE = 300.0
 DEFAULT_RETRIES = 3
+LOCAL_RETRIES = 1
 
 
 def _is_http_url(url: str) -> bool:
@@ -57,5 +60,12 @@ def provider_config(
         preset=found.name if preset else None,
         # A silent socket is one more way of making no progress: one limit for both.
         timeouts=Timeouts(read=idle, idle=idle, total=total),
-        retry=RetryPolicy(max_attempts=1 + (DEFAULT_RETRIES if retries is None else retries)),
+        retry=RetryPolicy(
+            max_attempts=1 + (retries if retries is not None else _retries(found.local)),
+            retry_idle=not found.local,
+        ),
     )
+
+
+def _retries(local: bool) -> int:
+    return LOCAL_RETRIES if local else DEFAULT_RETRIES

@@ -30,6 +30,20 @@ class CacheControl(msgspec.Struct, frozen=True):
     type: str = "ephemeral"
 
 
+def explicit_cache(preset: Preset, model: str) -> bool:
+    """Whether the provider caches only the prompt prefixes a request marks with
+    `cache_control`: Anthropic models (through OpenRouter, or the `anthropic` preset, whose
+    OpenAI-compatible endpoint ignores fields it does not take), and Gemini models through
+    OpenRouter, which passes the marks on. OpenAI, DeepSeek, xAI and Gemini's own endpoint
+    cache a repeated prefix by themselves."""
+    if preset.name == "anthropic":
+        return True
+    if preset.name != "openrouter":
+        return False
+    vendor, _, name = model.strip().lower().partition("/")
+    return vendor == "anthropic" or (vendor == "google" and name.startswith("gemini"))
+
+
 class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True):
     """A text part of a message; parts let a cache breakpoint sit inside one message."""
 

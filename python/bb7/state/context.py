@@ -19,7 +19,7 @@ import msgspec
 from bb7.fileid import entry_file_id
 from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
 from bb7.paths import project_path
-from bb7.state.local import Buffers, local_file, read_local, same_text
+from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
 from bb7.state.problems import Abort, from_file, from_path
 from bb7.state.records import (
@@ -151,10 +151,24 @@ def add(
     """Add a file (writable or read-only), a section (with a line range) or an external file.
 
     `text` is the editor's buffer text, when the file is open with unsaved edits. Adding an
-    entry that is already there with the same kind changes nothing.
+    entry that is already there with the same kind refreshes it from that text (`existing`
+    tells the caller which it was).
     """
-    with store.transaction():
-        return _add(store, chat_id, target, readonly, text, base, max_bytes)
+    try:
+        with store.transaction():
+            return _add(store, chat_id, target, readonly, text, base, max_bytes)
+    except Abort as abort:
+        return abort.problem
+
+
+def existing(
+    store: Store, chat_id: str, target: Target, base: Path | None = None
+) -> ContextEntry | None:
+    """The entry `target` names, if the chat has it already."""
+    where = resolve(store, target.path, base)
+    if isinstance(where, Problem):
+        return None
+    return store.entry(chat_id, where.path, target.start, target.end)
 
 
 def add_many(
@@ -178,6 +192,14 @@ def add_many(
     except Abort as abort:
         return abort.problem
     return added
+
+
+def added_verb(before: ContextEntry | None, after: ContextEntry) -> str:
+    """What adding did, as a message starts: `added`, `refreshed` (it was there with other
+    text), or `already up to date:`."""
+    if before is None:
+        return "added"
+    return "refreshed" if before.file_id != after.file_id else "already up to date:"
 
 
 def _add(
@@ -208,13 +230,14 @@ def _add(
         kind = EXTERNAL
     else:
         kind = READONLY if readonly else WRITABLE
-    existing = store.entry(chat_id, path, target.start, target.end)
-    if existing is not None:
-        if existing.kind == kind:
-            return existing
+    there = store.entry(chat_id, path, target.start, target.end)
+    if there is not None:
+        if there.kind == kind:
+            buffers = None if text is None else {path: LocalText(text)}
+            return _update(store, chat_id, there, buffers, max_bytes)
         return Problem(
             "exists",
-            f"{existing.label()} is already in the context as {existing.kind}; "
+            f"{there.label()} is already in the context as {there.kind}; "
             "toggle read-only instead of adding it again",
         )
     output = store.output(chat_id, path) if kind in (WRITABLE, READONLY) else None
@@ -301,54 +324,94 @@ def update_all(
     *,
     buffers: Buffers | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    followed: bool = False,
 ) -> list[tuple[str, ContextEntry | Problem]]:
     """Update every whole file whose local text is out of sync, as one action; a file that
-    cannot be updated is reported and left as it was, the others are updated."""
+    cannot be updated is reported and left as it was, the others are updated. `followed` (at
+    a send, see `follow_edits`): sections too, each from its lines of the file, and the events
+    say the update followed the user's edits."""
     results: list[tuple[str, ContextEntry | Problem]] = []
     with store.transaction():
         for entry in store.entries(chat_id):
-            if entry.kind == SECTION:
+            if entry.kind == SECTION and not followed:
                 continue
-            local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
-            text = local.text if not isinstance(local, FileProblem) else None
+            local = _local_text(store, entry, buffers, max_bytes)
+            text = local if isinstance(local, str) else None
             if same_text(text, store.blob(entry.blob)):
                 continue
             try:
                 with store.savepoint():
-                    results.append((entry.path, _update(store, chat_id, entry, buffers, max_bytes)))
+                    got = _update(store, chat_id, entry, buffers, max_bytes, followed=followed)
+                    results.append((entry.label(), got))
             except Abort as abort:
-                results.append((entry.path, abort.problem))
+                results.append((entry.label(), abort.problem))
     return results
 
 
-def _update(
-    store: Store, chat_id: str, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
-) -> ContextEntry:
-    """The update itself, inside the caller's transaction; Abort rolls back its rows."""
-    if entry.kind == SECTION:
-        raise Abort(
-            Problem("section", f"{entry.label()} is a section; remove it and add the new range")
-        )
-    local = read_local(store, entry.path, buffers, max_bytes=max_bytes)
+def follow_edits(
+    store: Store,
+    chat_id: str,
+    *,
+    buffers: Buffers | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[tuple[str, ContextEntry | Problem]]:
+    """At a send: bring every context file and section whose local text (the buffer, unsaved
+    edits included, else the disk) differs from the chat's snapshot up to date, so the model
+    is shown the user's edits (as a diff against the version it saw, see `bb7.llm.prompt`).
+    A pending change is carried over onto the user's text; one that cannot be (the two change
+    the same lines), or a file that is gone, is reported and left as it was."""
+    return update_all(store, chat_id, buffers=buffers, max_bytes=max_bytes, followed=True)
+
+
+def _local_text(
+    store: Store, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
+) -> str | Problem:
+    """The entry's text as the user has it now: the file's, or the section's lines of it."""
+    section = entry.kind == SECTION
+    limit = SECTION_SOURCE_MAX_BYTES if section else max_bytes
+    local = read_local(store, entry.path, buffers, max_bytes=limit)
     if isinstance(local, FileProblem):
-        raise Abort(_file_problem(local, max_bytes))
+        return _file_problem(local, max_bytes)
+    if not section:
+        return local.text
+    return _section(local.text, entry.start_line, entry.end_line, entry.label())
+
+
+def _update(
+    store: Store,
+    chat_id: str,
+    entry: ContextEntry,
+    buffers: Buffers | None,
+    max_bytes: int,
+    *,
+    followed: bool = False,
+) -> ContextEntry:
+    """The update itself, inside the caller's transaction; Abort rolls back its rows. A
+    section is cut again from the same lines of the file."""
+    text = _local_text(store, entry, buffers, max_bytes)
+    if isinstance(text, Problem):
+        raise Abort(text)
     old = store.blob(entry.blob)
-    if local.text == old:
+    if text == old:
         return entry
+    if entry.kind == SECTION:
+        fits = _fits(text, entry.label(), max_bytes)
+        if isinstance(fits, Problem):
+            raise Abort(fits)
     new = msgspec.structs.replace(
         entry,
-        blob=store.put_blob(local.text),
-        file_id=entry_file_id(entry.path, local.text),
+        blob=store.put_blob(text),
+        file_id=entry_file_id(entry.path, text, entry.start_line, entry.end_line),
     )
-    output = store.output(chat_id, entry.path)
-    if output is not None and not same_text(old, local.text):
+    output = None if entry.kind == SECTION else store.output(chat_id, entry.path)
+    if output is not None and not same_text(old, text):
         problem = rebase_output(store, chat_id, output, old, new, prefer_output=False)
         if problem is not None:
             raise Abort(problem)
     elif output is not None:
         store.put_output(chat_id, msgspec.structs.replace(output, base_file_id=new.file_id))
     store.put_entry(chat_id, new)
-    store.append_event(chat_id, Event.updated(entry, new))
+    store.append_event(chat_id, Event.updated(entry, new, followed=followed))
     return new
 
 

@@ -1,8 +1,9 @@
 """Chat leases: one process (one Neovim) has a chat open at a time.
 
-A lease row holds pid, host and a heartbeat; it is taken inside a write transaction, so two
-processes racing for a chat cannot both win. A lease is stale, and taken over, when its pid is
-dead on this host or its heartbeat is older than `STALE_AFTER` seconds (another host, or a hung
+A lease row holds pid, host, the process's identity (`bb7.process`: a reused pid is another
+process) and a heartbeat; it is taken inside a write transaction, so two processes racing for a
+chat cannot both win. A lease is stale, and taken over, when its process is gone from this host
+or its heartbeat is older than `STALE_AFTER` seconds (another host, or a hung or stopped
 process). `force_unlock` drops a lease unconditionally. A long-running process (the Neovim
 host) holds its chat with a `LeaseKeeper`, which renews the lease from a thread.
 """
@@ -16,6 +17,9 @@ import threading
 import time
 from collections.abc import Callable
 
+import msgspec
+
+from bb7.process import identity, running
 from bb7.state.records import Lease, Problem
 from bb7.state.store import Store
 
@@ -28,26 +32,17 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        # Another user's live process (the original BB-7 took EPERM for dead).
-        return True
-    return True
-
-
 def is_stale(lease: Lease, *, now: float | None = None) -> bool:
     now = time.time() if now is None else now
     if now - lease.heartbeat > STALE_AFTER:
         return True
-    return lease.host == this_host() and not pid_alive(lease.pid)
+    return lease.host == this_host() and not running(lease.pid, lease.started)
 
 
 def is_ours(lease: Lease) -> bool:
-    return lease.pid == os.getpid() and lease.host == this_host()
+    if lease.pid != os.getpid() or lease.host != this_host():
+        return False
+    return not lease.started or lease.started == identity()
 
 
 def acquire(store: Store, chat_id: str) -> Lease | Problem:
@@ -62,13 +57,7 @@ def acquire(store: Store, chat_id: str) -> Lease | Problem:
                 f"{chat_id}`",
             )
         if current is not None and is_ours(current):
-            lease = Lease(
-                chat_id=chat_id,
-                pid=current.pid,
-                host=current.host,
-                heartbeat=time.time(),
-                token=current.token,
-            )
+            lease = msgspec.structs.replace(current, heartbeat=time.time())
         else:
             lease = Lease(
                 chat_id=chat_id,
@@ -76,6 +65,7 @@ def acquire(store: Store, chat_id: str) -> Lease | Problem:
                 host=this_host(),
                 heartbeat=time.time(),
                 token=secrets.token_hex(8),
+                started=identity(),
             )
         store.put_lease(lease)
         return lease
@@ -89,13 +79,7 @@ def heartbeat(store: Store, lease: Lease) -> Lease | Problem:
             return Problem(
                 "lost", f"this process no longer holds chat {lease.chat_id}; reopen the chat"
             )
-        renewed = Lease(
-            chat_id=lease.chat_id,
-            pid=lease.pid,
-            host=lease.host,
-            heartbeat=time.time(),
-            token=lease.token,
-        )
+        renewed = msgspec.structs.replace(lease, heartbeat=time.time())
         store.put_lease(renewed)
         return renewed
 

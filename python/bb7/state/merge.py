@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import time
 from collections.abc import Callable
+from typing import Literal
 
 import msgspec
 
@@ -203,6 +204,81 @@ def overlapping(base: str, local: str, output: str) -> bool:
     return any(chunk.kind == "overlap" for chunk in _Sides(base, local, output).chunks)
 
 
+class Outcome(msgspec.Struct, frozen=True):
+    """What became of one hunk of the model's proposal after the user acted on it: `taken`
+    as proposed, `amended` (other lines taken there instead), or `left` (not taken). `lines`:
+    its 1-based lines (first, last) in the proposal, or for a deletion (`in_output` False) in
+    the base; `proposed` and `taken` its lines without line endings."""
+
+    kind: Literal["taken", "amended", "left"]
+    lines: tuple[int, int]
+    in_output: bool
+    proposed: list[str]
+    taken: list[str]
+
+
+_OUTCOMES: dict[str, Literal["taken", "amended", "left"]] = {
+    "same": "taken",
+    "overlap": "amended",
+    "output": "left",
+}
+
+
+def outcomes(base: str, output: str, taken: str) -> list[Outcome]:
+    """Each hunk of the change base→output, classified by the text the user made of `base`
+    (`taken`: the new snapshot); the user's own changes elsewhere are not the model's hunks."""
+    sides = _Sides(base, taken, output)
+    found: list[Outcome] = []
+    for chunk in sides.chunks:
+        kind = _OUTCOMES.get(chunk.kind)
+        if kind is None:
+            continue
+        in_output = chunk.output[1] > chunk.output[0]
+        span = chunk.output if in_output else chunk.base
+        found.append(
+            Outcome(
+                kind=kind,
+                lines=(span[0] + 1, span[1]),
+                in_output=in_output,
+                proposed=[_key(x) for x in sides.side(chunk, "output")],
+                taken=[_key(x) for x in sides.side(chunk, "local")],
+            )
+        )
+    return found
+
+
+def amendment(proposed: list[str], taken: list[str]) -> str:
+    """How the user changed a hunk's lines: the differing middle, `-` proposed, `+` taken."""
+    head = 0
+    while head < min(len(proposed), len(taken)) and proposed[head] == taken[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(proposed), len(taken)) - head and proposed[-1 - tail] == taken[-1 - tail]:
+        tail += 1
+    removed = proposed[head : len(proposed) - tail]
+    added = taken[head : len(taken) - tail]
+    return "".join(f"-{line}\n" for line in removed) + "".join(f"+{line}\n" for line in added)
+
+
+def taken_events(
+    output: PendingOutput, proposal: str, entry: ContextEntry | None, base: str, taken: str
+) -> list[Event]:
+    """What the user took of a proposal (`output`, whose text is `proposal`, over the snapshot
+    `base` of `entry`) into the new snapshot `taken`, for the model: one event per hunk taken
+    as proposed or amended; none when all of it was taken as proposed (the apply says so)."""
+    found = outcomes(base, proposal, taken)
+    if all(o.kind == "taken" for o in found):
+        return []
+    events = []
+    for o in found:
+        if o.kind == "left":
+            continue
+        named = output.file_id if o.in_output or entry is None else entry.file_id
+        diff = amendment(o.proposed, o.taken) if o.kind == "amended" else ""
+        events.append(Event.taken_hunk(output.path, named, o.lines[0], o.lines[1], diff))
+    return events
+
+
 class MergePlan(msgspec.Struct, frozen=True):
     """A merge that leaves overlaps pending: `local` takes every change of the model that
     does not overlap the user's, `base` and `output` are the new snapshot and pending output
@@ -272,7 +348,8 @@ def _merge_output(
         local = text_of(read_local(store, path, buffers))
         if local is None:
             return Problem("missing", f"{path} is missing locally: nothing to merge into")
-        plan = plan_merge(store.blob(entry.blob), local, store.blob(output.blob))
+        base, proposal = store.blob(entry.blob), store.blob(output.blob)
+        plan = plan_merge(base, local, proposal)
         new_entry = msgspec.structs.replace(
             entry, blob=store.put_blob(plan.base), file_id=entry_file_id(path, plan.base)
         )
@@ -293,6 +370,8 @@ def _merge_output(
             chat_id,
             Event.applied(new_entry, entry, partly=bool(plan.overlaps)),
         )
+        for event in taken_events(output, proposal, entry, base, plan.base):
+            store.append_event(chat_id, event)
         if not same_text(plan.local, local):
             store.push_undo(
                 chat_id,
@@ -408,4 +487,7 @@ def finish_merge(
         if not full:
             event = msgspec.structs.replace(event, action="user_partially_applied")
         store.append_event(chat_id, event)
+        if snapshot is not None:
+            for taken in taken_events(output, out_text, entry, snapshot, local):
+                store.append_event(chat_id, taken)
         return MergeOutcome(path, "full" if full else "partial")

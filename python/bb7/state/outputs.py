@@ -16,8 +16,17 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import FileProblem, atomic_write, crash_point, is_read_only
+from bb7.fsio import (
+    UNCHECKED,
+    FileMoved,
+    FileProblem,
+    Unchecked,
+    atomic_write,
+    crash_point,
+    is_read_only,
+)
 from bb7.paths import project_path
+from bb7.process import identity
 from bb7.state.local import (
     Buffers,
     LocalText,
@@ -65,10 +74,13 @@ intent and the commit. The hook gets the path the core keeps, so the editor look
 directly, with no path making a round trip through the disk's absolute form."""
 
 
-def _write(write: Writer | None, path: str, target: Path, text: str) -> None:
-    """Write `text` to `path` through the hook, else atomically to `target` (its file)."""
+def _write(
+    write: Writer | None, path: str, target: Path, text: str, expect: str | Unchecked | None
+) -> None:
+    """Write `text` to `path` through the hook, else atomically to `target` (its file), which
+    must still hold `expect` right before it is replaced (`FileMoved` otherwise)."""
     if write is None or not write(path, text):
-        atomic_write(target, text)
+        atomic_write(target, text, expect=expect)
 
 
 class FileApplied(msgspec.Struct, frozen=True):
@@ -163,16 +175,25 @@ def _replace(
     dropped when the file stays as it was)."""
     path = plan.intent.path
     on_disk = buffers is None or path not in buffers
-    # Last look at the disk, the instant before replacing it.
+    # Last look at the disk, the instant before replacing it (and again right before the
+    # rename, inside the write).
     if on_disk and view_of(read_local(store, path)) != view_of(plan.local):
         _drop(store, plan.intent)
         return Problem("changed", f"{path} changed just now; nothing was written")
+    expect = text_of(plan.local) if on_disk else UNCHECKED
     try:
         if plan.intent.written is None:  # an undo of an apply that created the file
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(plan.target)
             return None
-        _write(write, path, plan.target, store.blob(plan.intent.written))
+        _write(write, path, plan.target, store.blob(plan.intent.written), expect)
+    except FileMoved as exc:
+        _drop(store, plan.intent)
+        return Problem(
+            "changed",
+            f"{path} was {exc.strerror} while bb7 was writing it; nothing was written. Look "
+            "at the status again, then apply",
+        )
     except OSError as exc:
         _drop(store, plan.intent)
         return Problem(
@@ -262,6 +283,7 @@ def _plan(
             prev_output=output,
             pid=os.getpid(),
             host=this_host(),
+            started=identity(),
         )
     )
     return _Plan(intent=intent, target=target, local=local, status=status, merged=merged)
@@ -361,7 +383,9 @@ def finish_apply(store: Store, intent: Intent) -> bool:
     )
     new_entry = ContextEntry.taken(path, intent.written, text, entry)
     store.put_entry(chat_id, new_entry)
-    store.delete_output(chat_id, path)
+    current = store.output(chat_id, path)
+    if current is not None and current.blob == intent.prev_output.blob:
+        store.delete_output(chat_id, path)  # a newer output (an intent settled late) stays
     store.append_event(chat_id, Event.applied(new_entry, entry))
     return True
 
@@ -506,6 +530,7 @@ def _plan_undo(
             prev_output=record.prev_output,
             pid=os.getpid(),
             host=this_host(),
+            started=identity(),
             undo=record.id,
         )
     )

@@ -43,6 +43,8 @@ EventAction = Literal[
     "user_applied",
     "user_partially_applied",
     "user_discarded",
+    "user_accepted_hunk",  # lines of `file_id` the user took as proposed
+    "user_amended_hunk",  # lines of `file_id` the user took with changes (`diff`)
     "user_rejected_hunk",  # lines of `file_id` the user dropped from a pending change
     "user_undid_apply",
     "assistant_wrote",
@@ -82,6 +84,10 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     end_line: int = 0
     readonly: bool = False
     added: bool = False
+    # An update made at a send, to follow the user's edits (not asked for by hand).
+    followed: bool = False
+    reason: str = ""  # why the user rejected a hunk (one line; empty: not said)
+    diff: str = ""  # an amended hunk: `-` the proposed lines, `+` those taken instead
 
     @classmethod
     def added_entry(cls, entry: ContextEntry) -> Event:
@@ -106,13 +112,17 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
-    def updated(cls, old: ContextEntry, new: ContextEntry) -> Event:
+    def updated(cls, old: ContextEntry, new: ContextEntry, *, followed: bool = False) -> Event:
+        """The user's copy replaced the snapshot: by hand, or `followed` at a send."""
         return cls(
             action="user_updated",
             path=old.path,
             file_id=new.file_id,
             prev_file_id=old.file_id,
             blob=new.blob,
+            start_line=old.start_line,
+            end_line=old.end_line,
+            followed=followed,
         )
 
     @classmethod
@@ -148,15 +158,31 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
-    def rejected_hunk(cls, path: str, file_id: str, start: int, end: int) -> Event:
+    def rejected_hunk(
+        cls, path: str, file_id: str, start: int, end: int, reason: str = ""
+    ) -> Event:
         """The user rejected one hunk of a pending output: lines start..end of the version
-        `file_id` (the model's, or for a deletion the snapshot's)."""
+        `file_id` (the model's, or for a deletion the snapshot's), for `reason` if given."""
         return cls(
             action="user_rejected_hunk",
             path=path,
             file_id=file_id,
             start_line=start,
             end_line=end,
+            reason=reason,
+        )
+
+    @classmethod
+    def taken_hunk(cls, path: str, file_id: str, start: int, end: int, diff: str = "") -> Event:
+        """The user took one hunk of a pending output (lines as in `rejected_hunk`): as
+        proposed, or amended when `diff` says how."""
+        return cls(
+            action="user_amended_hunk" if diff else "user_accepted_hunk",
+            path=path,
+            file_id=file_id,
+            start_line=start,
+            end_line=end,
+            diff=diff,
         )
 
     @classmethod
@@ -333,6 +359,7 @@ class Lease(msgspec.Struct, kw_only=True):
     host: str
     heartbeat: float
     token: str
+    started: str = ""  # the holder's `bb7.process.identity` ('' when unknown)
 
 
 class UndoRecord(msgspec.Struct, kw_only=True):
@@ -362,3 +389,4 @@ class Intent(msgspec.Struct, kw_only=True):
     host: str
     id: int = 0
     undo: int | None = None  # the undo record an undo reverts; None for an apply
+    started: str = ""  # the writer's `bb7.process.identity`: a reused pid is another process

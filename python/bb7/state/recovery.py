@@ -16,7 +16,8 @@ import os
 
 from bb7.fsio import FileProblem, load_text, temp_files, write_target
 from bb7.paths import project_path
-from bb7.state.lock import pid_alive, this_host
+from bb7.process import running
+from bb7.state.lock import this_host
 from bb7.state.outputs import finish_apply
 from bb7.state.records import Intent
 from bb7.state.store import Store
@@ -36,10 +37,11 @@ def recover(store: Store) -> list[str]:
 
 
 def _running(intent: Intent) -> bool:
-    """Whether the apply may still be in progress (its process is alive on this host)."""
+    """Whether the apply may still be in progress: its process (the same one, not another with
+    a reused pid) still runs on this host."""
     if intent.pid == os.getpid():
         return False
-    return intent.host == this_host() and pid_alive(intent.pid)
+    return intent.host == this_host() and running(intent.pid, intent.started)
 
 
 def _settle(store: Store, intent: Intent) -> str:

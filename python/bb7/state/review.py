@@ -15,6 +15,7 @@ import msgspec
 from bb7 import review
 from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
+from bb7.state.merge import taken_events
 from bb7.state.problems import Abort
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.store import Store
@@ -117,40 +118,65 @@ def accept_hunks(
     hunks: list[review.Hunk] | None,
     buffers: Buffers | None,
     put: Put,
+    *,
+    amended: list[str] | None = None,
 ) -> Reviewed | Problem:
-    """Take hunks (all when None) into the local text (through `put`) and the snapshot."""
+    """Take hunks (all when None) into the local text (through `put`) and the snapshot; one
+    hunk may be taken `amended` (the user's lines instead of the model's)."""
+    if amended is not None and (hunks is None or len(hunks) != 1):
+        return Problem("invalid_args", f"{path}: amend one hunk at a time")
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
-        base, local = found.base, found.local
+        base, local, out = found.base, found.local, found.output
         for hunk in _chosen(found, hunks):
-            split = review.accept(base, local, found.output, hunk)
+            split = review.accept(base, local, out, hunk, amended)
             if split is None:
                 raise Abort(_gone(path))
-            base, local = split.base, split.local
+            base, local, out = split.base, split.local, split.output
         new_entry = ContextEntry.taken(path, store.put_blob(base), base, entry)
         store.put_entry(chat_id, new_entry)
-        done = same_text(base, found.output)
+        done = same_text(base, out)
         if done:
             store.delete_output(chat_id, path)
         else:
-            store.put_output(
-                chat_id, msgspec.structs.replace(output, base_file_id=new_entry.file_id)
-            )
+            store.put_output(chat_id, _moved_on(store, output, out, new_entry))
         store.append_event(
             chat_id,
             Event.applied(new_entry, entry, partly=not done),
         )
+        for event in taken_events(output, found.output, entry, found.base, base):
+            store.append_event(chat_id, event)
         put(local)
-        return [] if done else review.hunks(base, local, found.output)
+        return [] if done else review.hunks(base, local, out)
 
     return _act(store, chat_id, path, buffers, act)
 
 
+def _moved_on(store: Store, output: PendingOutput, text: str, entry: ContextEntry) -> PendingOutput:
+    """`output` holding `text`, over the new snapshot `entry`."""
+    if text == store.blob(output.blob):
+        return msgspec.structs.replace(output, base_file_id=entry.file_id)
+    return msgspec.structs.replace(
+        output,
+        blob=store.put_blob(text),
+        file_id=entry_file_id(output.path, text),
+        base_file_id=entry.file_id,
+    )
+
+
 def reject_hunks(
-    store: Store, chat_id: str, path: str, hunks: list[review.Hunk] | None, buffers: Buffers | None
+    store: Store,
+    chat_id: str,
+    path: str,
+    hunks: list[review.Hunk] | None,
+    buffers: Buffers | None,
+    *,
+    reason: str = "",
 ) -> Reviewed | Problem:
     """Drop hunks (all when None) from the pending output and record each for the model, by
-    its lines in the version the model wrote (or, for a deletion, in the snapshot)."""
+    its lines in the version the model wrote (or, for a deletion, in the snapshot), with the
+    user's one-line `reason` if given."""
+    reason = " ".join(reason.split())
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
         out = found.output
@@ -162,7 +188,7 @@ def reject_hunks(
             named = output.file_id if split.in_output or entry is None else entry.file_id
             store.append_event(
                 chat_id,
-                Event.rejected_hunk(path, named, split.lines[0], split.lines[1]),
+                Event.rejected_hunk(path, named, split.lines[0], split.lines[1], reason),
             )
         if same_text(out, found.base):
             store.delete_output(chat_id, path)

@@ -35,7 +35,7 @@ OUTPUT = ("path", "blob", "file_id", "base_file_id", "added", "created")
 OUTPUT_REF = ("path", "blob", "file_id", "base_file_id", "added")
 UNDO = ("id", "path", "prev_local", "written", "prev_entry", "prev_output")
 INTENT = ("id", "chat_id", "path", "prev_local", "written", "prev_entry", "prev_output", "pid",
-          "host", "undo")  # fmt: skip
+          "host", "undo", "started")  # fmt: skip
 
 # Columns holding a record (or a list of them) as JSON.
 _JSON = frozenset(

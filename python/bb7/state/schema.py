@@ -163,6 +163,14 @@ DROP TABLE intents_v4;
 """
 
 
+# Version 6: the writer of an intent and the holder of a lease are named by more than a pid
+# (`bb7.process.identity`: boot id and start time), since a pid is reused after a reboot.
+_V6 = """
+ALTER TABLE intents ADD COLUMN started TEXT NOT NULL DEFAULT '';
+ALTER TABLE leases ADD COLUMN started TEXT NOT NULL DEFAULT '';
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -172,6 +180,7 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (3, _V3),
     (4, _V4),
     (5, _V5),
+    (6, _V6),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -515,7 +515,7 @@ class Store:
     def put_intent(self, intent: Intent) -> Intent:
         cursor = self.conn.execute(
             "INSERT INTO intents (chat_id, path, prev_local, written, prev_entry, prev_output, "
-            "pid, host, created, undo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "pid, host, created, undo, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 intent.chat_id,
                 intent.path,
@@ -527,6 +527,7 @@ class Store:
                 intent.host,
                 time.time(),
                 intent.undo,
+                intent.started,
             ),
         )
         return msgspec.structs.replace(intent, id=int(cursor.lastrowid or 0))
@@ -547,18 +548,20 @@ class Store:
 
     def lease(self, chat_id: str) -> Lease | None:
         row = self.conn.execute(
-            "SELECT chat_id, pid, host, heartbeat, token FROM leases WHERE chat_id = ?",
+            "SELECT chat_id, pid, host, heartbeat, token, started FROM leases WHERE chat_id = ?",
             (chat_id,),
         ).fetchone()
         if row is None:
             return None
-        return Lease(chat_id=row[0], pid=row[1], host=row[2], heartbeat=row[3], token=row[4])
+        return Lease(
+            chat_id=row[0], pid=row[1], host=row[2], heartbeat=row[3], token=row[4], started=row[5]
+        )
 
     def put_lease(self, lease: Lease) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO leases (chat_id, pid, host, heartbeat, token) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (lease.chat_id, lease.pid, lease.host, lease.heartbeat, lease.token),
+            "INSERT OR REPLACE INTO leases (chat_id, pid, host, heartbeat, token, started) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (lease.chat_id, lease.pid, lease.host, lease.heartbeat, lease.token, lease.started),
         )
 
     def delete_lease(self, chat_id: str, token: str | None = None) -> None:

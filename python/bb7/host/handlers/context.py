@@ -27,6 +27,7 @@ def add(h: Held, args: AddArgs) -> Said:
     # What the user sees: unsaved buffer text counts, for a section too.
     path = project_path(h.store, args.path)
     local = buffers.get(path) if isinstance(path, str) else None
+    before = context.existing(h.store, h.chat.id, target, h.session.root)
     added = context.add(
         h.store,
         h.chat.id,
@@ -42,7 +43,8 @@ def add(h: Held, args: AddArgs) -> Said:
     entry = accept(added)
     publish(h, buffers, [entry.path])
     # The point first: a long chat name may be cut at the end of the command line.
-    return Said(f"added {h.shown(entry.label())} ({entry.kind}) to {h.chat.name}")
+    verb = context.added_verb(before, entry)
+    return Said(f"{verb} {h.shown(entry.label())} ({entry.kind}) to {h.chat.name}")
 
 
 def remove(h: Held, args: PathArgs) -> Said:

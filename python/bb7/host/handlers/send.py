@@ -48,6 +48,7 @@ from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state import chats
 from bb7.state.records import Chat, Problem
+from bb7.usage.log import usage_log_path
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -104,6 +105,7 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         reasoning_effort=effort if effort in get_args(ReasoningEffort) else None,
         models_cache=str(default_cache_dir()),
         title_model=_title_model(session, chat, model),
+        usage_log=str(usage_log_path()),
     )
 
 

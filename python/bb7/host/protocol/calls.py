@@ -351,12 +351,15 @@ class Updated(msgspec.Struct, frozen=True):
 
 
 class ReviewActArgs(msgspec.Struct, frozen=True):
-    """`review_accept` / `review_reject`: the hunk the editor drew under the cursor, or `all`."""
+    """`review_accept` / `review_reject`: the hunk the editor drew under the cursor, or `all`;
+    `amended`: the lines to accept instead of the hunk's; `reason`: why it is rejected."""
 
     path: str
     buffers: list[BufferText] = []
     hunk: Hunk | None = None
     all: bool = False
+    amended: list[str] | None = None
+    reason: str = ""
 
 
 class ReviewReply(msgspec.Struct, frozen=True, omit_defaults=True):
