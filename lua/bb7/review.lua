@@ -128,7 +128,7 @@ function M.stop(buf)
   end
 end
 
-local PENDING = { M = true, A = true, ['!A'] = true, ['~M'] = true }
+local PENDING = require('bb7.vocab').pending
 
 --- A new status of `buf`'s file: its review ends when nothing is pending any more (applied,
 --- discarded or taken elsewhere), instead of showing hunks that are gone.

@@ -7,17 +7,7 @@ from typing import Any
 import pytest
 from editor import messages
 
-from bb7.formats.modes import DIFF_MODES
-
 SETUP = "return { pcall(require('bb7').setup, ...) }"
-
-
-def test_diff_mode_takes_exactly_the_modes_the_formats_know(launch: Any) -> None:
-    nvim = launch()
-    for mode in DIFF_MODES:
-        assert nvim.exec_lua(SETUP, {"diff_mode": mode}) == [True], mode
-    error = nvim.exec_lua(SETUP, {"diff_mode": "bogus"})[1]
-    assert error.count("', '") == len(DIFF_MODES) - 1  # the Lua list names no other mode
 
 
 @pytest.mark.parametrize(

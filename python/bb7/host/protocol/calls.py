@@ -376,3 +376,20 @@ class MergeReply(msgspec.Struct, frozen=True):
     path: str
     overlaps: list[tuple[int, int]]
     message: str
+
+
+# Every reply value Lua receives (inside `Reply.value`).
+REPLIES: tuple[type[msgspec.Struct], ...] = (
+    Reply,
+    Pong,
+    Said,
+    Opened,
+    DiffView,
+    ChatView,
+    ChatSearchHit,
+    ChatRestored,
+    Updated,
+    ProjectFiles,
+    ReviewReply,
+    MergeReply,
+)

@@ -216,3 +216,16 @@ class Models(msgspec.Struct, frozen=True):
     current: str = ""
     warning: str | None = None
     error: str | None = None
+
+
+# Every event Lua receives: its name -> its payload (the send's others are `Streamed`, named by
+# their tag: `chunk`, `reasoning`, ...).
+EVENTS: dict[str, type[msgspec.Struct]] = {
+    "ready": Ready,
+    "notify": Notify,
+    "status_changed": StatusChanged,
+    "request_started": RequestStarted,
+    "done": SendDone,
+    "diff_error": DiffError,
+    "models": Models,
+}
