@@ -84,7 +84,7 @@
 
 --- Why an action was refused, for the user: `kind` for code, `message` says what to do.
 ---@class bb7.Problem
----@field kind 'empty'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'always_readonly'|'ambiguous'|'bad_effort'|'bug'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'not_available'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'settings'|'stale'|'stale_base'|'unknown_method'|'unusable_state'|'write_failed'
+---@field kind 'bad_name'|'empty'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'always_readonly'|'ambiguous'|'bad_effort'|'bug'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'not_available'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'settings'|'stale'|'stale_base'|'unknown_method'|'unusable_state'|'write_failed'
 ---@field message string
 ---@field reported? boolean set by Lua once the user was told
 
@@ -308,7 +308,10 @@
 ---@field best? bb7.Candidate
 ---@field line? integer
 
---- One model of the provider, as the model picker shows it.
+--- One model of the provider, as the model picker shows it. `capabilities_source`: the
+--- local server API that said whether it takes tools and its context size ("" when the
+--- models list said it, or nobody did); `edits`: how its answers with edits landed in this
+--- project's chats, short (`bb7.stats`; "" when it has none).
 ---@class bb7.ModelInfo
 ---@field id string
 ---@field name string
@@ -317,6 +320,8 @@
 ---@field supports_tools? boolean
 ---@field supports_reasoning? boolean
 ---@field pricing bb7.Pricing
+---@field capabilities_source string
+---@field edits string
 
 --- Where a failed edit probably belonged (1-based, inclusive lines).
 ---@class bb7.Candidate

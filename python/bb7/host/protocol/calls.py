@@ -68,6 +68,15 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     retries: int | None = None
     # The default for chats without their own; `set_reasoning_effort` changes it at runtime.
     reasoning_effort: str | None = None
+    # Cache breakpoints for providers that cache only what is marked (`provider.cache`).
+    cache: bool = True
+
+
+class ContextSettings(msgspec.Struct, frozen=True):
+    """The `context` options: how the user's edits to context files reach the model at a send
+    ('diff', 'full' or 'off', checked by Lua's option schema)."""
+
+    follow_edits: str = "diff"
 
 
 class TitleSettings(msgspec.Struct, frozen=True):
@@ -85,6 +94,7 @@ class Settings(msgspec.Struct, frozen=True):
     diff_mode: str = "search_replace_multi"
     provider: ProviderSettings = ProviderSettings()
     titles: TitleSettings = TitleSettings()
+    context: ContextSettings = ContextSettings()
 
 
 class BufferText(msgspec.Struct, frozen=True):
@@ -193,7 +203,8 @@ class PasteArgs(msgspec.Struct, frozen=True):
 
 class SendArgs(msgspec.Struct, frozen=True):
     """`send`: `text` to the model in the active chat; `model` overrides the chat's model for
-    this request; `buffers`: unsaved buffers, so the statuses it ends with count them."""
+    this request; `buffers`: unsaved buffers, whose edits the model is sent (they count as the
+    user's copy of a context file)."""
 
     request_id: str
     text: str
