@@ -367,6 +367,36 @@ def test_ctrl_c_before_any_answer_cancels_the_waiting_send(cli: Cli, server: Ser
     assert err.decode() == "bb7: Response cancelled by the user before any answer came.\n"
 
 
+def _prompt(request: dict[str, Any]) -> str:
+    content = request["json"]["messages"][1]["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+def test_an_edit_away_from_the_change_is_kept_and_a_rejection_reason_reaches_the_model(
+    cli: Cli, server: Server
+) -> None:
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    server.push(
+        stream(text_chunk("2."), *edit_call("    return 1", "    return 2", file_id("app.py", APP)))
+    )
+    assert cli("chat", *args, "Return 2.").returncode == 0
+    (cli.root / "app.py").write_text("import os\n\n" + APP)  # the user's own line, above
+    assert " M  app.py" in cli("status").stdout
+    assert cli("output", "apply", "app.py").returncode == 0
+    assert (cli.root / "app.py").read_text() == "import os\n\ndef main():\n    return 2\n"
+
+    now = file_id("app.py", "import os\n\ndef main():\n    return 2\n")
+    server.push(stream(text_chunk("3."), *edit_call("    return 2", "    return 3", now)))
+    assert cli("chat", *args, "Return 3.").returncode == 0
+    rejected = cli("output", "reject", "app.py", "--reason", "2 is the answer")
+    assert rejected.returncode == 0, rejected.stderr
+    server.push(stream(text_chunk("Kept 2."), finish()))
+    assert cli("chat", *args, "Fine?").returncode == 0
+    prompt = _prompt(server.chat_requests()[-1])
+    assert "action=user_rejected_hunk path=app.py" in prompt
+    assert 'lines=4-4 reason="2 is the answer"' in prompt
+
+
 def _answered_by(model: str, *steps: dict[str, Any]) -> dict[str, Any]:
     """A streamed answer whose chunks name `model` (the name the answer is stored under)."""
     for step in steps:

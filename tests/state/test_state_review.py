@@ -6,7 +6,9 @@ from __future__ import annotations
 from state_helpers import Project
 
 from bb7 import review
+from bb7.chat.config import SendConfig
 from bb7.chat.history import history
+from bb7.chat.turn import build_turn
 from bb7.llm.prompt import HistoryEvent
 from bb7.state import context
 from bb7.state.context import Target
@@ -249,6 +251,11 @@ def test_an_amended_hunk_is_taken_as_amended_and_recorded_as_the_difference(
     (amended,) = _events(project, "user_amended_hunk", "user_accepted_hunk")
     assert (amended.action, amended.start_line, amended.end_line) == ("user_amended_hunk", 3, 3)
     assert amended.diff == "-model 3\n+mine 3\n"
+    # The next request names the amendment.
+    turn = build_turn(project.store, project.chat_id, "Next?", SendConfig())
+    prompt = "".join(part.text for part in turn.prompt.user)
+    assert "action=user_amended_hunk path=f.txt" in prompt
+    assert " lines=3-3\n-model 3\n+mine 3\n" in prompt
 
 
 def test_a_hunk_taken_as_proposed_is_named_while_the_rest_stays_pending(
