@@ -331,9 +331,14 @@ M.specs = {
   review_key('review_next', ']h', 'go to the next hunk (review)'),
   review_key('review_prev', '[h', 'go to the previous hunk (review)'),
   review_key('review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)'),
-  review_key('review_reject', 'gr', 'reject the hunk under the cursor (review)'),
+  review_key(
+    'review_amend',
+    'gm',
+    "edit the hunk under the cursor's new lines, then accept them as edited (review)"
+  ),
+  review_key('review_reject', 'gr', 'reject the hunk under the cursor, with a reason (review)'),
   review_key('review_accept_all', 'gA', 'accept every hunk (review)'),
-  review_key('review_reject_all', 'gR', 'reject every hunk (review)'),
+  review_key('review_reject_all', 'gR', 'reject every hunk, with a reason (review)'),
   review_key('review_quit', 'q', 'end the review (review)'),
 }
 

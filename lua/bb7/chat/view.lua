@@ -102,7 +102,7 @@ function M.progress()
     return (' ⟳ retry in %ds'):format(math.ceil((live.retry_until - now) / 1000))
   end
   local seconds = math.floor((now - live.started) / 1000)
-  local tokens = math.floor(live.chars / 4)
+  local tokens = math.floor(live.chars / require('bb7.vocab').chars_per_token)
   return (' ● streaming %ds'):format(seconds)
     .. (tokens > 0 and (' · ~%d tok'):format(tokens) or '')
 end

@@ -73,14 +73,20 @@ def review_accept(h: Held, args: ReviewActArgs) -> ReviewReply:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     put = _Putting(h, buffers, path)
     with put.publishing():
-        done = accept(accept_hunks(h.store, h.chat.id, path, _chosen(args), buffers.text, put))
+        done = accept(
+            accept_hunks(
+                h.store, h.chat.id, path, _chosen(args), buffers.text, put, amended=args.amended
+            )
+        )
     return ReviewReply(path=args.path, hunks=done.hunks)
 
 
 def review_reject(h: Held, args: ReviewActArgs) -> ReviewReply:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
-        done = accept(reject_hunks(h.store, h.chat.id, path, _chosen(args), buffers.text))
+        done = accept(
+            reject_hunks(h.store, h.chat.id, path, _chosen(args), buffers.text, reason=args.reason)
+        )
     return ReviewReply(path=args.path, hunks=done.hunks)
 
 
