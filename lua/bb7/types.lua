@@ -280,7 +280,7 @@
 ---@field message string
 
 --- Something the user should know that does not stop the send (`kind`: context_near,
---- context_over, models, instructions, retry, stream, reasoning).
+--- models, instructions, retry, stream, reasoning).
 ---@class bb7.event.Notice
 ---@field type 'warning'
 ---@field kind string
