@@ -23,7 +23,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, type_command, wait_for
+from editor import notifications, type_command, wait_for, wait_for_status
 
 from bb7.fileid import entry_file_id
 from llm_server import (
@@ -99,6 +99,7 @@ def test_an_edit_shows_M_in_the_files_panel_and_p_applies_it(
     send(view, "Make two 22")
     answered(view, "Assistant modified: a.py")
     assert files_panel(view) == ["M  a.py"]
+    wait_for_status(view, project / "a.py", "M")  # the view's redraw brought the statuses
     focus(view, "files", 1)
     view.input("p")
     wait_for_conversation(view, "Applied: a.py")

@@ -308,3 +308,22 @@ def test_odd_inputs_are_refused_in_one_line(bb7: Bb7) -> None:
         err = bb7.capsys.readouterr().err
         assert code == 1 and said in err and "Traceback" not in err
     assert bb7.read("f.txt") == BASE
+
+
+# -- 4: an edit made after a crash: the text the apply replaced is kept ------------------------
+
+
+def test_a_file_edited_after_a_killed_apply_keeps_the_replaced_text_for_undo(bb7: Bb7) -> None:
+    local_edits_over_a_pending_output(bb7)
+    killed = bb7.run(
+        "output", "apply", "--force", "f.txt", ok=None, env={CRASH_ENV: "after_rename"}
+    )
+    assert killed.returncode == -signal.SIGKILL
+    bb7.write("f.txt", MODEL + "typed after the crash\n")  # before the next bb7 command
+    said = bb7("status")[1]
+    assert "finished an interrupted apply of f.txt, which was edited since" in said
+    assert "`bb7 output undo --force f.txt`" in said and said.count("\n") == 1
+    assert "changed since the apply" in bb7("output", "undo", "f.txt", ok=False)[1]
+    bb7("output", "undo", "--force", "f.txt")
+    assert bb7.read("f.txt") == LOCAL  # the user's text the forced apply overwrote
+    assert bb7.statuses() == {"f.txt": "~M"}  # and the model's output is pending again

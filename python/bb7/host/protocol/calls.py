@@ -13,6 +13,7 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
+from bb7.host.protocol.events import StatusChanged
 from bb7.review import Hunk
 
 # One "refused, here is what to do" type everywhere: the state layer's.
@@ -239,10 +240,10 @@ class ChatSummary(msgspec.Struct, frozen=True):
     active: bool
 
 
-class ChatView(msgspec.Struct, frozen=True):
+class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
     """Everything the chat view draws for a chat: title, draft, retry banner, conversation,
     files panel. `retry`: the last answer's edits failed and the next send carries the retry
-    context."""
+    context. The optional fields are left out when empty (Lua reads nil, not `vim.NIL`)."""
 
     chat: ChatSummary
     draft: str
@@ -250,6 +251,7 @@ class ChatView(msgspec.Struct, frozen=True):
     conversation: Rendered
     files: Panel
     hint: str = ""  # one line to show once (a global chat opened outside any project)
+    statuses: StatusChanged | None = None  # asked for with `ChatViewArgs.statuses`
 
 
 class ProjectFiles(msgspec.Struct, frozen=True):
@@ -268,11 +270,14 @@ class MoveChatArgs(msgspec.Struct, frozen=True):
 
 class ChatViewArgs(msgspec.Struct, frozen=True):
     """`chat_view`: the given chat, or the active one (`create`: held by this host, and a new
-    one when the project has none, as `:BB7Chat` opens); `buffers`: the editor's buffers."""
+    one when the project has none, as `:BB7Chat` opens); `buffers`: the editor's buffers;
+    `statuses`: the active chat's statuses too, for Lua's cache, computed once with the
+    panel's (the view's redraw at the end of a send)."""
 
     chat_id: str | None = None
     create: bool = False
     buffers: list[BufferText] = []
+    statuses: bool = False
 
 
 class FileListArgs(msgspec.Struct, frozen=True):
