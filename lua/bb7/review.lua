@@ -422,6 +422,8 @@ function M.amend(buf)
     desc = 'bb7: accept the hunk as amended',
     callback = function()
       local amended = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
+      -- An emptied buffer is no lines (as Vim writes it), not one blank line.
+      if #amended == 1 and amended[1] == '' then amended = {} end
       act(buf, 'review_accept', false, { hunk = hunk, amended = amended }, function()
         if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_close(win, true) end
       end)
