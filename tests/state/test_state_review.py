@@ -260,8 +260,8 @@ def test_an_amended_hunk_is_taken_as_amended_and_recorded_as_the_difference(
 
 
 def test_a_hunk_amended_to_no_lines_deletes_its_lines() -> None:
-    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
-    split = review.accept(BASE, BASE, TWO_HUNKS, hunk, amended=[])
+    hunk = hunks.hunks(BASE, BASE, TWO_HUNKS)[0]
+    split = hunks.accept(BASE, BASE, TWO_HUNKS, hunk, amended=[])
     assert split is not None and split.local == BASE.replace("line 3\n", "")
     assert split.output == TWO_HUNKS.replace("model 3\n", "")
 
