@@ -34,6 +34,17 @@ class Said(msgspec.Struct, frozen=True):
     message: str
 
 
+class Estimate(msgspec.Struct, frozen=True):
+    """`estimate`'s reply: the next request's prompt in `tokens`, `cached` of them expected from
+    the provider's cache, the input's `cost` in USD (None: prices unknown), and `text`, what the
+    input bar shows (`~12k tok (9.8k cached) · ~$0.0061`)."""
+
+    tokens: int
+    cached: int
+    cost: float | None
+    text: str
+
+
 class Opened(msgspec.Struct, frozen=True):
     """`open`'s reply: the project root in use, whether it has `.bb7/`, the active chat's id."""
 
@@ -395,6 +406,7 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     Pong,
     Said,
     Opened,
+    Estimate,
     DiffView,
     ChatView,
     ChatSearchHit,
