@@ -14,10 +14,10 @@ import msgspec
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
 from bb7.host.protocol.events import StatusChanged
-from bb7.review import Hunk
 
 # One "refused, here is what to do" type everywhere: the state layer's.
 from bb7.state.records import Problem as Problem
+from bb7.text.hunks import Hunk
 
 
 class Reply(msgspec.Struct, frozen=True):
