@@ -5,9 +5,6 @@
 --- are `notify` (rpcnotify) and answer with events. Never called from the statusline.
 local M = {}
 
---- Must equal `PROTOCOL` in python/bb7/host/protocol/__init__.py.
-M.PROTOCOL = 2
-
 local STDERR_LINES = 20
 
 --- A host that has not said `ready` by then is stopped and reported (it hangs at start-up).
@@ -104,6 +101,8 @@ local function start_job()
       .. (pythonpath and pythonpath ~= '' and (':' .. pythonpath) or ''),
     BB7_LOG_FILE = logfile,
     BB7_LOG_LEVEL = log.level(),
+    -- Where the usage log lives (stdpath('data')/bb7/usage.csv), whatever NVIM_APPNAME is.
+    BB7_DATA_DIR = vim.fn.stdpath('data'),
   }
   H.stderr, H.partial = {}, ''
   local ok, job = pcall(vim.fn.jobstart, { python, '-m', 'bb7.host' }, {
@@ -239,6 +238,7 @@ function M.open()
         diff_mode = config.diff_mode,
         provider = config.provider,
         titles = config.titles,
+        context = config.context,
       },
       buffers = buffers,
     },
@@ -253,12 +253,13 @@ function M.on_ready(info)
     log.debug('ignoring ready from channel %s', tostring(info.channel))
     return
   end
-  if info.protocol ~= M.PROTOCOL then
+  local protocol = require('bb7.vocab').PROTOCOL
+  if info.protocol ~= protocol then
     M.stop()
     log.notify(
       ('the host speaks protocol %d, this plugin needs %d: run :BB7Install or update bb7'):format(
         info.protocol,
-        M.PROTOCOL
+        protocol
       ),
       'error'
     )

@@ -50,7 +50,7 @@ local function add(readonly)
   end
 end
 
-local PENDING = { M = true, A = true, ['!A'] = true, ['~M'] = true }
+local PENDING = require('bb7.vocab').pending
 
 --- Completion of files in the active chat (from the status cache, never the host).
 local function context_files(filter)

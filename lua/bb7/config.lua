@@ -3,27 +3,7 @@
 --- `doc/bb7.txt` is generated from `M.schema` by `scripts/gen_doc.lua`, so they cannot drift.
 local M = {}
 
---- Provider presets, by name; the Python table (`bb7.llm.presets.PRESETS`) says what each fills
---- in, and a test keeps the two lists equal.
-M.presets = {
-  'openrouter',
-  'openai',
-  'anthropic',
-  'ollama',
-  'llamacpp',
-  'lmstudio',
-  'vllm',
-  'groq',
-  'deepseek',
-  'mistral',
-  'xai',
-  'gemini',
-  'together',
-  'fireworks',
-}
-
---- Reasoning efforts `provider.reasoning_effort` takes (as `bb7.llm.wire.ReasoningEffort`).
-M.efforts = { 'none', 'minimal', 'low', 'medium', 'high' }
+local vocab = require('bb7.vocab')
 
 local function quote_all(values)
   return table.concat(vim.tbl_map(function(v) return "'" .. v .. "'" end, values), ', ')
@@ -148,15 +128,8 @@ dependencies). See |bb7-rplugin|.]],
   },
   {
     name = 'diff_mode',
-    default = 'search_replace_multi',
-    type = one_of(
-      'search_replace_multi',
-      'search_replace',
-      'anchored',
-      'off',
-      'edit_blocks',
-      'search_replace_blocks'
-    ),
+    default = vocab.default_diff_mode,
+    type = one_of(unpack(vocab.diff_modes)),
     doc = [[How the model edits files. With tools: 'search_replace_multi': one
 `edit_file` call with many search/replace edits, possibly across files;
 'search_replace': one edit per call; 'anchored': edits anchored on the
@@ -167,7 +140,7 @@ support gets text blocks whatever the mode.]],
   },
   {
     name = 'provider.preset',
-    type = optional(one_of(unpack(M.presets))),
+    type = optional(one_of(unpack(vocab.presets))),
     doc = [[The provider by name: it fills in the base URL, where the key lives
 and the provider's quirks (how reasoning effort is sent, longer time limits
 for a server on this machine). `provider = 'ollama'` is short for
@@ -204,7 +177,7 @@ nor anything a `cmd:` command prints.]],
   },
   {
     name = 'provider.reasoning_effort',
-    type = optional(one_of(unpack(M.efforts))),
+    type = optional(one_of(unpack(vocab.efforts))),
     doc = [[How hard a reasoning model thinks, for chats that have not chosen
 their own: sent as OpenRouter's `reasoning`, OpenAI's `reasoning_effort` or
 Anthropic's thinking budget, as the preset says; 'none' asks for no
@@ -236,6 +209,31 @@ again after this limit, as it would be as slow again).]],
 refused, rate limit, server error, silence) is sent again, with growing
 waits; no retry starts after 60 s or past `provider.timeout`. When nil: 3
 (1 for a server on this machine).]],
+  },
+  {
+    name = 'provider.cache',
+    default = true,
+    type = types.boolean,
+    doc = [[Mark prompt cache breakpoints for providers that cache only what a
+request marks: Anthropic models (through OpenRouter or the 'anthropic'
+preset) and Gemini models through OpenRouter. Up to four marks: the system
+prompt, the files as first shared, and the conversation up to the previous
+and the current turn, so each turn pays full price only for what is new.
+Other providers (OpenAI, DeepSeek, xAI, Gemini's own endpoint) cache a
+repeated prefix by themselves: bb7's prompt grows at its end so they hit
+too. false sends no marks.]],
+  },
+  {
+    name = 'context.follow_edits',
+    default = 'diff',
+    type = one_of('diff', 'full', 'off'),
+    doc = [[What the model sees of your edits to a context file or section (in
+its buffer, unsaved edits included, else on disk) at your next message:
+'diff': the chat's copy is brought up to date and the model gets your
+change as a diff against the version it last saw (the whole file again
+only when the diffs since it outgrow a quarter of it); 'full': the
+whole file again; 'off': nothing until you update it from the files panel
+(the file shows `~` meanwhile).]],
   },
   {
     name = 'layout',
@@ -279,13 +277,7 @@ line 1, and marks on the lines a pending change touches.]],
     doc = [[Priority of bb7 signs; the default is below gitsigns (6) so VCS
 signs win when both want the same line.]],
   },
-  sign('modified', 'M', 'BB7SignModified', '`M` (a pending change)'),
-  sign('added', 'A', 'BB7SignAdded', '`A` (a pending new file)'),
-  sign('added_exists', '!A', 'BB7SignAddedExists', '`!A` (pending new file, path now exists)'),
-  sign('out_of_sync', '~', 'BB7SignOutOfSync', '`~` (local file differs from the snapshot)'),
-  sign('conflict', '~M', 'BB7SignConflict', '`~M` (local edits overlap a pending change)'),
-  sign('readonly', 'R', 'BB7SignReadonly', '`R` (read-only context file)'),
-  sign('section', 'S', 'BB7SignSection', '`S` (a section of the file is in context)'),
+  -- Here: the sign of each status (inserted below from lua/bb7/status.lua's rows).
   sign('pending_line', '│', 'BB7SignPendingLine', "lines the model's pending change touches"),
   sign('user_line', '┆', 'BB7SignUserLine', 'lines you changed since the snapshot the model saw'),
   {
@@ -303,6 +295,23 @@ recomputed with the buffer text (unsaved edits count).]],
 both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
   },
 }
+
+-- A `signs.*` option for each status, before the line signs, in the vocabulary's order.
+do
+  local at = 1
+  while M.schema[at].name ~= 'signs.pending_line' do
+    at = at + 1
+  end
+  local rows = require('bb7.status').PRESENTATION
+  for _, facts in ipairs(vocab.statuses) do
+    local row = rows[facts.status]
+    if row then
+      local what = ('`%s` (%s)'):format(facts.status, facts.meaning)
+      table.insert(M.schema, at, sign(row.option, facts.status, row.hl, what))
+      at = at + 1
+    end
+  end
+end
 
 -- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
 -- Declared once, with where they apply and what they run, in `lua/bb7/chat/keys.lua`; each is

@@ -6,18 +6,18 @@ local M = {}
 
 --- { name, definition, description }, in documentation order.
 ---@type bb7.HighlightGroup[]
-M.groups = {
-  { 'BB7SignModified', { link = 'Changed' }, 'Sign of a file with a pending change (`M`).' },
-  { 'BB7SignAdded', { link = 'Added' }, 'Sign of a pending new file (`A`).' },
-  {
-    'BB7SignAddedExists',
-    { link = 'DiagnosticWarn' },
-    'Sign of a pending new file whose path now exists (`!A`).',
-  },
-  { 'BB7SignOutOfSync', { link = 'DiagnosticWarn' }, 'Sign of a file changed locally (`~`).' },
-  { 'BB7SignConflict', { link = 'DiagnosticError' }, 'Sign of a conflict (`~M`).' },
-  { 'BB7SignReadonly', { link = 'Comment' }, 'Sign of a read-only context file (`R`).' },
-  { 'BB7SignSection', { link = 'Comment' }, 'Sign of a file with a section in context (`S`).' },
+M.groups = {}
+
+-- The sign group of each status first, from lua/bb7/status.lua's rows.
+for _, facts in ipairs(require('bb7.vocab').statuses) do
+  local row = require('bb7.status').PRESENTATION[facts.status]
+  if row then
+    local what = ('Sign of `%s` (%s).'):format(facts.status, facts.meaning)
+    table.insert(M.groups, { row.hl, { link = row.link }, what })
+  end
+end
+
+vim.list_extend(M.groups, {
   { 'BB7SignPendingLine', { link = 'Changed' }, "Sign on lines the model's change touches." },
   { 'BB7SignUserLine', { link = 'Comment' }, 'Sign on lines you changed since the snapshot.' },
   { 'BB7ReviewDelete', { link = 'DiffDelete' }, 'Lines a hunk would remove (|:BB7Review|).' },
@@ -36,7 +36,7 @@ M.groups = {
   { 'BB7FilesTokens', { link = 'Comment' }, 'Token counts in the files panel.' },
   { 'BB7ChatActive', { link = 'Special' }, 'The active chat in the chat list.' },
   { 'BB7HelpKey', { link = 'Special' }, "Keys in the chat view's help popup." },
-}
+})
 
 --- Defines every group (`default = true`: a colorscheme's own definition wins).
 function M.apply()

@@ -7,7 +7,7 @@ local M = {}
 local function backend() return require('bb7.backend') end
 
 --- Sets the active chat's effort; the host confirms in one line.
----@param effort string one of `require('bb7.config').efforts`, or '' for the model's default
+---@param effort string one of `require('bb7.vocab').efforts`, or '' for the model's default
 ---@param on_set? fun(effort: string) runs once the host has taken it
 function M.set(effort, on_set)
   backend().request('set_reasoning_effort', { effort = effort }, function(err, value)
@@ -22,7 +22,7 @@ end
 --- Offers the efforts with |vim.ui.select()| and sets the one picked.
 ---@param on_set? fun(effort: string) runs once the host has taken it
 function M.pick(on_set)
-  local choices = vim.list_extend({ '' }, require('bb7.config').efforts)
+  local choices = vim.list_extend({ '' }, require('bb7.vocab').efforts)
   require('bb7.chat.ui').select(choices, {
     prompt = 'bb7 reasoning effort',
     format_item = function(effort) return effort == '' and "the model's default" or effort end,

@@ -1,7 +1,8 @@
 --- `:BB7Review`: the pending change of a buffer drawn in place, hunk by hunk, without touching
 --- the buffer's text. The lines a hunk would replace are highlighted as removed, its new lines
---- are virtual lines below them; buffer-local keys move between hunks and accept or reject
---- them. The host decides everything (hunks, accept, reject: `bb7.review` in Python) and puts
+--- are virtual lines below them; buffer-local keys move between hunks and accept, amend (edit
+--- the new lines in a small buffer first) or reject them (with a reason for the model). The
+--- host decides everything (hunks, accept, reject: `bb7.review` in Python) and puts
 --- an accepted hunk into the buffer itself; this module only draws and maps keys.
 local M = {}
 
@@ -24,6 +25,7 @@ local KEYS = {
   { 'review_next', 'next' },
   { 'review_prev', 'prev' },
   { 'review_accept', 'accept' },
+  { 'review_amend', 'amend' },
   { 'review_reject', 'reject' },
   { 'review_accept_all', 'accept_all' },
   { 'review_reject_all', 'reject_all' },
@@ -126,7 +128,7 @@ function M.stop(buf)
   end
 end
 
-local PENDING = { M = true, A = true, ['!A'] = true, ['~M'] = true }
+local PENDING = require('bb7.vocab').pending
 
 --- A new status of `buf`'s file: its review ends when nothing is pending any more (applied,
 --- discarded or taken elsewhere), instead of showing hunks that are gone.
@@ -170,6 +172,7 @@ function M.hint(count)
   end
   add('%s/%s move', keys.review_next, keys.review_prev)
   add('%s accepts', keys.review_accept)
+  add('%s amends', keys.review_amend)
   add('%s rejects', keys.review_reject)
   add('%s ends', keys.review_quit)
   local what = count == 1 and '1 hunk' or (count .. ' hunks')
@@ -318,17 +321,31 @@ function M.next(buf) M.jump(buf, 1) end
 ---@param buf integer
 function M.prev(buf) M.jump(buf, -1) end
 
-local function act(buf, method, all)
+--- The hunk under the cursor of `buf`'s review, or nil (said to the user).
+---@param session table
+---@return bb7.ReviewHunk?
+local function hunk_here(session)
+  local index = under_cursor(session)
+  if index then return session.hunks[index] end
+  local key = require('bb7.config').get().keys.review_next or ']h'
+  notify(('no hunk under the cursor; %s goes to the next one'):format(key), 'warn')
+end
+
+--- Sends `method` for the hunk under the cursor (or `all`), with `extra` args; `on_done`
+--- after the reply is drawn.
+---@param buf integer
+---@param method string
+---@param all boolean
+---@param extra table?
+---@param on_done fun()?
+local function act(buf, method, all, extra, on_done)
   local session = H.sessions[buf]
   if not session then return end
-  local args = { path = session.path, buffers = text(buf), all = all }
-  if not all then
-    local index = under_cursor(session)
-    if not index then
-      local key = require('bb7.config').get().keys.review_next or ']h'
-      return notify(('no hunk under the cursor; %s goes to the next one'):format(key), 'warn')
-    end
-    args.hunk = session.hunks[index]
+  local args =
+    vim.tbl_extend('force', { path = session.path, buffers = text(buf), all = all }, extra or {})
+  if not all and not args.hunk then
+    args.hunk = hunk_here(session)
+    if not args.hunk then return end
   end
   backend().request(method, args, function(err, reply)
     if err then
@@ -337,6 +354,7 @@ local function act(buf, method, all)
       if H.sessions[buf] then redraw(buf) end
       return
     end
+    if on_done then on_done() end
     M.show(buf, reply)
   end)
 end
@@ -346,16 +364,73 @@ end
 ---@param buf integer
 function M.accept(buf) act(buf, 'review_accept', false) end
 
---- Rejects the hunk under the cursor: it leaves the pending change, and the next request
---- tells the model.
+--- Asks for the reason of a rejection (empty: none; <Esc>: reject nothing), then rejects.
 ---@param buf integer
-function M.reject(buf) act(buf, 'review_reject', false) end
+---@param all boolean
+local function reject(buf, all)
+  local session = H.sessions[buf]
+  if not session or (not all and not hunk_here(session)) then return end
+  local prompt = all and 'bb7: why reject every hunk? (empty: no reason) '
+    or 'bb7: why reject this hunk? (empty: no reason) '
+  vim.ui.input({ prompt = prompt }, function(reason)
+    if reason == nil then return end
+    act(buf, 'review_reject', all, { reason = reason })
+  end)
+end
+
+--- Rejects the hunk under the cursor, for a reason the user may give: it leaves the pending
+--- change, and the next request tells the model (with the reason).
+---@param buf integer
+function M.reject(buf) reject(buf, false) end
 
 ---@param buf integer
 function M.accept_all(buf) act(buf, 'review_accept', true) end
 
 ---@param buf integer
-function M.reject_all(buf) act(buf, 'review_reject', true) end
+function M.reject_all(buf) reject(buf, true) end
+
+--- Opens the new lines of the hunk under the cursor in a small buffer below; `:w` there
+--- accepts the hunk with the lines as edited (the next request tells the model how they
+--- differ), `q` there leaves the hunk as it was.
+---@param buf integer
+function M.amend(buf)
+  local session = H.sessions[buf]
+  local hunk = session and hunk_here(session)
+  if not hunk then return end
+  local name = ('[bb7 amend] %s:%d'):format(
+    vim.fn.fnamemodify(session.path, ':~:.'),
+    hunk.start + 1
+  )
+  local existing = vim.fn.bufnr(name)
+  if existing > 0 then vim.api.nvim_buf_delete(existing, { force = true }) end
+  local filetype = vim.bo[buf].filetype
+  vim.cmd(('belowright %dnew'):format(math.min(math.max(#hunk.added, 1) + 2, 15)))
+  local scratch, win = vim.api.nvim_get_current_buf(), vim.api.nvim_get_current_win()
+  vim.bo[scratch].buftype = 'acwrite'
+  vim.bo[scratch].bufhidden = 'wipe'
+  vim.bo[scratch].swapfile = false
+  vim.api.nvim_buf_set_name(scratch, name)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, hunk.added)
+  vim.bo[scratch].modified = false
+  vim.bo[scratch].filetype = filetype
+  vim.keymap.set('n', 'q', function() vim.api.nvim_win_close(win, true) end, {
+    buffer = scratch,
+    desc = 'bb7: leave the hunk as it was',
+  })
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = scratch,
+    desc = 'bb7: accept the hunk as amended',
+    callback = function()
+      local amended = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
+      -- An emptied buffer is no lines (as Vim writes it), not one blank line.
+      if #amended == 1 and amended[1] == '' then amended = {} end
+      act(buf, 'review_accept', false, { hunk = hunk, amended = amended }, function()
+        if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_close(win, true) end
+      end)
+    end,
+  })
+  notify(message(session.path, 'edit the new lines; :w accepts them as edited, q leaves the hunk'))
+end
 
 --- `:BB7Merge`: merges the pending change of the current buffer (or `path`) over the local
 --- edits into the buffer, one undo step; overlaps stay pending and open in the review.

@@ -1,22 +1,67 @@
---- The Lua-side cache of file statuses, fed only by the host's `status_changed` events
---- (statuses are decided once, in Python). From it: `vim.b.bb7_status`, a sign on line 1
+--- The Lua-side cache of file statuses, fed only by the host's `status_changed` payloads (its
+--- events, and the chat view's redraw at the end of a send; statuses are decided once, in
+--- Python). From it: `vim.b.bb7_status`, a sign on line 1
 --- and on the lines a pending change touches (own namespace), the statusline component and
 --- `User BB7StatusChanged`. Reading a status never calls the host.
 local M = {}
 
 M.ns = vim.api.nvim_create_namespace('bb7_status')
 
--- Sign option for each status.
---- The `signs` option of each status.
-M.SIGN = {
-  M = 'modified',
-  A = 'added',
-  ['!A'] = 'added_exists',
-  ['~'] = 'out_of_sync',
-  ['~M'] = 'conflict',
-  R = 'readonly',
-  S = 'section',
+--- How each status of `require('bb7.vocab').statuses` looks (the host decides the rest): its
+--- `signs.*` option (the default text is the status), its highlight group and the group that
+--- links to by default, and, for a status apply refuses without force, the question asked
+--- before forcing it. A status without a row fails tests/host/test_protocol_lua.py.
+M.PRESENTATION = {
+  M = { option = 'modified', hl = 'BB7SignModified', link = 'Changed' },
+  A = { option = 'added', hl = 'BB7SignAdded', link = 'Added' },
+  ['!A'] = {
+    option = 'added_exists',
+    hl = 'BB7SignAddedExists',
+    link = 'DiagnosticWarn',
+    confirm = "%s now exists locally. Overwrite it with the model's new file?",
+  },
+  ['~'] = { option = 'out_of_sync', hl = 'BB7SignOutOfSync', link = 'DiagnosticWarn' },
+  ['~M'] = {
+    option = 'conflict',
+    hl = 'BB7SignConflict',
+    link = 'DiagnosticError',
+    confirm = '%s changed locally since it was added. Apply over your changes?',
+  },
+  R = { option = 'readonly', hl = 'BB7SignReadonly', link = 'Comment' },
+  S = { option = 'section', hl = 'BB7SignSection', link = 'Comment' },
 }
+
+--- The statuses of `statuses` (default: the vocabulary's) that lack a presentation row, or
+--- need force but have no question to ask.
+---@param statuses? bb7.StatusFacts[]
+---@return string[]
+function M.unpresented(statuses)
+  local missing = {}
+  for _, facts in ipairs(statuses or require('bb7.vocab').statuses) do
+    local row = M.PRESENTATION[facts.status]
+    if not row or (facts.needs_force and not row.confirm) then
+      table.insert(missing, facts.status)
+    end
+  end
+  return missing
+end
+
+--- The configured sign (`{ text, hl }`) of a status, nil for none.
+---@param status string
+---@return table?
+function M.sign(status)
+  local row = M.PRESENTATION[status]
+  return row and require('bb7.config').get().signs[row.option]
+end
+
+--- The question to ask before applying a file of this status with force, nil when apply
+--- goes ahead without.
+---@param status string
+---@return string?
+function M.confirm(status)
+  local facts = require('bb7.vocab').status[status]
+  return facts and facts.needs_force and M.PRESENTATION[status].confirm or nil
+end
 
 local H = {
   files = {}, -- absolute path -> { status = 'M', lines = { 3, 4 }, user_lines = { 7 } }
@@ -67,7 +112,7 @@ function M.render(buf)
       priority = signs.priority,
     })
   end
-  if signs[M.SIGN[status]] then mark(0, signs[M.SIGN[status]]) end
+  if M.sign(status) then mark(0, M.sign(status)) end
   -- The model's lines and the user's own edits are marked apart (a line both changed is the
   -- model's: accepting would replace it).
   local count = vim.api.nvim_buf_line_count(buf)

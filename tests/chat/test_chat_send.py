@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ import pytest
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
+from bb7.chat.turn import build_turn
+from bb7.chatview.conversation import render
 from bb7.fileid import file_id
 from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
@@ -26,12 +29,14 @@ from bb7.state.records import EventPart, Problem
 from bb7.state.responses import retry_state
 from bb7.state.status import file_statuses
 from bb7.state.store import Store, init_project, open_global
+from bb7.usage.log import day_spend, read
 from llm_server import (
     DEFAULT_MODELS,
     LLMServer,
     edits,
     error_response,
     finish,
+    openrouter_usage_chunk,
     reasoning_chunk,
     stream,
     text_chunk,
@@ -43,6 +48,10 @@ from llm_server import (
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 'x'\n"
 SECRET = "sk-or-v1-chat-secret-9876543210"
 E = TypeVar("E")
+WIRE = next(
+    (p / "shared" / "wire" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
+    None,
+)
 
 
 class Recorder:
@@ -194,6 +203,65 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     assert f"@file n=2 id={fid} path=app.py\n{APP}@end file" in chat.prompt()
     assert f"Files:\n- {fid} app.py rw original\n" in chat.prompt()
     assert chat.store.chat(chat.chat_id).retry_context == ""  # type: ignore[union-attr]
+
+
+ANTHROPIC_PRICES = {
+    "prompt": "0.000003",
+    "completion": "0.000015",
+    "input_cache_read": "0.0000003",
+    "input_cache_write": "0.00000375",
+}
+
+
+def test_the_usage_line_shows_the_cached_tokens_and_what_the_cache_saved(
+    chat: Chat, server: LLMServer
+) -> None:
+    server.models = [{**DEFAULT_MODELS[0], "pricing": ANTHROPIC_PRICES}]
+    # 11k of 12.5k prompt tokens read from the cache, 400 written to it, as OpenRouter says.
+    usage = openrouter_usage_chunk(12_500, 40, cached=11_000, written=400, cost=0.0087)
+    server.push(stream(text_chunk("Hello."), finish(), usage))
+    outcome, _ = chat.send("Hi")
+    assert isinstance(outcome, ev.Done) and outcome.usage is not None
+    # Without the cache: 12.5k prompt tokens at $3/M and 40 at $15/M, $0.0381.
+    assert outcome.usage.saved == pytest.approx(0.0381 - 0.0087)
+    shown = render(chat.store.messages(chat.chat_id))
+    (line,) = [line for line in shown.lines if line.startswith("↳")]
+    assert re.fullmatch(
+        r"↳ 13k in \(11k cached, 400 cache write\) · 40 out · \$0\.0087 \(saved \$0\.029\) · "
+        r"\d+\.\d s \(first token \d+\.\d s\)",
+        line,
+    ), line
+    assert shown.usage == "13k tokens · $0.0087 (saved $0.029)"
+
+
+def test_the_recorded_openrouter_usage_chunk_is_priced_and_shown(
+    chat: Chat, server: LLMServer
+) -> None:
+    recording = WIRE / "openrouter-cache-usage.sse" if WIRE is not None else None
+    if recording is None or not recording.is_file():
+        pytest.skip("../shared/wire/openrouter-cache-usage.sse is not here")
+    server.push(stream({"raw": recording.read_bytes()}, done=False))
+    outcome, _ = chat.send("Hi")
+    assert isinstance(outcome, ev.Done) and outcome.usage is not None
+    assert (outcome.usage.prompt_tokens, outcome.usage.completion_tokens) == (254, 5)
+    assert outcome.usage.cost == pytest.approx(0.000837)
+    (line,) = [line for line in render(chat.store.messages(chat.chat_id)).lines if "↳" in line]
+    assert line.startswith("↳ 254 in · 5 out · $0.00084 · ")
+
+
+def test_every_request_is_added_to_the_usage_log(chat: Chat, tmp_path: Path) -> None:
+    log = tmp_path / "data" / "nvim" / "bb7" / "usage.csv"
+    chat.server.push(stream(text_chunk("Hello."), finish(), usage_chunk(1000, 100, cost=0.01)))
+    outcome, _ = chat.send("Hi", usage_log=str(log))
+    assert isinstance(outcome, ev.Done)
+    (logged,) = read(log)
+    assert (logged.project, logged.chat, logged.model) == (
+        str(chat.root),
+        chat.chat_id,
+        "test/model",
+    )
+    assert (logged.usage.prompt_tokens, logged.usage.cost) == (1000, 0.01)
+    assert day_spend(log).cost == pytest.approx(0.01)
 
 
 def test_cost_comes_from_the_models_list_prices_when_the_provider_sends_none(chat: Chat) -> None:
@@ -520,14 +588,31 @@ def test_a_second_send_in_the_same_chat_waits_for_the_first(chat: Chat) -> None:
     assert isinstance(outcome, ev.Done)
 
 
-def test_the_context_length_warning_comes_before_the_answer(chat: Chat, server: LLMServer) -> None:
-    server.models = [{**DEFAULT_MODELS[0], "id": "test/tiny", "context_length": 600}]
+def test_a_prompt_near_the_context_window_warns_before_the_answer(
+    chat: Chat, server: LLMServer
+) -> None:
+    size = build_turn(chat.store, chat.chat_id, "Hi", chat.config()).prompt.total_tokens
+    server.models = [{**DEFAULT_MODELS[0], "id": "test/tiny", "context_length": size + 10}]
     chat.server.push(stream(text_chunk("ok"), finish()))
     outcome, events = chat.send("Hi", model="test/tiny")
     (notice,) = events.of(ev.Notice)
-    assert notice.kind == "context_over" and "600" in notice.message
+    assert notice.kind == "context_near" and f"{size + 10:,}" in notice.message
     assert events.events.index(notice) < events.events.index(events.of(ev.Chunk)[0])
     assert isinstance(outcome, ev.Done)
+
+
+def test_a_prompt_over_the_context_window_is_refused_before_any_request(
+    chat: Chat, server: LLMServer
+) -> None:
+    chat.add("big.py", "x = 1\n" * 2000)  # 3k tokens
+    server.models = [{**DEFAULT_MODELS[0], "id": "test/tiny", "context_length": 1000}]
+    outcome, events = chat.send("Tidy big.py", model="test/tiny")
+    assert isinstance(outcome, ev.Failed) and outcome.kind == "context_over"
+    assert outcome.message.startswith("Not sent: the prompt is about ")
+    assert "over the model's context of 1.0k (largest: big.py 3.0k, " in outcome.message
+    assert server.chat_requests() == []  # only the models list was asked for
+    assert not events.of(ev.Started)
+    assert chat.roles()[-2:] == [("user", "Tidy big.py"), ("system", outcome.message)]
 
 
 # -- global chats and titles ---------------------------------------------------------------------

@@ -4,6 +4,7 @@ own process."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -22,6 +23,7 @@ from llm_server import (
     chunk,
     error_response,
     finish,
+    openrouter_usage_chunk,
     reasoning_chunk,
     stream,
     text_chunk,
@@ -130,6 +132,26 @@ def test_bb7_chat_streams_the_answer_and_prints_the_statuses(cli: Cli, server: S
     (request,) = server.chat_requests()
     assert request["json"]["model"] == "test/tools-model"
     assert "authorization" not in request["headers"]  # a server on localhost needs no key
+
+
+def test_bb7_chat_prints_the_usage_line_and_bb7_usage_counts_the_answer(
+    cli: Cli, server: Server
+) -> None:
+    usage = openrouter_usage_chunk(12_500, 40, cached=11_000, written=400, cost=0.0087)
+    server.push(stream(text_chunk("Hello."), finish(), usage))
+    done = cli("chat", "--base-url", server.base_url, "--model", "test/tools-model", "Hi")
+    assert done.returncode == 0, done.stderr
+    answer, line, *_ = done.stdout.splitlines()
+    assert answer == "Hello."
+    assert re.fullmatch(
+        r"↳ 13k in \(11k cached, 400 cache write\) · 40 out · \$0\.0087 \(saved \$0\.029\) · "
+        r"\d+\.\d s \(first token \d+\.\d s\)",
+        line,
+    ), line
+    spent = cli("usage", "--no-credit")
+    assert spent.stdout == (
+        "today: $0.0087 in 1 request (1 chat), 13k tokens in, 11k cached; the cache saved $0.029\n"
+    )
 
 
 def test_failed_edits_exit_1_and_the_next_bb7_chat_sends_the_retry_context(
@@ -343,3 +365,100 @@ def test_ctrl_c_before_any_answer_cancels_the_waiting_send(cli: Cli, server: Ser
     assert process.returncode == 130, err
     assert out == b""
     assert err.decode() == "bb7: Response cancelled by the user before any answer came.\n"
+
+
+def _prompt(request: dict[str, Any]) -> str:
+    content = request["json"]["messages"][1]["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+def test_an_edit_away_from_the_change_is_kept_and_a_rejection_reason_reaches_the_model(
+    cli: Cli, server: Server
+) -> None:
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    server.push(
+        stream(text_chunk("2."), *edit_call("    return 1", "    return 2", file_id("app.py", APP)))
+    )
+    assert cli("chat", *args, "Return 2.").returncode == 0
+    (cli.root / "app.py").write_text("import os\n\n" + APP)  # the user's own line, above
+    assert " M  app.py" in cli("status").stdout
+    assert cli("output", "apply", "app.py").returncode == 0
+    assert (cli.root / "app.py").read_text() == "import os\n\ndef main():\n    return 2\n"
+
+    now = file_id("app.py", "import os\n\ndef main():\n    return 2\n")
+    server.push(stream(text_chunk("3."), *edit_call("    return 2", "    return 3", now)))
+    assert cli("chat", *args, "Return 3.").returncode == 0
+    rejected = cli("output", "reject", "app.py", "--reason", "2 is the answer")
+    assert rejected.returncode == 0, rejected.stderr
+    server.push(stream(text_chunk("Kept 2."), finish()))
+    assert cli("chat", *args, "Fine?").returncode == 0
+    prompt = _prompt(server.chat_requests()[-1])
+    assert "action=user_rejected_hunk path=app.py" in prompt
+    assert 'lines=4-4 reason="2 is the answer"' in prompt
+
+
+def _answered_by(model: str, *steps: dict[str, Any]) -> dict[str, Any]:
+    """A streamed answer whose chunks name `model` (the name the answer is stored under)."""
+    for step in steps:
+        step["data"]["model"] = model
+    return stream(*steps)
+
+
+def test_bb7_stats_counts_each_model_s_answers_with_edits(cli: Cli, server: Server) -> None:
+    base = file_id("app.py", APP)
+    two = file_id("app.py", APP.replace("1", "2"))
+    three = file_id("app.py", APP.replace("1", "3"))
+    tools, other = "test/tools-model", "other/model"
+    server.push(
+        # tools: applied at the first try; then failed once and repaired by the next answer.
+        _answered_by(tools, *edit_call("    return 1", "    return 2", base), finish()),
+        _answered_by(tools, *edit_call("    return 9", "    return 3", two), finish()),
+        _answered_by(tools, *edit_call("    return 2", "    return 3", two), finish()),
+        # other: failed, and the next answer was prose: never applied.
+        _answered_by(other, *edit_call("    return 7", "    return 4", three), finish()),
+        _answered_by(other, text_chunk("I cannot find that line."), finish()),
+    )
+    codes = [
+        cli("chat", "--base-url", server.base_url, "--model", model, "Change it.").returncode
+        for model in (tools, tools, tools, other, other)
+    ]
+    assert codes == [0, 1, 0, 1, 0]
+    listed = cli("stats")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "test/tools-model  2 answers with edits: 1 at the first try, 1 after a repair, 0 never "
+        "(not_found 1)",
+        "other/model       1 answer with edits: 0 at the first try, 0 after a repair, 1 never "
+        "(not_found 1)",
+    ]
+    as_json = json.loads(cli("stats", "--json").stdout)
+    assert as_json["models"][1] == {
+        "model": "other/model",
+        "answers": 1,
+        "first_try": 0,
+        "repaired": 0,
+        "never": 1,
+        "from_text": 0,
+        "failures": {"not_found": 1},
+    }
+
+
+def test_an_edit_between_two_turns_reaches_the_model_as_a_diff_and_leaves_no_tilde(
+    cli: Cli, server: Server
+) -> None:
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    big = APP + "".join(f"\ndef f{i}():\n    return {i}\n" for i in range(60))
+    (cli.root / "app.py").write_text(big)
+    server.push(stream(text_chunk("1."), finish()), stream(text_chunk("2."), finish()))
+    assert cli("chat", *args, "What does main return?").returncode == 0
+    edited = big.replace("    return 1\n", "    return 'one'\n", 1)
+    (cli.root / "app.py").write_text(edited)
+    assert "~  app.py" in cli("status").stdout
+    done = cli("chat", *args, "And now?")
+    assert done.returncode == 0, done.stderr
+    prompt = _prompt(server.chat_requests()[-1])
+    new = file_id("app.py", edited)
+    assert f"path=app.py file_id={new} prev_file_id={file_id('app.py', big)} by=user" in prompt
+    assert "-    return 1\n+    return 'one'\n" in prompt
+    assert prompt.count("def f30():") == 1  # the whole file went once
+    assert "~" not in cli("status").stdout

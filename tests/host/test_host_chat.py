@@ -198,3 +198,20 @@ def test_update_all_reports_what_it_did(host: Host, root: Path, store: Store) ->
     context.add(store, chat_id, context.Target("a.py"))
     (root / "a.py").write_text("one = 2\n")
     assert host.call("update_all") == {"updated": ["a.py"], "problems": []}
+
+
+def test_the_views_redraw_after_a_send_brings_the_statuses_of_its_panel(
+    host: Host, root: Path, store: Store
+) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    record_outputs(store, chat_id, {"a.py": "one = 12\n"}, bases=edit_bases(store, chat_id))
+    unsaved = {"path": str(root / "a.py"), "changedtick": 4, "lines": ["one = 1", "two = 2"]}
+    host.events.clear()
+    view = host.call("chat_view", buffers=[unsaved], statuses=True)
+    assert host.events == []  # one request, no second computation for the status cache
+    host.call("statuses", buffers=[unsaved], all=True)
+    assert host.events == [["status_changed", view["statuses"]]]
+    assert view["statuses"]["files"][str(root / "a.py")]["status"] == "~M"
+    assert [row["text"][:2] for row in view["files"]["rows"]] == ["~M"]
+    assert "statuses" not in host.call("chat_view", buffers=[unsaved])

@@ -15,7 +15,7 @@ import pytest
 
 from bb7.host.events import EventSink
 from bb7.host.handlers import ROUTES, build_registry
-from bb7.host.protocol import PROTOCOL, PathArgs, PingArgs, Problem
+from bb7.host.protocol import PathArgs, PingArgs, Problem
 from bb7.host.registry import (
     Context,
     Refused,
@@ -242,13 +242,6 @@ def test_events_from_another_thread_reenter_the_loop_first() -> None:
     thread.join()
     assert len(loop.posted) == 1 and loop.batches == []  # handed over, the sink untouched
     assert loop.drain() == [[["chunk", {"text": "from a thread"}]]]
-
-
-def test_lua_and_python_speak_the_same_protocol_number() -> None:
-    backend = (ROOT / "lua" / "bb7" / "backend.lua").read_text()
-    match = re.search(r"^M\.PROTOCOL = (\d+)$", backend, re.MULTILINE)
-    assert match is not None
-    assert int(match.group(1)) == PROTOCOL
 
 
 def test_every_struct_of_the_protocol_round_trips_through_msgpack() -> None:

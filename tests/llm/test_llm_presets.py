@@ -3,10 +3,7 @@ dialect, limits), checked in the requests a real local server receives."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from pathlib import Path
-from typing import get_args
 
 import msgspec
 import pytest
@@ -16,28 +13,14 @@ from bb7.llm.keys import ApiKey, KeyProblem, resolve_api_key
 from bb7.llm.openai_compat import OpenAICompatClient, ProviderConfig
 from bb7.llm.presets import PRESETS, preset_for
 from bb7.llm.provider import provider_config
-from bb7.llm.wire import ChatRequest, Message, ReasoningEffort, request_body
+from bb7.llm.wire import ChatRequest, Message, request_body
 from llm_server import LLMServer, finish, stream, text_chunk
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def server() -> Iterator[LLMServer]:
     with LLMServer() as running:
         yield running
-
-
-def lua_list(name: str) -> list[str]:
-    source = (ROOT / "lua" / "bb7" / "config.lua").read_text()
-    found = re.search(rf"M\.{name} = \{{(.*?)\}}", source, re.S)
-    assert found is not None, f"lua/bb7/config.lua has no M.{name} list"
-    return re.findall(r"'([a-z]+)'", found.group(1))
-
-
-def test_lua_validates_against_the_same_preset_names_and_efforts() -> None:
-    assert lua_list("presets") == list(PRESETS)
-    assert lua_list("efforts") == list(get_args(ReasoningEffort))
 
 
 def test_the_issue_s_presets_are_all_there_with_openrouter_first() -> None:

@@ -4,6 +4,7 @@ overlaps pending, the model's lines and the user's get different signs."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from editor import (
     wait_for_message,
     wait_for_status,
 )
+
+from bb7.state.records import Problem
+from bb7.state.store import open_project
 
 A = ["one = 1", "two = 2", "three = 3"]
 C = [f"c{i} = {i}" for i in range(1, 11)]
@@ -63,7 +67,7 @@ def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
 ) -> None:
     pending(ready, project, ("a.py", "two = 2", "two = 22"))
     review(ready)
-    wait_for_message(ready, "a.py: 1 hunk: ]h/[h move, ga accepts, gr rejects, q ends")
+    wait_for_message(ready, "a.py: 1 hunk: ]h/[h move, ga accepts, gm amends, gr rejects, q ends")
     rows = screen(ready)
     assert rows[1].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[1]
     assert rows[2] == "    two = 22"  # a virtual line: the model's new text
@@ -87,7 +91,7 @@ def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     assert "bb7 hunk 1/1" in screen(ready)[2]
     type_keys(ready, "]h")
     assert ready.funcs.line(".") == 3
-    ready.input("gr")
+    ready.input("gr<CR>")  # no reason given
     text = wait_for_message(ready, "nothing pending; the buffer is modified, :w writes it")
     assert "a.py: nothing pending" in text
     assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
@@ -99,6 +103,51 @@ def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     wait_for_status(ready, project / "a.py", "")
     type_keys(ready, "u")  # the accept was one undo step
     assert ready.current.buffer[:] == A
+
+
+def test_an_unsaved_edit_away_from_the_change_keeps_m_and_apply_keeps_both(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "three = 3", "three = 33"))
+    type_keys(ready, "ggOzero = 0<Esc>")
+    # The signs of the new text: still M, the model's line and the user's apart.
+    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
+    assert signs(ready) == [[1, "M "], [1, "┆ "], [4, "│ "]]
+    assert run(ready, "BB7Apply") == "bb7: applied a.py, keeping your local edits"
+    assert ready.current.buffer[:] == ["zero = 0", *A[:2], "three = 33"]
+    wait_for_status(ready, project / "a.py", "")
+
+
+def test_an_amended_hunk_is_taken_as_edited_and_a_rejection_keeps_its_reason(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33"))
+    review(ready)
+    type_keys(ready, "gggm")
+    assert ready.current.buffer.name.endswith("[bb7 amend] a.py:1")
+    assert ready.current.buffer[:] == ["one = 11"]
+    type_keys(ready, "ccone = 111<Esc>")
+    ready.command("write")
+    wait_for(ready, "vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] == 'one = 111'")
+    assert ready.current.buffer[:] == ["one = 111", "two = 2", "three = 3"]
+    type_keys(ready, "3G")
+    ready.input("gr")  # alone: typed ahead, `grn` would be Neovim's rename
+    deadline = time.monotonic() + 5
+    while ready.api.get_mode()["mode"] != "c" and time.monotonic() < deadline:
+        time.sleep(0.005)  # until the prompt for the reason is up
+    ready.input("not the third<CR>")
+    wait_for_message(ready, "nothing pending")
+    store = open_project(project)
+    assert not isinstance(store, Problem)
+    events = [
+        p.event for m in store.messages(store.chats()[0].id) for p in m.parts if hasattr(p, "event")
+    ]
+    store.close()
+    done = [(e.action, e.diff, e.reason) for e in events if e.action.endswith("_hunk")]
+    assert done == [
+        ("user_amended_hunk", "-one = 11\n+one = 111\n", ""),
+        ("user_rejected_hunk", "", "not the third"),
+    ]
 
 
 def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(

@@ -14,7 +14,7 @@ local H = { rows = {}, timer = nil }
 
 -- A status has the highlight of its sign, so the panel and the signs agree.
 local function status_hl(status)
-  local sign = require('bb7.config').get().signs[require('bb7.status').SIGN[status] or '']
+  local sign = require('bb7.status').sign(status)
   return sign and sign.hl
 end
 
@@ -61,6 +61,9 @@ function M.render(panel)
     })
   end
   view.state.total_tokens = panel.total_tokens_text
+  -- What is drawn now is newer than any status change a scheduled refresh was waiting for.
+  if H.timer then H.timer:stop() end
+  view.estimate()
   local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
@@ -127,10 +130,7 @@ function M.apply(redraw)
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
   -- Statuses the host refuses to apply over without `force`: ask instead.
-  local question = ({
-    ['~M'] = '%s changed locally since it was added. Apply over your changes?',
-    ['!A'] = "%s now exists locally. Overwrite it with the model's new file?",
-  })[row.status]
+  local question = require('bb7.status').confirm(row.status)
   if not question then return on_file('apply', row, redraw, { force = false }) end
   ui.confirm(
     question:format(row.path),

@@ -120,6 +120,19 @@ M.specs = {
   ),
   key('new_chat', 'gn', EVERYWHERE, 'n', 'start a new chat', function(ctx) ctx.view.new_chat() end),
   key(
+    'usage',
+    'gC',
+    { 'conversation', 'input' },
+    'n',
+    'show what today and this chat cost, and the credit left',
+    function()
+      local backend = require('bb7.backend')
+      backend.request('usage', {}, function(err)
+        if err then backend.report(err) end
+      end)
+    end
+  ),
+  key(
     'model',
     'gm',
     VIEW,
@@ -318,9 +331,14 @@ M.specs = {
   review_key('review_next', ']h', 'go to the next hunk (review)'),
   review_key('review_prev', '[h', 'go to the previous hunk (review)'),
   review_key('review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)'),
-  review_key('review_reject', 'gr', 'reject the hunk under the cursor (review)'),
+  review_key(
+    'review_amend',
+    'gm',
+    "edit the hunk under the cursor's new lines, then accept them as edited (review)"
+  ),
+  review_key('review_reject', 'gr', 'reject the hunk under the cursor, with a reason (review)'),
   review_key('review_accept_all', 'gA', 'accept every hunk (review)'),
-  review_key('review_reject_all', 'gR', 'reject every hunk (review)'),
+  review_key('review_reject_all', 'gR', 'reject every hunk, with a reason (review)'),
   review_key('review_quit', 'q', 'end the review (review)'),
 }
 

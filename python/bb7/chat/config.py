@@ -34,6 +34,7 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     - `models_cache`: directory of the models-list cache (capabilities, context length,
       prices); None: the list is not consulted.
     - `provider_preferences`: OpenRouter's `provider` routing object, sent as is.
+    - `usage_log`: the file each request's usage is added to (`bb7.usage.log`); None: none.
     - `cache`: mark cache breakpoints where the provider caches only what is marked
       (`bb7.llm.wire.explicit_cache`: Anthropic models, Gemini through OpenRouter); False
       sends no marks. Providers that cache by themselves need no marks.
@@ -52,3 +53,4 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     provider_preferences: dict[str, Any] | None = None
     cache: bool = True
     follow_edits: FollowEdits = "diff"
+    usage_log: str | None = None

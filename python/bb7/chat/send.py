@@ -11,9 +11,11 @@ send already running in that chat). A worker thread does the rest and reports th
 1. resolves the API key, reads the instruction files and the (cached) models list for the
    model's tool support, context length and prices;
 2. builds the request from the chat (`bb7.chat.turn`): context, pending outputs, history,
-   retry state; warns when the prompt nears the context length; streams it, forwarding text,
-   reasoning, tool-call progress and, in text-block mode, each block as it closes
-   (`bb7.chat.stream`); prices what it used (`bb7.chat.pricing`);
+   retry state; warns when the prompt nears the context length and refuses, without sending,
+   one over it (`Failed(kind="context_over")`, saying by how much and what is largest);
+   streams it, forwarding text, reasoning, tool-call progress and, in text-block mode, each
+   block as it closes (`bb7.chat.stream`); prices what it used (`bb7.chat.pricing`) and adds
+   it to the usage log (`bb7.usage.log`, when `config.usage_log` names one);
 3. applies every change of the complete answer, all or nothing, to the versions the model was
    shown. Success: the pending outputs and the assistant message (usage, cost) are stored in
    one transaction and the retry state is cleared -> `Done(ok=True)`. Failure: only the
@@ -40,6 +42,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import cast, get_args
 
@@ -60,10 +63,14 @@ from bb7.llm.instructions import Instructions, load_instructions
 from bb7.llm.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.llm.models import ModelInfo, load_models
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
+from bb7.state import context
 from bb7.state.chats import append_user_message
+from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
 from bb7.state.store import Store
+from bb7.usage.log import LoggedRequest
+from bb7.usage.log import append as append_usage
 
 log = logging.getLogger(__name__)
 
@@ -90,11 +97,15 @@ def start_send(
     config: SendConfig,
     on_event: OnEvent,
     *,
+    buffers: Buffers | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> SendHandle | Problem:
     """Store `text` as the user's message in `chat_id` and send it in a worker thread.
 
-    `environ`: where key specs and instruction paths are looked up (default: os.environ).
+    First the chat's context follows the user's edits (`config.follow_edits`, see
+    `bb7.state.context.follow_edits`): `buffers` are the editor's unsaved buffer texts, which
+    count as the user's copy. `environ`: where key specs and instruction paths are looked up
+    (default: os.environ).
     """
     if not text.strip():
         return Problem("empty", "the message is empty; write something to send")
@@ -108,13 +119,21 @@ def start_send(
             )
         _busy.add(key)
     try:
+        followed = []
+        if config.follow_edits != "off":
+            followed = context.follow_edits(store, chat_id, buffers=buffers)
         user = append_user_message(store, chat_id, text, model=config.model)
     except BaseException:
         with _busy_lock:
             _busy.discard(key)
         raise
     handle = SendHandle()
-    send = _Send(store, chat_id, user, config, on_event, handle, environ)
+    notices = [
+        ev.Notice("follow_edits", f"{label}: your edits were not sent: {got.message}")
+        for label, got in followed
+        if isinstance(got, Problem)
+    ]
+    send = _Send(store, chat_id, user, config, on_event, handle, environ, notices)
     threading.Thread(target=send.run, name="bb7-send", daemon=True).start()
     return handle
 
@@ -131,8 +150,10 @@ class _Send:
         on_event: OnEvent,
         handle: SendHandle,
         environ: Mapping[str, str] | None,
+        notices: list[ev.Notice],
     ) -> None:
         self.store = store
+        self.notices = notices  # from before the worker started
         self.chat_id = chat_id
         self.user = user
         self.config = config
@@ -182,6 +203,8 @@ class _Send:
     # -- one exchange -----------------------------------------------------------------------
 
     def _exchange(self, client: OpenAICompatClient) -> ev.Outcome:
+        for notice in self.notices:
+            self._emit(notice)
         instructions = load_instructions(
             self.store.root if self.store.scope != GLOBAL else None, self.environ
         )
@@ -212,6 +235,8 @@ class _Send:
             model=model,
             instructions=instructions,
         )
+        if turn.too_large is not None:
+            return self._failed("context_over", turn.too_large, note=turn.too_large)
         self._emit(
             ev.Started(
                 chat_id=self.chat_id,
@@ -236,8 +261,9 @@ class _Send:
         if self.handle.cancelled:
             return self._interrupted(None, None)
         end = self._stream(client, turn)
-        usage = pricing.stored_usage(end.usage, end.duration, model)
+        usage = pricing.stored_usage(end.usage, end.duration, model, first_token=end.first_token)
         self.usage = pricing.added(self.usage, usage)
+        self._log_usage(usage, end)
         if isinstance(end, llm.StreamError) or self.handle.cancelled:
             return self._interrupted(end, usage)
         reply = _assistant(end, usage, self.config.model)
@@ -375,9 +401,10 @@ class _Send:
             repaired=repaired,
         )
 
-    def _failed(self, kind: ev.FailureKind, message: str) -> ev.Failed:
-        """A failure before any answer: only a system message records it."""
-        self._store_messages([_system(f"The request failed: {message}")])
+    def _failed(self, kind: ev.FailureKind, message: str, *, note: str | None = None) -> ev.Failed:
+        """A failure before any answer: only a system message records it (`note`, else
+        "The request failed: <message>")."""
+        self._store_messages([_system(note or f"The request failed: {message}")])
         return self._failed_with(kind, message, 0)
 
     def _failed_with(
@@ -393,6 +420,20 @@ class _Send:
         )
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _log_usage(self, usage: Usage, end: llm.Terminal) -> None:
+        """One line in the usage log for a request the provider counted."""
+        if self.config.usage_log is None or not (usage.prompt_tokens or usage.cost):
+            return
+        model = end.model if isinstance(end, llm.Done) and end.model else self.config.model
+        entry = LoggedRequest(
+            time=datetime.now().astimezone(),
+            project="" if self.store.root is None else str(self.store.root),
+            chat=self.chat_id,
+            model=model,
+            usage=usage,
+        )
+        append_usage(Path(self.config.usage_log), entry)
 
     def _store_messages(self, messages: list[Message]) -> list[Message]:
         with self.store.transaction():

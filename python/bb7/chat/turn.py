@@ -18,6 +18,7 @@ from bb7.chat.history import context_file, history, pending_output
 from bb7.formats.apply import FileState
 from bb7.formats.modes import DiffMode, edit_prompt, text_mode_for
 from bb7.formats.schemas import tools_for_mode
+from bb7.llm.fit import over_context
 from bb7.llm.instructions import Instructions
 from bb7.llm.models import ModelInfo
 from bb7.llm.presets import preset_for
@@ -49,6 +50,8 @@ class Turn:
     files: dict[str, FileState]  # what the edits apply to (partial versions included)
     partial: dict[str, str]  # the retry state's partial versions offered as writable
     notices: list[Notice]
+    # Why the prompt cannot be sent: it is larger than the model's context window.
+    too_large: str | None = None
 
 
 def build_turn(
@@ -123,7 +126,8 @@ def build_turn(
             follow_edits=config.follow_edits,
         )
     )
-    if model is not None:
+    too_large = None if model is None else over_context(prompt, model.context_length)
+    if model is not None and too_large is None:
         check = check_context(
             prompt.total_tokens, model.context_length, model.max_completion_tokens
         )
@@ -144,6 +148,7 @@ def build_turn(
         files=_apply_files(bases, partial, {e.path for e, _ in entries if e.kind == SECTION}),
         partial=partial,
         notices=notices,
+        too_large=too_large,
     )
 
 

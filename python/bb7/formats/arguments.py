@@ -24,6 +24,10 @@ class Arguments(msgspec.Struct, frozen=True):
     repairs: tuple[str, ...] = ()
 
 
+# How an error says that arguments could not be read (or mended) as JSON at all.
+NOT_JSON = "not a valid JSON object"
+
+
 class ArgumentError(msgspec.Struct, frozen=True):
     """Arguments that are not one JSON object, even after the safe repairs."""
 
@@ -152,7 +156,7 @@ def _json_type(value: object) -> str:
 def _invalid(reason: str, raw: str) -> ArgumentError:
     return ArgumentError(
         "invalid",
-        f"The arguments are not a valid JSON object ({reason}) and no safe repair applies. "
+        f"The arguments are {NOT_JSON} ({reason}) and no safe repair applies. "
         f"They were:\n{quote(raw)}\nSend the call again with its arguments as one valid JSON "
         "object.",
     )

@@ -11,6 +11,7 @@ retry state the state layer persists). The `@retry_context` markers around it ar
 from __future__ import annotations
 
 from bb7.formats.apply import ApplyError, CallSummary, Result
+from bb7.formats.arguments import NOT_JSON
 from bb7.formats.modes import is_text_mode
 
 _TEXT_KINDS = ("search_replace_block", "edit_block", "text")
@@ -114,4 +115,21 @@ def _advice(result: Result) -> list[str]:
         advice.append("- Change each path with one write_file, or with edit_file edits only.")
     if kinds & {"malformed", "invalid"}:
         advice.append("- Resend each broken call or block complete and well-formed.")
+    if _broken_tool_json(result):
+        advice.append(
+            "- Tool-call arguments that are not valid JSON cannot be applied: call the tool "
+            "again with one valid JSON object, or write the change in your answer's text as "
+            "SEARCH/REPLACE blocks instead (the file's path alone on a line, then <<<<<<< "
+            "SEARCH, the exact lines to find, =======, the new lines, >>>>>>> REPLACE); bb7 "
+            "reads those too."
+        )
     return advice
+
+
+def _broken_tool_json(result: Result) -> bool:
+    """A tool call whose arguments the lenient reader could not mend into a JSON object."""
+    tools = {call.block for call in result.calls if call.kind not in _TEXT_KINDS}
+    return any(
+        error.kind == "invalid" and error.block in tools and NOT_JSON in error.message
+        for error in result.errors
+    )

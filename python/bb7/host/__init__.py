@@ -4,7 +4,8 @@ events.
 
 - `__main__`: the front door (logging, attach, run); `rpc`: pynvim <-> the registry;
 - `registry`: decoding, dispatch, `Refused` -> a Problem reply; `events`: batching for Lua;
-- `protocol`: the contract with Lua (calls, events, core -> wire conversion);
+- `protocol`: the contract with Lua (calls, events, vocabulary, core -> wire,
+  the generator of its Lua side);
   `handlers`: the one route table and the handlers;
 - `needs`: what a route needs (project, a chat to read, the held chat), resolved per call;
 - `session`: project, lease, settings, running sends; `editor`: editor <-> project (paths,

@@ -18,10 +18,13 @@ families (Claude, Gemini, Llama) tokenize differently; treat the figure as ±20%
 
 from __future__ import annotations
 
+# The rule's base: characters per token of ASCII text (Lua's live count while streaming too).
+CHARS_PER_TOKEN = 4
+
 
 def estimate_tokens(text: str) -> int:
     """Approximate token count of `text` (see the module docstring for the error)."""
-    eighths = 2 * len(text)  # a character is a quarter token
+    eighths = 8 // CHARS_PER_TOKEN * len(text)  # a character is a quarter token
     if not text.isascii():
         eighths += 3 * (len(text.encode("utf-8")) - len(text))  # an extra byte, 3/8 token
     return (eighths + 7) // 8

@@ -2,7 +2,10 @@
 
 - `calls`: every method's `*Args`, the `setup()` options, the replies;
 - `events`: every event payload, the send's events as wire Structs of their own;
-- `convert`: core records -> those wire Structs, at the handler edge (imports the core).
+- `convert`: core records -> those wire Structs, at the handler edge (imports the core);
+- `vocab`: the closed sets Lua needs before a host runs (statuses, presets, diff modes, ...);
+- `lua`: writes `lua/bb7/types.lua` and `lua/bb7/vocab.lua` from them
+  (`python -m bb7.host.protocol.lua [--check]`).
 
 Every message is a msgspec Struct; the host converts them to plain msgpack values at the edge.
 Lua sends one table per call, gets a `Reply` back for requests, and receives events as batches
@@ -23,8 +26,10 @@ from bb7.host.protocol.calls import (
     ChatSummary,
     ChatView,
     ChatViewArgs,
+    ContextSettings,
     DiffView,
     EchoEventsArgs,
+    Estimate,
     FileArgs,
     FileListArgs,
     InitArgs,
@@ -71,8 +76,8 @@ from bb7.host.protocol.events import (
     Streamed,
 )
 
-# Bumped whenever a message changes incompatibly; `lua/bb7/backend.lua` holds the same number
-# and refuses a host that speaks another one (a stale venv or checkout).
+# Bumped whenever a message changes incompatibly; Lua (`lua/bb7/vocab.lua`, generated) holds
+# the same number and refuses a host that speaks another one (a stale venv or checkout).
 PROTOCOL = 2
 
 __all__ = [
@@ -88,9 +93,11 @@ __all__ = [
     "ChatSummary",
     "ChatView",
     "ChatViewArgs",
+    "ContextSettings",
     "DiffError",
     "DiffView",
     "EchoEventsArgs",
+    "Estimate",
     "FileArgs",
     "FileListArgs",
     "InitArgs",

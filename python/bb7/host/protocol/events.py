@@ -120,7 +120,7 @@ class BlockStatus(msgspec.Struct, frozen=True, tag="block", tag_field="type"):
 
 class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
     """Something the user should know that does not stop the send (`kind`: context_near,
-    context_over, models, instructions, retry, stream, reasoning)."""
+    models, instructions, retry, stream, reasoning)."""
 
     kind: str
     message: str
@@ -197,7 +197,10 @@ class Pricing(msgspec.Struct, frozen=True):
 
 
 class ModelInfo(msgspec.Struct, frozen=True):
-    """One model of the provider, as the model picker shows it."""
+    """One model of the provider, as the model picker shows it. `capabilities_source`: the
+    local server API that said whether it takes tools and its context size ("" when the
+    models list said it, or nobody did); `edits`: how its answers with edits landed in this
+    project's chats, short (`bb7.stats`; "" when it has none)."""
 
     id: str
     name: str = ""
@@ -206,6 +209,8 @@ class ModelInfo(msgspec.Struct, frozen=True):
     supports_tools: bool | None = None
     supports_reasoning: bool | None = None
     pricing: Pricing = Pricing()
+    capabilities_source: str = ""
+    edits: str = ""
 
 
 class Models(msgspec.Struct, frozen=True):
@@ -216,3 +221,16 @@ class Models(msgspec.Struct, frozen=True):
     current: str = ""
     warning: str | None = None
     error: str | None = None
+
+
+# Every event Lua receives: its name -> its payload (the send's others are `Streamed`, named by
+# their tag: `chunk`, `reasoning`, ...).
+EVENTS: dict[str, type[msgspec.Struct]] = {
+    "ready": Ready,
+    "notify": Notify,
+    "status_changed": StatusChanged,
+    "request_started": RequestStarted,
+    "done": SendDone,
+    "diff_error": DiffError,
+    "models": Models,
+}
