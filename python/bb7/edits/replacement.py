@@ -40,8 +40,8 @@ def build_lines(
     opcodes = line_opcodes(old_lines, new_lines)
     if all(leading(old_lines[i]) == leading(window[m]) for i, m in pairs.items()):
         return _assemble(opcodes, old_lines, new_lines, window, mapping, None)
-    tab = tab_width or pick_tab_width(
-        [(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()]
+    tab = pick_tab_width(
+        [(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()], tab_width
     )
     delta = {
         i: width(leading(window[m]), tab) - width(leading(old_lines[i]), tab)
@@ -77,12 +77,14 @@ class _Reindent:
         # a particular old line, so `new` keeps its own relative structure (one global shift).
         self.positional = True
 
-    def line(self, text: str, old_index: int | None, target: int | None, inserted: bool) -> str:
+    def line(self, text: str, old_index: int | None, near: str | None, inserted: bool) -> str:
         """`text` re-indented. `old_index` is the old line it replaces (or, when `inserted`, the
-        old line it follows) and `target` that old line's indentation width in the file."""
+        old line it follows) and `near` that old line's indentation in the file: a line landing
+        at its depth takes its exact whitespace (tabs and alignment blanks as they are)."""
         if not text.strip():
             return text
         own = width(leading(text), self.tab)
+        target = width(near, self.tab) if near is not None else None
         local = self.delta.get(old_index) if old_index is not None else None
         if self.first and old_index == 0 and not inserted:
             amount = self.delta[0]
@@ -96,6 +98,8 @@ class _Reindent:
             # A changed line lands where its counterpart sits in the file by the global shift
             # or by its own line's shift; when by neither, it changed depth on purpose.
             amount = self.shift if own + self.shift == target else local
+        if near is not None and own + amount == target:
+            return near + text.lstrip(" \t")
         return render(own + amount, self.style, self.tab) + text.lstrip(" \t")
 
     def keeps_file_indent(self, old_index: int) -> bool:
@@ -143,8 +147,8 @@ def _assemble(
                 # tabs and alignment spaces as they are, whatever the tab width.
                 out.append(leading(window[m]) + text.lstrip(" \t"))
                 continue
-            target = width(leading(window[m]), plan.tab) if m is not None else None
-            out.append(plan.line(text, i if i >= 0 else None, target, inserted))
+            near = leading(window[m]) if m is not None else None
+            out.append(plan.line(text, i if i >= 0 else None, near, inserted))
     return out
 
 
