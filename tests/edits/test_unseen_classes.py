@@ -127,3 +127,10 @@ def test_the_width_that_explains_every_line_beats_the_file_declared_one() -> Non
     old = "    def f(self):\n        if x:\n            y()"  # four blanks a level
     new = old + "\n        z()"
     assert applied(file, old, new).content == file + "\t\tz()\n"
+
+
+def test_a_dedented_old_whose_new_sits_at_the_file_depth_keeps_new_as_sent() -> None:
+    file = "class A:\n    def f(self):\n        return 1\n\nx = 1\n"
+    old = "def f(self):\nreturn 1\n\nx = 1"  # every line lost its indentation
+    new = "    def f(self):\n        return 2\nassert x\n\nx = 1"  # but new has the file's
+    assert applied(file, old, new).content == file.replace("return 1\n", "return 2\nassert x\n")

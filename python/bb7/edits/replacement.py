@@ -56,8 +56,13 @@ def build_lines(
     )
     first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
     # `old` with no indentation at all against an indented window was dedented as a whole: as
-    # systematic as a uniform shift, though each line lost a different amount.
-    dedented = all(not leading(old_lines[i]) for i in pairs) and any(delta.values())
+    # systematic as a uniform shift, though each line lost a different amount. Unless `new`
+    # was not: a changed line of it already at its file line's (non-zero) depth.
+    dedented = (
+        all(not leading(old_lines[i]) for i in pairs)
+        and any(delta.values())
+        and not _new_at_file_depth(opcodes, new_lines, window, pairs, tab)
+    )
     active = shift != 0 or restyle or dedented
     plan = _Reindent(shift, active, delta, tab, style or " ", first_fix and not dedented)
     plan.positional = any(tag == "equal" for tag, *_ in opcodes)
@@ -281,6 +286,23 @@ def _shift_for_new(
     top = max(votes.values())
     tied = [s for s, c in votes.items() if c == top]
     return 0 if 0 in tied else min(tied, key=abs)
+
+
+def _new_at_file_depth(
+    opcodes: Opcodes, new_lines: list[str], window: list[str], pairs: dict[int, int], tab: int
+) -> bool:
+    """Whether a changed line of `new` sits at the indented depth of the file line its old
+    line matched (pairing replaced lines in order)."""
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag != "replace":
+            continue
+        for t in range(min(i2 - i1, j2 - j1)):
+            i, line = i1 + t, new_lines[j1 + t]
+            if i in pairs and line.strip():
+                depth = width(leading(window[pairs[i]]), tab)
+                if depth and width(leading(line), tab) == depth:
+                    return True
+    return False
 
 
 def _first_line_copied_mid_line(
