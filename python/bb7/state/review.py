@@ -14,9 +14,9 @@ import msgspec
 
 from bb7 import review
 from bb7.fileid import entry_file_id
+from bb7.refusal import Abort
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events
-from bb7.state.problems import Abort
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.store import Store
 
