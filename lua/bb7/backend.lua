@@ -238,6 +238,7 @@ function M.open()
         diff_mode = config.diff_mode,
         provider = config.provider,
         titles = config.titles,
+        context = config.context,
       },
       buffers = buffers,
     },

@@ -211,6 +211,31 @@ waits; no retry starts after 60 s or past `provider.timeout`. When nil: 3
 (1 for a server on this machine).]],
   },
   {
+    name = 'provider.cache',
+    default = true,
+    type = types.boolean,
+    doc = [[Mark prompt cache breakpoints for providers that cache only what a
+request marks: Anthropic models (through OpenRouter or the 'anthropic'
+preset) and Gemini models through OpenRouter. Up to four marks: the system
+prompt, the files as first shared, and the conversation up to the previous
+and the current turn, so each turn pays full price only for what is new.
+Other providers (OpenAI, DeepSeek, xAI, Gemini's own endpoint) cache a
+repeated prefix by themselves: bb7's prompt grows at its end so they hit
+too. false sends no marks.]],
+  },
+  {
+    name = 'context.follow_edits',
+    default = 'diff',
+    type = one_of('diff', 'full', 'off'),
+    doc = [[What the model sees of your edits to a context file or section (in
+its buffer, unsaved edits included, else on disk) at your next message:
+'diff': the chat's copy is brought up to date and the model gets your
+change as a diff against the version it last saw (the whole file again
+only when the diffs since it outgrow a quarter of it); 'full': the
+whole file again; 'off': nothing until you update it from the files panel
+(the file shows `~` meanwhile).]],
+  },
+  {
     name = 'layout',
     default = 'tab',
     type = one_of('tab', 'split'),

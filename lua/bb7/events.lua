@@ -13,13 +13,14 @@ local function user_event(pattern, data)
 end
 
 -- A response ended: statuses again with the buffers as they are now, and a word when it
--- failed, unless the chat view is open: it shows the failure in the conversation (and a
--- long message would stop the user at a hit-enter prompt while typing there).
+-- failed, unless the chat view is open: its redraw brings the statuses (computed once, with
+-- its files panel), and it shows the failure in the conversation (a long message would stop
+-- the user at a hit-enter prompt while typing there).
 ---@param p bb7.SendDone
 local function done(p)
-  require('bb7.status').refresh(vim.api.nvim_list_bufs(), true)
   local view = package.loaded['bb7.chat']
   local shown = view ~= nil and view.is_open()
+  if not shown then require('bb7.status').refresh(vim.api.nvim_list_bufs(), true) end
   if not p.ok and p.message and p.message ~= '' and not shown then
     local lines = { p.message }
     vim.list_extend(lines, p.errors or {})

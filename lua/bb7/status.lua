@@ -1,5 +1,6 @@
---- The Lua-side cache of file statuses, fed only by the host's `status_changed` events
---- (statuses are decided once, in Python). From it: `vim.b.bb7_status`, a sign on line 1
+--- The Lua-side cache of file statuses, fed only by the host's `status_changed` payloads (its
+--- events, and the chat view's redraw at the end of a send; statuses are decided once, in
+--- Python). From it: `vim.b.bb7_status`, a sign on line 1
 --- and on the lines a pending change touches (own namespace), the statusline component and
 --- `User BB7StatusChanged`. Reading a status never calls the host.
 local M = {}

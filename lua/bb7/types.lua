@@ -37,14 +37,15 @@
 
 --- Everything the chat view draws for a chat: title, draft, retry banner, conversation,
 --- files panel. `retry`: the last answer's edits failed and the next send carries the retry
---- context.
+--- context. The optional fields are left out when empty (Lua reads nil, not `vim.NIL`).
 ---@class bb7.ChatView
 ---@field chat bb7.ChatSummary
 ---@field draft string
 ---@field retry boolean
 ---@field conversation bb7.Rendered
 ---@field files bb7.Panel
----@field hint string
+---@field hint? string
+---@field statuses? bb7.StatusChanged
 
 --- A chat found by `search_chats`: by its `name` or a `message` (with an excerpt).
 ---@class bb7.ChatSearchHit
@@ -83,7 +84,7 @@
 
 --- Why an action was refused, for the user: `kind` for code, `message` says what to do.
 ---@class bb7.Problem
----@field kind 'empty'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'always_readonly'|'ambiguous'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'
+---@field kind 'bad_name'|'empty'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'always_readonly'|'ambiguous'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'
 ---@field message string
 ---@field reported? boolean set by Lua once the user was told
 
@@ -119,6 +120,12 @@
 ---@field total_tokens integer
 ---@field total_tokens_text string
 
+--- New statuses keyed by absolute path; `full` replaces the whole Lua cache.
+---@class bb7.StatusChanged
+---@field files table<string, bb7.StatusItem>
+---@field removed string[]
+---@field full boolean
+
 --- One hunk as the editor draws it, in 0-based lines of the local text.
 ---
 --- `start`/`removed`: the local lines the hunk replaces (`removed` may be 0: an insertion
@@ -149,6 +156,14 @@
 ---@field has_output? boolean
 ---@field start_line? integer
 ---@field end_line? integer
+
+--- Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
+--- the model's pending change touches, `user_lines` the user changed since the snapshot the
+--- model saw.
+---@class bb7.StatusItem
+---@field status ''|'!A'|'A'|'M'|'R'|'S'|'~'|'~M'
+---@field lines integer[]
+---@field user_lines integer[]
 
 -- Events: `events.dispatch` gets batches of `{ name, payload }` ---------------------------------
 
@@ -183,12 +198,6 @@
 ---@class bb7.Notify
 ---@field level 'error'|'info'|'warn'
 ---@field message string
-
---- New statuses keyed by absolute path; `full` replaces the whole Lua cache.
----@class bb7.StatusChanged
----@field files table<string, bb7.StatusItem>
----@field removed string[]
----@field full boolean
 
 --- A `send` began streaming (becomes `User BB7RequestStarted`); `repair`: the automatic
 --- repair request after failed edits.
@@ -288,14 +297,6 @@
 ---@field chat_id string
 ---@field title string
 
---- Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
---- the model's pending change touches, `user_lines` the user changed since the snapshot the
---- model saw.
----@class bb7.StatusItem
----@field status ''|'!A'|'A'|'M'|'R'|'S'|'~'|'~M'
----@field lines integer[]
----@field user_lines integer[]
-
 --- One failed tool call or edit: `block` its place in the answer, `edit` the edit inside
 --- it, `line` the block's first line in the answer; `message` is written for the model.
 ---@class bb7.ApplyError
@@ -307,7 +308,10 @@
 ---@field best? bb7.Candidate
 ---@field line? integer
 
---- One model of the provider, as the model picker shows it.
+--- One model of the provider, as the model picker shows it. `capabilities_source`: the
+--- local server API that said whether it takes tools and its context size ("" when the
+--- models list said it, or nobody did); `edits`: how its answers with edits landed in this
+--- project's chats, short (`bb7.stats`; "" when it has none).
 ---@class bb7.ModelInfo
 ---@field id string
 ---@field name string
@@ -316,6 +320,8 @@
 ---@field supports_tools? boolean
 ---@field supports_reasoning? boolean
 ---@field pricing bb7.Pricing
+---@field capabilities_source string
+---@field edits string
 
 --- Where a failed edit probably belonged (1-based, inclusive lines).
 ---@class bb7.Candidate

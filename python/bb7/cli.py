@@ -47,6 +47,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "bb7.commands.usage",
         "what today's requests cost, over every chat, and the OpenRouter key's credit left",
     ),
+    "stats": (
+        "bb7.commands.stats",
+        "per model: answers with edits applied at the first try, after a repair, never",
+    ),
     "eval-edits": (
         "bb7.corpus.commands",
         "apply every case of an edits corpus and print a per-category table",

@@ -19,7 +19,7 @@ import msgspec
 PROTECTED = (".git", ".bb7")
 
 
-PathProblemKind = Literal["empty", "outside_root", "protected"]
+PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name"]
 
 
 class PathProblem(msgspec.Struct, frozen=True):
@@ -37,11 +37,29 @@ def protected_part(parts: tuple[str, ...]) -> str | None:
     return None
 
 
+def name_problem(path: str) -> PathProblem | None:
+    """Why `path` (as the command line gave it) cannot be kept as text: a name that is not
+    UTF-8 arrives with surrogate escapes, which neither the database nor a model can hold."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", errors="backslashreplace")
+        return PathProblem(
+            "bad_name",
+            f"{shown}: the file name is not valid UTF-8; bb7 keeps names as UTF-8 text, so "
+            "rename the file first",
+        )
+    return None
+
+
 def project_path(root: Path, path: str) -> str | PathProblem:
     """The normalised root-relative POSIX path for `path` (relative to root, or absolute)."""
     raw = path.strip()
     if not raw:
         return PathProblem("empty", "the path is empty")
+    bad = name_problem(raw)
+    if bad is not None:
+        return bad
     root_real = Path(os.path.realpath(root))
     candidate = Path(raw) if os.path.isabs(raw) else root_real / raw
     lexical = Path(os.path.normpath(candidate))

@@ -365,3 +365,79 @@ def test_ctrl_c_before_any_answer_cancels_the_waiting_send(cli: Cli, server: Ser
     assert process.returncode == 130, err
     assert out == b""
     assert err.decode() == "bb7: Response cancelled by the user before any answer came.\n"
+
+
+def _prompt(request: dict[str, Any]) -> str:
+    content = request["json"]["messages"][1]["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+def test_an_edit_away_from_the_change_is_kept_and_a_rejection_reason_reaches_the_model(
+    cli: Cli, server: Server
+) -> None:
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    server.push(
+        stream(text_chunk("2."), *edit_call("    return 1", "    return 2", file_id("app.py", APP)))
+    )
+    assert cli("chat", *args, "Return 2.").returncode == 0
+    (cli.root / "app.py").write_text("import os\n\n" + APP)  # the user's own line, above
+    assert " M  app.py" in cli("status").stdout
+    assert cli("output", "apply", "app.py").returncode == 0
+    assert (cli.root / "app.py").read_text() == "import os\n\ndef main():\n    return 2\n"
+
+    now = file_id("app.py", "import os\n\ndef main():\n    return 2\n")
+    server.push(stream(text_chunk("3."), *edit_call("    return 2", "    return 3", now)))
+    assert cli("chat", *args, "Return 3.").returncode == 0
+    rejected = cli("output", "reject", "app.py", "--reason", "2 is the answer")
+    assert rejected.returncode == 0, rejected.stderr
+    server.push(stream(text_chunk("Kept 2."), finish()))
+    assert cli("chat", *args, "Fine?").returncode == 0
+    prompt = _prompt(server.chat_requests()[-1])
+    assert "action=user_rejected_hunk path=app.py" in prompt
+    assert 'lines=4-4 reason="2 is the answer"' in prompt
+
+
+def _answered_by(model: str, *steps: dict[str, Any]) -> dict[str, Any]:
+    """A streamed answer whose chunks name `model` (the name the answer is stored under)."""
+    for step in steps:
+        step["data"]["model"] = model
+    return stream(*steps)
+
+
+def test_bb7_stats_counts_each_model_s_answers_with_edits(cli: Cli, server: Server) -> None:
+    base = file_id("app.py", APP)
+    two = file_id("app.py", APP.replace("1", "2"))
+    three = file_id("app.py", APP.replace("1", "3"))
+    tools, other = "test/tools-model", "other/model"
+    server.push(
+        # tools: applied at the first try; then failed once and repaired by the next answer.
+        _answered_by(tools, *edit_call("    return 1", "    return 2", base), finish()),
+        _answered_by(tools, *edit_call("    return 9", "    return 3", two), finish()),
+        _answered_by(tools, *edit_call("    return 2", "    return 3", two), finish()),
+        # other: failed, and the next answer was prose: never applied.
+        _answered_by(other, *edit_call("    return 7", "    return 4", three), finish()),
+        _answered_by(other, text_chunk("I cannot find that line."), finish()),
+    )
+    codes = [
+        cli("chat", "--base-url", server.base_url, "--model", model, "Change it.").returncode
+        for model in (tools, tools, tools, other, other)
+    ]
+    assert codes == [0, 1, 0, 1, 0]
+    listed = cli("stats")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "test/tools-model  2 answers with edits: 1 at the first try, 1 after a repair, 0 never "
+        "(not_found 1)",
+        "other/model       1 answer with edits: 0 at the first try, 0 after a repair, 1 never "
+        "(not_found 1)",
+    ]
+    as_json = json.loads(cli("stats", "--json").stdout)
+    assert as_json["models"][1] == {
+        "model": "other/model",
+        "answers": 1,
+        "first_try": 0,
+        "repaired": 0,
+        "never": 1,
+        "from_text": 0,
+        "failures": {"not_found": 1},
+    }

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from bb7.formats.apply import FileState, apply_response
 from bb7.formats.fallback import text_edits
-from bb7.formats.retry import retry_context
 from bb7.formats.response import Response, ToolCall
+from bb7.formats.retry import retry_context
 
 APP = "def greet():\n    return 'hi'\n\n\ndef main():\n    print(greet())\n"
 FILES = {"app.py": FileState(content=APP)}

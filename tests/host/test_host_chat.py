@@ -211,3 +211,20 @@ def test_apply_refused_by_the_disk_says_the_editor_s_way_out(
     assert refused["kind"] == "read_only_file"
     assert refused["message"].startswith("a.py is read-only on disk; :BB7Apply! overwrites it\n")
     assert "--force" not in refused["message"]
+
+
+def test_the_views_redraw_after_a_send_brings_the_statuses_of_its_panel(
+    host: Host, root: Path, store: Store
+) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    record_outputs(store, chat_id, {"a.py": "one = 12\n"}, bases=edit_bases(store, chat_id))
+    unsaved = {"path": str(root / "a.py"), "changedtick": 4, "lines": ["one = 1", "two = 2"]}
+    host.events.clear()
+    view = host.call("chat_view", buffers=[unsaved], statuses=True)
+    assert host.events == []  # one request, no second computation for the status cache
+    host.call("statuses", buffers=[unsaved], all=True)
+    assert host.events == [["status_changed", view["statuses"]]]
+    assert view["statuses"]["files"][str(root / "a.py")]["status"] == "~M"
+    assert [row["text"][:2] for row in view["files"]["rows"]] == ["~M"]
+    assert "statuses" not in host.call("chat_view", buffers=[unsaved])

@@ -23,7 +23,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, type_command, wait_for
+from editor import notifications, type_command, wait_for, wait_for_status
 
 from bb7.fileid import entry_file_id
 from llm_server import (
@@ -99,6 +99,7 @@ def test_an_edit_shows_M_in_the_files_panel_and_p_applies_it(
     send(view, "Make two 22")
     answered(view, "Assistant modified: a.py")
     assert files_panel(view) == ["M  a.py"]
+    wait_for_status(view, project / "a.py", "M")  # the view's redraw brought the statuses
     focus(view, "files", 1)
     view.input("p")
     wait_for_conversation(view, "Applied: a.py")
@@ -188,7 +189,7 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
             "The provider refused the request (HTTP 401: invalid key).",
         ),
         (
-            [error_response(429, "slow down", headers={"Retry-After": "0"})] * 4,
+            [error_response(429, "slow down", headers={"Retry-After": "0"})] * 2,
             "The provider is rate limiting (HTTP 429: slow down).",
         ),
     ],
@@ -203,8 +204,9 @@ def test_provider_errors_read_as_messages_in_the_conversation(
     (line,) = [line for line in conversation(view) if line.startswith("⚠ The request failed")]
     assert shown in line
     if len(responses) > 1:
-        assert "gave up after 4 attempts" in line
-        assert len(server.chat_requests()) == 4
+        # A server on this machine (the test's) is asked once more, not three times.
+        assert "gave up after 2 attempts" in line
+        assert len(server.chat_requests()) == 2
     wait_for_screen(view, "⚠ The request failed: " + shown[:30])
 
 
@@ -226,6 +228,17 @@ def test_the_model_picker_puts_favourites_first(view: Any, server: LLMServer) ->
     picked = view.exec_lua("return _G.picked")
     assert picked[0].startswith("★ test/plain-model  (no tools: text edit blocks")
     assert picked[1].startswith("test/tools-model  (128k context")
+    local = {
+        "id": "qwen",
+        "supports_tools": False,
+        "capabilities_source": "Ollama /api/show",
+        "pricing": {},
+        "edits": "edits 3/4 at the first try, 1 repaired, 0 never",
+    }
+    assert view.exec_lua("return require('bb7.chat.models').describe(..., {})", local) == (
+        "qwen  (no tools per Ollama /api/show: text edit blocks, edits 3/4 at the first try, "
+        "1 repaired, 0 never)"
+    )
     wait_for_screen(view, "· test/plain-model")  # the conversation's bar shows the new model
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from editor import notifications, run, start_host, wait_for
 
+from bb7.cli import main
 from bb7.fsio import CRASH_ENV
 from model_answer import model_writes
 
@@ -47,3 +48,28 @@ def test_a_finished_interrupted_apply_is_said_once_in_the_editor(
     run(editor, "BB7Add")
     assert notifications(editor).count(line) == 1, notifications(editor)
     assert (project / "a.py").read_text() == "one = 1\n"
+
+
+def test_an_edit_made_after_the_host_died_mid_apply_keeps_the_replaced_text(
+    launch: Callable[..., Any], project: Path
+) -> None:
+    assert main(["init", "--root", str(project)]) == 0  # in-process: no Python start to pay
+    assert main(["add", "--root", str(project), str(project / "a.py")]) == 0
+    model_writes(project, {"a.py": "one = 'model'\ntwo = 2\nthree = 3\n"})
+    editor = launch()
+    editor.exec_lua("require('bb7').setup({ status = { debounce_ms = 20 } })")
+    editor.exec_lua(f"vim.env.{CRASH_ENV} = 'before_commit'")  # the host dies mid-apply
+    start_host(editor)
+    editor.command("edit a.py")
+    editor.command("call setline(1, 'one = \"mine\"') | write")
+    run(editor, "BB7Apply!")  # over the user's edit; the host is killed before its commit
+    wait_for(editor, "require('bb7.backend').status().state ~= 'ready'")
+    editor.exec_lua(f"vim.env.{CRASH_ENV} = nil")
+    # The user keeps typing and saves; the next command restarts the host.
+    editor.command("call append('$', 'typed = 4') | write")
+    run(editor, "BB7Add")
+    said = "function(n) return n.msg:find('which was edited since', 1, true) end"
+    wait_for(editor, f"vim.iter(_G.notifications):any({said})")
+    run(editor, "BB7UndoApply!")
+    assert (project / "a.py").read_text() == 'one = "mine"\ntwo = 2\nthree = 3\n'
+    assert editor.current.buffer[:] == ['one = "mine"', "two = 2", "three = 3"]

@@ -105,6 +105,19 @@ def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     assert ready.current.buffer[:] == A
 
 
+def test_an_unsaved_edit_away_from_the_change_keeps_m_and_apply_keeps_both(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "three = 3", "three = 33"))
+    type_keys(ready, "ggOzero = 0<Esc>")
+    # The signs of the new text: still M, the model's line and the user's apart.
+    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
+    assert signs(ready) == [[1, "M "], [1, "┆ "], [4, "│ "]]
+    assert run(ready, "BB7Apply") == "bb7: applied a.py, keeping your local edits"
+    assert ready.current.buffer[:] == ["zero = 0", *A[:2], "three = 33"]
+    wait_for_status(ready, project / "a.py", "")
+
+
 def test_an_amended_hunk_is_taken_as_edited_and_a_rejection_keeps_its_reason(
     ready: Any, project: Path
 ) -> None:

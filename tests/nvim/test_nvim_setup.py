@@ -66,7 +66,7 @@ def test_valid_options_are_merged_over_the_defaults(launch: Any) -> None:
     opts = {"provider": {"api_key": "cmd:pass show openrouter"}, "keys": {"apply": False}}
     assert nvim.exec_lua(SETUP, opts) == [True]
     config = nvim.exec_lua("return require('bb7.config').get()")
-    assert config["provider"] == {"api_key": "cmd:pass show openrouter"}
+    assert config["provider"] == {"api_key": "cmd:pass show openrouter", "cache": True}
     assert config["keys"]["apply"] is False
     assert config["keys"]["discard"] == "x"
     assert config["signs"]["modified"] == {"text": "M", "hl": "BB7SignModified"}
@@ -76,7 +76,8 @@ def test_a_provider_preset_by_name_is_short_for_the_preset_table(launch: Any) ->
     nvim = launch()
     assert nvim.exec_lua(SETUP, {"provider": "ollama"}) == [True]
     # No retries: the host picks the preset's (once for a server on this machine).
-    assert nvim.exec_lua("return require('bb7.config').get().provider") == {"preset": "ollama"}
+    provider = nvim.exec_lua("return require('bb7.config').get().provider")
+    assert provider == {"preset": "ollama", "cache": True}
     opts = {"provider": {"preset": "groq", "model": "openai/gpt-oss-120b", "idle_timeout": 30}}
     assert nvim.exec_lua(SETUP, opts) == [True]
     provider = nvim.exec_lua("return require('bb7.config').get().provider")

@@ -21,6 +21,7 @@ import msgspec
 import pytest
 from bb7_cli import BASE, LOCAL, MODEL, Bb7, local_edits_over_a_pending_output
 
+from bb7.cli import main
 from bb7.fsio import CRASH_ENV, MAX_BYTES, STOP_ENV
 from bb7.process import identity
 from bb7.state.records import Problem
@@ -253,3 +254,76 @@ def test_a_write_over_the_size_limit_is_refused_in_one_line(bb7: Bb7) -> None:
     assert bb7.statuses() == {"f.txt": ""}
     bb7("output", "undo", "f.txt")
     assert bb7.read("f.txt") == BASE
+
+
+# -- 10: damaged state and odd inputs are one line, never a traceback --------------------------
+
+
+def _damage_pages(db: Path, tables: tuple[str, ...]) -> None:
+    """Overwrite the b-tree pages of `tables` (found with SQLite's dbstat) with garbage."""
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    marks = ",".join("?" * len(tables))
+    found = conn.execute(f"SELECT pageno FROM dbstat WHERE name IN ({marks})", tables)
+    pages = [row[0] for row in found.fetchall()]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as handle:
+        for page in pages:
+            handle.seek((page - 1) * size)
+            handle.write(b"\x0d\xff\xff\xff" * 8)
+
+
+def test_a_damaged_page_is_one_line_in_every_command_and_init_does_not_claim_success(
+    bb7: Bb7,
+) -> None:
+    local_edits_over_a_pending_output(bb7)
+    _damage_pages(bb7.root / ".bb7" / "bb7.db", ("context", "chats", "outputs"))
+    for args in (("status",), ("add", "f.txt"), ("output", "apply", "--all"), ("chats", "list")):
+        assert "is damaged" in bb7(*args, ok=False)[1], args
+    assert "is damaged" in bb7("init", ok=False)[1]
+
+
+def test_a_missing_table_and_a_state_file_are_one_line(bb7: Bb7, tmp_path: Path) -> None:
+    conn = sqlite3.connect(bb7.root / ".bb7" / "bb7.db")
+    conn.execute("DROP TABLE outputs")
+    conn.close()
+    for args in (("status",), ("init",)):
+        assert "its outputs table is missing" in bb7(*args, ok=False)[1]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".bb7").write_text("not a directory\n")
+    for args in (("init", "--root", str(other)), ("status", "--root", str(other))):
+        assert "is a file, not bb7's state directory" in bb7(*args, ok=False)[1]
+
+
+def test_odd_inputs_are_refused_in_one_line(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    name = os.fsdecode(b"bad\xffname.txt")
+    (bb7.root / name).write_text(BASE)
+    assert "not valid UTF-8" in bb7("add", name, ok=False)[1]
+    no_op = "f.txt\n<<<<<<< SEARCH\nline 2\n=======\nline 2\n>>>>>>> REPLACE\n"
+    for response, said in ((no_op, "changes no file"), ("[" * 100_000, "nested too deeply")):
+        code = main(["apply", "--root", str(bb7.root), _response(bb7, response)])
+        err = bb7.capsys.readouterr().err
+        assert code == 1 and said in err and "Traceback" not in err
+    assert bb7.read("f.txt") == BASE
+
+
+# -- 4: an edit made after a crash: the text the apply replaced is kept ------------------------
+
+
+def test_a_file_edited_after_a_killed_apply_keeps_the_replaced_text_for_undo(bb7: Bb7) -> None:
+    local_edits_over_a_pending_output(bb7)
+    killed = bb7.run(
+        "output", "apply", "--force", "f.txt", ok=None, env={CRASH_ENV: "after_rename"}
+    )
+    assert killed.returncode == -signal.SIGKILL
+    bb7.write("f.txt", MODEL + "typed after the crash\n")  # before the next bb7 command
+    said = bb7("status")[1]
+    assert "finished an interrupted apply of f.txt, which was edited since" in said
+    assert "`bb7 output undo --force f.txt`" in said and said.count("\n") == 1
+    assert "changed since the apply" in bb7("output", "undo", "f.txt", ok=False)[1]
+    bb7("output", "undo", "--force", "f.txt")
+    assert bb7.read("f.txt") == LOCAL  # the user's text the forced apply overwrote
+    assert bb7.statuses() == {"f.txt": "~M"}  # and the model's output is pending again

@@ -6,7 +6,9 @@ from __future__ import annotations
 from state_helpers import Project
 
 from bb7 import review
+from bb7.chat.config import SendConfig
 from bb7.chat.history import history
+from bb7.chat.turn import build_turn
 from bb7.llm.prompt import HistoryEvent
 from bb7.state import context
 from bb7.state.context import Target
@@ -249,6 +251,11 @@ def test_an_amended_hunk_is_taken_as_amended_and_recorded_as_the_difference(
     (amended,) = _events(project, "user_amended_hunk", "user_accepted_hunk")
     assert (amended.action, amended.start_line, amended.end_line) == ("user_amended_hunk", 3, 3)
     assert amended.diff == "-model 3\n+mine 3\n"
+    # The next request names the amendment.
+    turn = build_turn(project.store, project.chat_id, "Next?", SendConfig())
+    prompt = "".join(part.text for part in turn.prompt.user)
+    assert "action=user_amended_hunk path=f.txt" in prompt
+    assert " lines=3-3\n-model 3\n+mine 3\n" in prompt
 
 
 def test_a_hunk_taken_as_proposed_is_named_while_the_rest_stays_pending(
@@ -269,7 +276,7 @@ def test_a_rejected_hunk_keeps_the_users_reason_on_one_line(project: Project) ->
     assert rejected.reason == "keep line 3"
 
 
-def test_merge_and_a_vimdiff_merge_record_what_they_kept(project: Project) -> None:
+def test_merge_records_the_hunks_it_took_and_not_the_overlaps_left(project: Project) -> None:
     _pending(project, TWO_HUNKS)
     local = _change(BASE, 3, "mine 3")
     merged = merge_output(
@@ -278,8 +285,14 @@ def test_merge_and_a_vimdiff_merge_record_what_they_kept(project: Project) -> No
     assert not isinstance(merged, Problem) and merged.overlaps == [(3, 3)]
     (kept,) = _events(project, "user_accepted_hunk", "user_amended_hunk")
     assert (kept.action, kept.start_line) == ("user_accepted_hunk", 8)
-    # In the vimdiff, the user takes the rest with a change of their own.
-    by_hand = _change(_change(BASE, 3, "model 3 and mine"), 8, "model 8")
-    assert finish_merge(project.store, project.chat_id, "f.txt", {"f.txt": LocalText(by_hand)})
-    amended = _events(project, "user_amended_hunk")[-1]
-    assert amended.diff == "-model 3\n+model 3 and mine\n"
+
+
+def test_a_vimdiff_merge_records_the_hunks_taken_and_leaves_the_rest_pending(
+    project: Project,
+) -> None:
+    _pending(project, TWO_HUNKS)
+    by_hand = _change(_change(BASE, 3, "model 3"), 8, "model 8, but mine")
+    done = finish_merge(project.store, project.chat_id, "f.txt", {"f.txt": LocalText(by_hand)})
+    assert not isinstance(done, Problem) and done.outcome == "partial"
+    (kept,) = _events(project, "user_accepted_hunk", "user_amended_hunk")
+    assert (kept.action, kept.start_line) == ("user_accepted_hunk", 3)

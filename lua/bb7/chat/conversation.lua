@@ -330,10 +330,11 @@ M.handlers = {
       )
     )
   end,
-  -- The end of every send, refused, failed, cancelled or done: the stored chat again.
+  -- The end of every send, refused, failed, cancelled or done: the stored chat again, and
+  -- the statuses from the same request (`bb7.events` leaves them to the open view).
   done = function()
     M.stop_live()
-    if view.is_open() and H.controller then H.controller.refresh() end
+    if view.is_open() and H.controller then H.controller.refresh({ statuses = true }) end
   end,
   title = function(p)
     local shown = view.state.chat

@@ -63,16 +63,22 @@ function M.draw(chat_view, opts)
   view.winbars()
 end
 
---- Fetches the active chat's view from the host and draws it; `cb(err)` afterwards.
----@param opts? { draft?: 'replace'|'fill', create?: boolean }
+--- Fetches the active chat's view from the host and draws it; `cb(err)` afterwards. With
+--- `statuses`, the status cache is refreshed from the same request (the end of a send).
+---@param opts? { draft?: 'replace'|'fill', create?: boolean, statuses?: boolean }
 ---@param cb? fun(err: table?)
 function M.refresh(opts, cb)
-  local args = { buffers = view.buffers(), create = opts and opts.create or false }
+  local args = {
+    buffers = view.buffers(),
+    create = opts and opts.create or false,
+    statuses = opts and opts.statuses or false,
+  }
   backend().request('chat_view', args, function(err, chat_view)
     if err then
       if cb then return cb(err) end
       return backend().report(err)
     end
+    if chat_view.statuses then require('bb7.status').on_status_changed(chat_view.statuses) end
     M.draw(chat_view, opts)
     if chat_view.hint and chat_view.hint ~= '' then ui.say(chat_view.hint) end
     if cb then cb(nil) end

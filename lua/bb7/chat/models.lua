@@ -28,18 +28,28 @@ function M.order(models, favorites)
   return vim.tbl_map(function(pair) return pair[1] end, ordered)
 end
 
---- One line of the picker: id, then what bb7 cares about (tools, context, price).
+--- One line of the picker: id, then what bb7 cares about (tools and who said so, context,
+--- price, how its edits landed in this project).
 ---@param m table a model
 ---@param favorites string[]
 ---@return string
 function M.describe(m, favorites)
   local notes = {}
-  if m.supports_tools == false then table.insert(notes, 'no tools: text edit blocks') end
+  local said = set(m.capabilities_source)
+      and m.capabilities_source ~= ''
+      and (' per ' .. m.capabilities_source)
+    or ''
+  if m.supports_tools == false then
+    table.insert(notes, 'no tools' .. said .. ': text edit blocks')
+  elseif m.supports_tools == true and said ~= '' then
+    table.insert(notes, 'tools' .. said)
+  end
   if set(m.context_length) then
     table.insert(notes, ('%dk context'):format(math.floor(m.context_length / 1000)))
   end
   local price = m.pricing and m.pricing.prompt
   if set(price) then table.insert(notes, ('$%.2f/M in'):format(price * 1e6)) end
+  if set(m.edits) and m.edits ~= '' then table.insert(notes, m.edits) end
   local star = vim.tbl_contains(favorites, m.id) and '★ ' or ''
   local id = star .. m.id
   return #notes > 0 and ('%s  (%s)'):format(id, table.concat(notes, ', ')) or id

@@ -58,10 +58,11 @@ def error_lines(error: ApplyError) -> list[str]:
     return lines
 
 
+# How a failure note starts (`bb7.stats` counts the failed answers by it).
+FAILED_HEAD = "The file changes of this answer could not be applied"
+
+
 def failure_note(errors: Sequence[ApplyError], then: str) -> str:
     """The stored note after an answer whose changes failed; `then`: what happens next."""
-    head = (
-        f"The file changes of this answer could not be applied ({plural(len(errors), 'problem')}); "
-        f"no file was changed. {then}"
-    )
+    head = f"{FAILED_HEAD} ({plural(len(errors), 'problem')}); no file was changed. {then}"
     return "\n".join([head] + [line for error in errors for line in error_lines(error)])

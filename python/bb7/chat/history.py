@@ -44,6 +44,8 @@ _SAME: dict[str, EventAction] = {
     "user_applied": "user_applied",
     "user_partially_applied": "user_partially_applied",
     "user_discarded": "user_discarded",
+    "user_accepted_hunk": "user_accepted_hunk",
+    "user_amended_hunk": "user_amended_hunk",
     "user_rejected_hunk": "user_rejected_hunk",
     "user_undid_apply": "user_undid_apply",
     "assistant_wrote": "assistant_wrote",
@@ -73,6 +75,8 @@ def history_event(event: Event) -> HistoryEvent | None:
         prev_file_id=event.prev_file_id or None,
         start_line=event.start_line or None,
         end_line=event.end_line or None,
+        reason=event.reason or None,
+        diff=event.diff or None,
     )
 
 

@@ -63,7 +63,9 @@ from bb7.llm.instructions import Instructions, load_instructions
 from bb7.llm.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.llm.models import ModelInfo, load_models
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
+from bb7.state import context
 from bb7.state.chats import append_user_message
+from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
 from bb7.state.store import Store
@@ -95,11 +97,15 @@ def start_send(
     config: SendConfig,
     on_event: OnEvent,
     *,
+    buffers: Buffers | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> SendHandle | Problem:
     """Store `text` as the user's message in `chat_id` and send it in a worker thread.
 
-    `environ`: where key specs and instruction paths are looked up (default: os.environ).
+    First the chat's context follows the user's edits (`config.follow_edits`, see
+    `bb7.state.context.follow_edits`): `buffers` are the editor's unsaved buffer texts, which
+    count as the user's copy. `environ`: where key specs and instruction paths are looked up
+    (default: os.environ).
     """
     if not text.strip():
         return Problem("empty", "the message is empty; write something to send")
@@ -113,13 +119,21 @@ def start_send(
             )
         _busy.add(key)
     try:
+        followed = []
+        if config.follow_edits != "off":
+            followed = context.follow_edits(store, chat_id, buffers=buffers)
         user = append_user_message(store, chat_id, text, model=config.model)
     except BaseException:
         with _busy_lock:
             _busy.discard(key)
         raise
     handle = SendHandle()
-    send = _Send(store, chat_id, user, config, on_event, handle, environ)
+    notices = [
+        ev.Notice("follow_edits", f"{label}: your edits were not sent: {got.message}")
+        for label, got in followed
+        if isinstance(got, Problem)
+    ]
+    send = _Send(store, chat_id, user, config, on_event, handle, environ, notices)
     threading.Thread(target=send.run, name="bb7-send", daemon=True).start()
     return handle
 
@@ -136,8 +150,10 @@ class _Send:
         on_event: OnEvent,
         handle: SendHandle,
         environ: Mapping[str, str] | None,
+        notices: list[ev.Notice],
     ) -> None:
         self.store = store
+        self.notices = notices  # from before the worker started
         self.chat_id = chat_id
         self.user = user
         self.config = config
@@ -187,6 +203,8 @@ class _Send:
     # -- one exchange -----------------------------------------------------------------------
 
     def _exchange(self, client: OpenAICompatClient) -> ev.Outcome:
+        for notice in self.notices:
+            self._emit(notice)
         instructions = load_instructions(
             self.store.root if self.store.scope != GLOBAL else None, self.environ
         )

@@ -29,6 +29,7 @@ from bb7.commands.session import (
 from bb7.commands.status import print_statuses
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
 from bb7.llm.models import default_cache_dir
+from bb7.llm.prompt import FollowEdits
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.refusal import unwrap
@@ -87,6 +88,19 @@ def register(subparsers: Any) -> None:
         "--auto-repair",
         action="store_true",
         help="when the changes fail to apply, ask the model once more right away",
+    )
+    parser.add_argument(
+        "--follow-edits",
+        choices=get_args(FollowEdits),
+        default="diff",
+        help="how your edits to context files since the last message reach the model: as a "
+        "diff (default), the whole file, or not at all until `bb7 update`",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="send no prompt-cache breakpoints (sent by default to Anthropic models and to "
+        "Gemini through OpenRouter, which cache only what is marked)",
     )
     parser.add_argument("--title-model", metavar="M", help="name a new chat with this model")
     parser.add_argument(
@@ -159,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
             reasoning_effort=effort,
             auto_repair=args.auto_repair,
             title_model=args.title_model,
+            cache=not args.no_cache,
+            follow_edits=args.follow_edits,
             models_cache=str(default_cache_dir()),
             usage_log=str(usage_log_path()),
         )

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import functools
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import TypeVar
 import msgspec
 
 from bb7.refusal import Abort, unwrap
+from bb7.state.problems import is_store_trouble, store_error
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store, StoreError
 from bb7.state.workspace import Workspace, open_workspace
@@ -80,6 +82,11 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
         print(f"bb7: {line}", file=sys.stderr)
     try:
         yield ws
+    except sqlite3.DatabaseError as exc:
+        # A damaged page is found only when a query reads it, long after the open.
+        if not is_store_trouble(exc):
+            raise
+        raise store_error(exc, ws.home().path, ws.home().timeout) from exc
     finally:
         ws.close()
 

@@ -35,6 +35,8 @@ EventAction = Literal[
     "user_applied",
     "user_partially_applied",
     "user_discarded",
+    "user_accepted_hunk",
+    "user_amended_hunk",
     "user_rejected_hunk",
     "user_undid_apply",
     "assistant_wrote",
@@ -49,9 +51,14 @@ EVENT_MEANINGS: dict[str, str] = {
     "user_applied": "the user accepted your pending change into the project",
     "user_partially_applied": "the user took part of your pending change; the rest stays pending",
     "user_discarded": "the user rejected your pending change",
-    "user_rejected_hunk": "the user rejected one hunk of your pending change: lines=<a>-<b> "
-    "of version file_id (your new lines; for a deletion, the original lines you removed); "
-    "it is dropped, do not propose it again unless asked",
+    "user_accepted_hunk": "the user took one hunk of your pending change as you proposed it: "
+    "lines=<a>-<b> of version file_id (your new lines; for a deletion, the original lines you "
+    "removed)",
+    "user_amended_hunk": "the user took one hunk (lines as above) but changed it first: the "
+    "lines after the event are `-` your proposed lines and `+` what the user took instead; "
+    "keep their version",
+    "user_rejected_hunk": "the user rejected one hunk (lines as above), for reason= when "
+    "given; it is dropped, do not propose it again unless asked",
     "user_undid_apply": "the user took back applying your change: it is pending again",
     "assistant_wrote": "you proposed a change to the file (it became a pending version)",
 }
@@ -97,6 +104,7 @@ History entries besides files:
 <text>
 {MSG_CLOSE}
 {EVENT} n=<n> action=<action> path=<path> [file_id=<id>] [prev_file_id=<id>] [lines=<a>-<b>]
+  [reason="<the user's words>"]  (all on one line)
 Actions:
 {_ACTIONS}
 

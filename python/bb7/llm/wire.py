@@ -83,13 +83,12 @@ def request_body(
     `provider` preferences. `stream_options.include_usage` asks OpenAI-style servers for usage
     in the last chunk, unless the preset's server refuses the field.
     """
-    body: dict[str, Any] = {
-        "model": request.model,
-        "messages": msgspec.to_builtins(request.messages),
-        "stream": stream,
-    }
+    # The stable fields first, then the messages, then the rest: each turn's body then starts
+    # with the body of the turn before, byte for byte, up to its latest message.
+    body: dict[str, Any] = {"model": request.model, "stream": stream}
     if request.tools:
         body["tools"] = [tool.openai() for tool in request.tools]
+    body["messages"] = msgspec.to_builtins(request.messages)
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:

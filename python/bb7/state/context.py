@@ -18,7 +18,7 @@ import msgspec
 
 from bb7.fileid import entry_file_id
 from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
-from bb7.paths import project_path
+from bb7.paths import name_problem, project_path
 from bb7.refusal import Abort, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
@@ -71,6 +71,9 @@ def resolve(store: Store, raw: str, base: Path | None = None) -> Resolved | Prob
     """
     if "\0" in raw:
         return Problem("invalid_path", "the path contains a NUL byte")
+    bad = name_problem(raw)
+    if bad is not None:
+        return from_path(bad)
     root = store.root
     if store.scope == GLOBAL or root is None:
         if not os.path.isabs(raw) and base is None:

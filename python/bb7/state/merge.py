@@ -261,17 +261,25 @@ def amendment(proposed: list[str], taken: list[str]) -> str:
 
 
 def taken_events(
-    output: PendingOutput, proposal: str, entry: ContextEntry | None, base: str, taken: str
+    output: PendingOutput,
+    proposal: str,
+    entry: ContextEntry | None,
+    base: str,
+    taken: str,
+    *,
+    amended: bool = True,
 ) -> list[Event]:
     """What the user took of a proposal (`output`, whose text is `proposal`, over the snapshot
     `base` of `entry`) into the new snapshot `taken`, for the model: one event per hunk taken
-    as proposed or amended; none when all of it was taken as proposed (the apply says so)."""
+    as proposed or (with `amended`) amended; none when all of it was taken as proposed (the
+    apply says so). Without `amended`, a hunk taken differently is one left pending (a
+    merge keeps the model's version of such lines pending)."""
     found = outcomes(base, proposal, taken)
     if all(o.kind == "taken" for o in found):
         return []
     events = []
     for o in found:
-        if o.kind == "left":
+        if o.kind == "left" or (o.kind == "amended" and not amended):
             continue
         named = output.file_id if o.in_output or entry is None else entry.file_id
         diff = amendment(o.proposed, o.taken) if o.kind == "amended" else ""
@@ -487,6 +495,6 @@ def finish_merge(
             event = msgspec.structs.replace(event, action="user_partially_applied")
         store.append_event(chat_id, event)
         if snapshot is not None:
-            for taken in taken_events(output, out_text, entry, snapshot, local):
+            for taken in taken_events(output, out_text, entry, snapshot, local, amended=False):
                 store.append_event(chat_id, taken)
         return MergeOutcome(path, "full" if full else "partial")

@@ -4,19 +4,24 @@ An apply, and an undo of one, commits an `Intent` (the user's text and the text 
 before it touches the file, and drops it when the apply (undo) is recorded. An intent whose
 process is gone is settled here: if the file holds the written text (is gone, for an undo that
 deletes it), the apply or undo is finished (after an apply, `bb7 output undo` brings the user's
-text back); otherwise nothing was replaced and the intent is dropped (the output stays pending,
-the undo stays possible). bb7's own temp files next to the target (`.NAME.XXXX.bb7-tmp`) are
-removed.
+text back). If it holds the old text, or the new text never left its temp file, nothing was
+replaced and the intent is dropped (the output stays pending, the undo stays possible). If it
+holds neither (replaced, then edited before this open: the host died and the user kept typing),
+the apply is finished all the same, so that its undo record keeps the text it replaced until
+the user takes it back (`bb7 output undo --force`) or drops it. bb7's own temp files next to
+the target (`.NAME.PID.XXXX.bb7-tmp`) are removed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 from bb7.fsio import FileProblem, load_text, temp_files, write_target
 from bb7.paths import project_path
 from bb7.process import running
+from bb7.state.local import same_text
 from bb7.state.lock import this_host
 from bb7.state.outputs import finish_apply
 from bb7.state.records import Intent
@@ -48,11 +53,13 @@ def _settle(store: Store, intent: Intent) -> str:
     assert store.root is not None
     checked = project_path(store.root, intent.path)
     on_disk: str | FileProblem | None = None
+    left: list[Path] = []
     if isinstance(checked, str):
         target = store.root / checked
         on_disk = load_text(target)
         real = write_target(target)
-        for leftover in temp_files(real.parent, real.name):
+        left = temp_files(real.parent, real.name)
+        for leftover in left:
             with contextlib.suppress(OSError):
                 leftover.unlink()
     if intent.written is None:
@@ -63,10 +70,28 @@ def _settle(store: Store, intent: Intent) -> str:
         if landed:
             finish_apply(store, intent)
             return f"finished an interrupted undo of {intent.path}; its output is pending again"
+        # The undo record still holds both texts: nothing is lost by undoing again.
         store.delete_intent(intent.id)
         return f"rolled back an interrupted undo of {intent.path}; the apply stands, undo it again"
     if landed:
         finish_apply(store, intent)
         return f"finished an interrupted apply of {intent.path} (`bb7 output undo` reverts it)"
-    store.delete_intent(intent.id)
-    return f"rolled back an interrupted apply of {intent.path}; its output is still pending"
+    previous = None if intent.prev_local is None else store.blob(intent.prev_local)
+    untouched = same_text(_text(on_disk), previous)
+    if untouched or left or previous is None:
+        # The file was never replaced (it holds the old text, or the new text still sat in a
+        # temp file), or there was no text to replace: nothing to keep.
+        store.delete_intent(intent.id)
+        return f"rolled back an interrupted apply of {intent.path}; its output is still pending"
+    # Replaced, then edited (or cut short) before this open: the text the apply replaced is
+    # kept in an undo record until the user takes it back or drops it.
+    finish_apply(store, intent)
+    return (
+        f"finished an interrupted apply of {intent.path}, which was edited since; the text it "
+        f"replaced is kept: `bb7 output undo --force {intent.path}` (:BB7UndoApply!) brings it "
+        "back over those edits"
+    )
+
+
+def _text(on_disk: str | FileProblem | None) -> str | None:
+    return on_disk if isinstance(on_disk, str) else None

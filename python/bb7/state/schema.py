@@ -183,6 +183,16 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (6, _V6),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+# The tables `SCHEMA_VERSION` has: one missing is a damaged database, said at open.
+TABLES = frozenset(
+    {"settings", "blobs", "chats", "messages", "context", "outputs", "undo", "leases", "search",
+     "retry_outputs", "intents", "schema_version"}
+)  # fmt: skip
+
+
+def missing_tables(conn: sqlite3.Connection) -> list[str]:
+    found = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return sorted(TABLES - found)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

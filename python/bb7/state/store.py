@@ -43,7 +43,7 @@ from bb7.state.records import (
     UndoRecord,
 )
 from bb7.state.rows import columns, to_json
-from bb7.state.schema import SCHEMA_VERSION, migrate, schema_version
+from bb7.state.schema import SCHEMA_VERSION, migrate, missing_tables, schema_version
 
 STATE_DIR = ".bb7"
 DB_NAME = "bb7.db"
@@ -125,6 +125,14 @@ class Store:
         self.conn.execute("PRAGMA synchronous=FULL")
         if self.schema_version() != SCHEMA_VERSION:
             self._migrate()
+        missing = missing_tables(self.conn)
+        if missing:
+            raise StoreError(
+                f"{self.path} is damaged: its {', '.join(missing)} "
+                f"table{'s are' if len(missing) > 1 else ' is'} missing; move {self.path} away "
+                "and run `bb7 init` to start afresh",
+                "damaged",
+            )
 
     @contextlib.contextmanager
     def translated(self) -> Iterator[None]:
@@ -194,6 +202,13 @@ class Store:
     def _migrate(self) -> None:
         with self.transaction() as conn:
             migrate(conn, self.path)
+
+    def check_pages(self) -> None:
+        """Read every page (`PRAGMA quick_check`): a damaged one is a `StoreError`, now."""
+        with self.translated():
+            rows = self.conn.execute("PRAGMA quick_check").fetchall()
+            if [r[0] for r in rows] != ["ok"]:
+                raise sqlite3.DatabaseError(f"database disk image is malformed ({rows[0][0]})")
 
     def integrity_problems(self) -> list[str]:
         """Empty when `PRAGMA integrity_check` and `foreign_key_check` find nothing."""
@@ -576,19 +591,41 @@ class Store:
 
 
 def init_project(root: Path) -> Store:
-    """Create (or open) `<root>/.bb7/bb7.db` with its `.gitignore`."""
+    """Create (or open) `<root>/.bb7/bb7.db` with its `.gitignore`; an existing database is
+    read whole first, so a damaged one is said, never taken for initialised."""
     state = root / STATE_DIR
-    state.mkdir(parents=True, exist_ok=True)
-    ignore = state / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text(GITIGNORE, encoding="utf-8")
-    return Store(project_db_path(root), scope=PROJECT, root=root)
+    not_dir = _not_a_directory(state)
+    if not_dir is not None:
+        raise StoreError(not_dir, "failed")
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        ignore = state / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text(GITIGNORE, encoding="utf-8")
+    except OSError as exc:
+        raise StoreError(f"cannot create {state}: {exc.strerror or exc}", "io") from exc
+    store = Store(project_db_path(root), scope=PROJECT, root=root)
+    try:
+        store.check_pages()
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def open_project(root: Path) -> Store | Problem:
+    not_dir = _not_a_directory(root / STATE_DIR)
+    if not_dir is not None:
+        return Problem("unusable_state", not_dir)
     if not project_db_path(root).exists():
         return Problem("not_initialized", f"{root} has no bb7 state; run `bb7 init` there first")
     return Store(project_db_path(root), scope=PROJECT, root=root)
+
+
+def _not_a_directory(state: Path) -> str | None:
+    if os.path.lexists(state) and not state.is_dir():
+        return f"{state} is a file, not bb7's state directory; move it away, then run `bb7 init`"
+    return None
 
 
 def open_global() -> Store:

@@ -24,7 +24,7 @@ from bb7.host.protocol import (
 from bb7.refusal import Abort
 from bb7.state.local import Buffers, LocalView
 from bb7.state.review import pending_marks
-from bb7.state.status import file_statuses
+from bb7.state.status import StatusRow, file_statuses
 
 
 def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) -> None:
@@ -32,10 +32,22 @@ def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) 
     None); paths no longer in the chat are sent as removed."""
     if paths is not None and not paths:
         return
+    rows = file_statuses(r.store, r.chat.id, buffers, paths=paths)
+    r.emit("status_changed", status_changed(r, rows, buffers, paths))
+
+
+def status_changed(
+    r: Reading,
+    rows: Iterable[StatusRow],
+    buffers: Buffers,
+    paths: Collection[str] | None = None,
+) -> StatusChanged:
+    """What Lua's status cache gets for `rows`, the statuses of `paths` (every file when
+    None); remembers what each status was computed from (for apply)."""
     store, chat_id, seen = r.store, r.chat.id, r.session.seen
     files: dict[str, StatusItem] = {}
     shown: set[str] = set()
-    for row in file_statuses(store, chat_id, buffers, paths=paths):
+    for row in rows:
         if row.path in shown:
             continue  # a section of a file that is also whole: the whole file's status counts
         shown.add(row.path)
@@ -47,7 +59,7 @@ def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) 
         )
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]
-    r.emit("status_changed", StatusChanged(files=files, removed=removed, full=paths is None))
+    return StatusChanged(files=files, removed=removed, full=paths is None)
 
 
 def publish_all(c: Call, buffers: Iterable[BufferText] = ()) -> None:

@@ -43,11 +43,13 @@ from bb7.host.session import Session
 from bb7.llm.keys import ApiKey, resolve_api_key
 from bb7.llm.models import ModelList, default_cache_dir, load_models, tools_first
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.llm.prompt import FollowEdits
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.refusal import Abort, unwrap
 from bb7.state import chats
 from bb7.state.records import Chat, Problem
+from bb7.stats import model_stats
 from bb7.usage.log import usage_log_path
 
 
@@ -80,6 +82,7 @@ def send(c: Call, args: SendArgs) -> None:
                 args.text,
                 _config(h.session, h.chat, args.model),
                 _Forward(h, args.request_id),
+                buffers=h.buffers(args.buffers).text,
             )
         )
     except Abort as refused:
@@ -105,8 +108,16 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         reasoning_effort=effort if effort in get_args(ReasoningEffort) else None,
         models_cache=str(default_cache_dir()),
         title_model=_title_model(session, chat, model),
+        cache=settings.provider.cache,
+        follow_edits=follow_edits(session),
         usage_log=str(usage_log_path()),
     )
+
+
+def follow_edits(session: Session) -> FollowEdits:
+    """The `context.follow_edits` option (Lua validated it; anything else means the default)."""
+    chosen = session.settings.context.follow_edits
+    return cast(FollowEdits, chosen) if chosen in get_args(FollowEdits) else "diff"
 
 
 def _title_model(session: Session, chat: Chat, model: str | None) -> str | None:
@@ -188,6 +199,7 @@ def models(c: Call, args: NoArgs) -> bool:
     config = provider(c.session)
     key_spec = c.session.settings.provider.api_key
     root = c.session.root
+    edits = _edit_lines(c)
 
     def fetch() -> None:
         key = resolve_api_key(key_spec, config.base_url, cwd=root, preset=config.preset)
@@ -197,14 +209,28 @@ def models(c: Call, args: NoArgs) -> bool:
             listed = load_models(client, default_cache_dir())
         finally:
             client.close()
-        c.emit("models", _models_event(listed, current))
+        c.emit("models", _models_event(listed, current, edits))
 
     c.ctx.spawn(fetch, name="models")
     return True
 
 
-def _models_event(listed: ModelList | HttpProblem, current: str) -> Models:
+def _models_event(listed: ModelList | HttpProblem, current: str, edits: dict[str, str]) -> Models:
     if isinstance(listed, HttpProblem):
         return Models(current=current, error=f"could not list the models: {listed.message}")
-    models = convert.models(tools_first(listed.models))
+    models = [
+        msgspec.structs.replace(m, edits=edits.get(m.id, ""))
+        for m in convert.models(tools_first(listed.models))
+    ]
     return Models(models=models, current=current, warning=listed.warning)
+
+
+def _edit_lines(c: Call) -> dict[str, str]:
+    """Model id -> how its answers with edits landed in this project's chats (`bb7.stats`),
+    read here, on the loop thread that owns the store (a few ms for hundreds of messages)."""
+    ws = c.session.project()
+    store = None if isinstance(ws, Problem) else ws.project
+    if store is None:
+        return {}
+    stats = model_stats(store.messages(chat.id) for chat in store.chats())
+    return {s.model: s.short() for s in stats if s.answers}

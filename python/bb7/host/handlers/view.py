@@ -17,15 +17,14 @@ from bb7.chatview import conversation, files
 from bb7.chatview.project_files import project_files as list_files
 from bb7.host import editor
 from bb7.host.handlers.chats import summary
+from bb7.host.handlers.project import status_changed
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs, NoArgs, ProjectFiles
-from bb7.state.local import Buffers
-from bb7.state.status import file_statuses
+from bb7.state.status import StatusRow, file_statuses
 from bb7.state.store import Store
 
 
-def _panel(store: Store, chat_id: str, buffers: Buffers) -> files.Panel:
-    rows = file_statuses(store, chat_id, buffers)
+def _panel(store: Store, rows: list[StatusRow]) -> files.Panel:
     paths = functools.partial(editor.editor_path, store)
     return files.panel(rows, paths, os.path.expanduser("~"))
 
@@ -35,9 +34,11 @@ GLOBAL_HINT = "a global chat: no bb7 project here (:BB7Init makes one)"
 
 def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
     """The active chat's view (`create`: held, a new one when there is none), or the chat
-    `chat_id`'s. With `create` outside any project: a global chat, and a hint."""
+    `chat_id`'s. With `create` outside any project: a global chat, and a hint. `statuses`: the
+    active chat's statuses too, from the panel's computation."""
     hint = GLOBAL_HINT if args.create and c.session.serve_global() else ""
     p = c.project()
+    r: Reading | None = None
     if args.chat_id:
         store, chat = p.find(args.chat_id)
     else:
@@ -45,19 +46,21 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
         store, chat = r.store, r.chat
     retry = bool(chat.retry_context)
     buffers = editor.editor_buffers(store, args.buffers).text
+    rows = file_statuses(store, chat.id, buffers)
     return ChatView(
         # The title's model is the one the chat's next send uses.
         chat=msgspec.structs.replace(summary(p.ws, chat), model=p.session.model(chat)),
         draft=chat.draft,
         retry=retry,
         conversation=conversation.render(store.messages(chat.id), retry=retry),
-        files=_panel(store, chat.id, buffers),
+        files=_panel(store, rows),
         hint=hint,
+        statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,
     )
 
 
 def file_list(r: Reading, args: FileListArgs) -> files.Panel:
-    return _panel(r.store, r.chat.id, r.buffers(args.buffers).text)
+    return _panel(r.store, file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text))
 
 
 def project_files(c: Call, args: NoArgs) -> ProjectFiles:

@@ -13,10 +13,11 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
-from bb7.review import Hunk
+from bb7.host.protocol.events import StatusChanged
 
-# One "refused, here is what to do" type everywhere: the state layer's.
-from bb7.state.records import Problem as Problem
+# One "refused, here is what to do" type everywhere (bb7.refusal).
+from bb7.refusal import Problem as Problem
+from bb7.review import Hunk
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -67,6 +68,15 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     retries: int | None = None
     # The default for chats without their own; `set_reasoning_effort` changes it at runtime.
     reasoning_effort: str | None = None
+    # Cache breakpoints for providers that cache only what is marked (`provider.cache`).
+    cache: bool = True
+
+
+class ContextSettings(msgspec.Struct, frozen=True):
+    """The `context` options: how the user's edits to context files reach the model at a send
+    ('diff', 'full' or 'off', checked by Lua's option schema)."""
+
+    follow_edits: str = "diff"
 
 
 class TitleSettings(msgspec.Struct, frozen=True):
@@ -84,6 +94,7 @@ class Settings(msgspec.Struct, frozen=True):
     diff_mode: str = "search_replace_multi"
     provider: ProviderSettings = ProviderSettings()
     titles: TitleSettings = TitleSettings()
+    context: ContextSettings = ContextSettings()
 
 
 class BufferText(msgspec.Struct, frozen=True):
@@ -192,7 +203,8 @@ class PasteArgs(msgspec.Struct, frozen=True):
 
 class SendArgs(msgspec.Struct, frozen=True):
     """`send`: `text` to the model in the active chat; `model` overrides the chat's model for
-    this request; `buffers`: unsaved buffers, so the statuses it ends with count them."""
+    this request; `buffers`: unsaved buffers, whose edits the model is sent (they count as the
+    user's copy of a context file)."""
 
     request_id: str
     text: str
@@ -228,10 +240,10 @@ class ChatSummary(msgspec.Struct, frozen=True):
     active: bool
 
 
-class ChatView(msgspec.Struct, frozen=True):
+class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
     """Everything the chat view draws for a chat: title, draft, retry banner, conversation,
     files panel. `retry`: the last answer's edits failed and the next send carries the retry
-    context."""
+    context. The optional fields are left out when empty (Lua reads nil, not `vim.NIL`)."""
 
     chat: ChatSummary
     draft: str
@@ -239,6 +251,7 @@ class ChatView(msgspec.Struct, frozen=True):
     conversation: Rendered
     files: Panel
     hint: str = ""  # one line to show once (a global chat opened outside any project)
+    statuses: StatusChanged | None = None  # asked for with `ChatViewArgs.statuses`
 
 
 class ProjectFiles(msgspec.Struct, frozen=True):
@@ -257,11 +270,14 @@ class MoveChatArgs(msgspec.Struct, frozen=True):
 
 class ChatViewArgs(msgspec.Struct, frozen=True):
     """`chat_view`: the given chat, or the active one (`create`: held by this host, and a new
-    one when the project has none, as `:BB7Chat` opens); `buffers`: the editor's buffers."""
+    one when the project has none, as `:BB7Chat` opens); `buffers`: the editor's buffers;
+    `statuses`: the active chat's statuses too, for Lua's cache, computed once with the
+    panel's (the view's redraw at the end of a send)."""
 
     chat_id: str | None = None
     create: bool = False
     buffers: list[BufferText] = []
+    statuses: bool = False
 
 
 class FileListArgs(msgspec.Struct, frozen=True):

@@ -197,7 +197,10 @@ class Pricing(msgspec.Struct, frozen=True):
 
 
 class ModelInfo(msgspec.Struct, frozen=True):
-    """One model of the provider, as the model picker shows it."""
+    """One model of the provider, as the model picker shows it. `capabilities_source`: the
+    local server API that said whether it takes tools and its context size ("" when the
+    models list said it, or nobody did); `edits`: how its answers with edits landed in this
+    project's chats, short (`bb7.stats`; "" when it has none)."""
 
     id: str
     name: str = ""
@@ -206,6 +209,8 @@ class ModelInfo(msgspec.Struct, frozen=True):
     supports_tools: bool | None = None
     supports_reasoning: bool | None = None
     pricing: Pricing = Pricing()
+    capabilities_source: str = ""
+    edits: str = ""
 
 
 class Models(msgspec.Struct, frozen=True):
