@@ -13,10 +13,11 @@ from bb7.refusal import Abort, advise, unwrap
 from bb7.state import outputs
 from bb7.state.context import resolve
 from bb7.state.local import local_file
-from bb7.state.merge import describe_lines, merge_output
+from bb7.state.merge import merge_output
 from bb7.state.records import Problem
 from bb7.state.review import reject_hunks
 from bb7.state.store import Store
+from bb7.text.merge import describe_lines
 
 
 def register(subparsers: Any) -> None:
