@@ -158,7 +158,8 @@ local function map(buf, session)
   end
 end
 
---- "2 hunks: ]h/[h move, ga accepts, gr rejects, q ends" with the configured keys.
+--- "2 hunks: ]h/[h, ga accept, gm amend, gr reject, q quit" with the configured keys (short:
+--- it must fit the command line of an 80-column editor).
 ---@param count integer
 ---@return string
 function M.hint(count)
@@ -170,11 +171,11 @@ function M.hint(count)
     end
     table.insert(parts, fmt:format(...))
   end
-  add('%s/%s move', keys.review_next, keys.review_prev)
-  add('%s accepts', keys.review_accept)
-  add('%s amends', keys.review_amend)
-  add('%s rejects', keys.review_reject)
-  add('%s ends', keys.review_quit)
+  add('%s/%s', keys.review_next, keys.review_prev)
+  add('%s accept', keys.review_accept)
+  add('%s amend', keys.review_amend)
+  add('%s reject', keys.review_reject)
+  add('%s quit', keys.review_quit)
   local what = count == 1 and '1 hunk' or (count .. ' hunks')
   return #parts > 0 and what .. ': ' .. table.concat(parts, ', ') or what
 end

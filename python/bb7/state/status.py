@@ -61,7 +61,7 @@ def status_of(
         # The user edited the file too: the change is rebased onto their text (the diff3 of
         # `:BB7Merge`) unless both changed the same lines. Imported here: `bb7 status` of files
         # in sync should not pay for the diff3's import at start.
-        from bb7.state.merge import overlapping
+        from bb7.text.merge import overlapping
 
         if local is None or snapshot is None or overlapping(snapshot, local, output):
             return CONFLICT
