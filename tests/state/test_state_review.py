@@ -310,7 +310,7 @@ def test_a_hunk_accepted_then_undone_in_the_buffer_is_followed_at_the_next_send(
     project: Project,
 ) -> None:
     _pending(project, TWO_HUNKS)
-    hunk = review.hunks(BASE, BASE, TWO_HUNKS)[0]
+    hunk = hunks.hunks(BASE, BASE, TWO_HUNKS)[0]
     put: list[str] = []
     accept_hunks(project.store, project.chat_id, "f.txt", [hunk], None, put.append)
     assert put == [_change(BASE, 3, "model 3")]
