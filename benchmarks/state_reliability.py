@@ -32,12 +32,13 @@ from pathlib import Path
 from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text
-from bb7.state.merge import finish_merge, merge3
+from bb7.state.merge import finish_merge
 from bb7.state.records import ContextEntry, Problem
 from bb7.state.recovery import recover
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.status import file_statuses
 from bb7.state.store import init_project
+from bb7.text.merge import merge3
 
 # How often each operation runs (relative weights).
 WEIGHTS = {

@@ -158,7 +158,8 @@ local function map(buf, session)
   end
 end
 
---- "2 hunks: ]h/[h move, ga accepts, gr rejects, q ends" with the configured keys.
+--- "2 hunks: ]h/[h, ga accept, gm amend, gr reject, q quit" with the configured keys (short:
+--- it must fit the command line of an 80-column editor).
 ---@param count integer
 ---@return string
 function M.hint(count)
@@ -170,11 +171,11 @@ function M.hint(count)
     end
     table.insert(parts, fmt:format(...))
   end
-  add('%s/%s move', keys.review_next, keys.review_prev)
-  add('%s accepts', keys.review_accept)
-  add('%s amends', keys.review_amend)
-  add('%s rejects', keys.review_reject)
-  add('%s ends', keys.review_quit)
+  add('%s/%s', keys.review_next, keys.review_prev)
+  add('%s accept', keys.review_accept)
+  add('%s amend', keys.review_amend)
+  add('%s reject', keys.review_reject)
+  add('%s quit', keys.review_quit)
   local what = count == 1 and '1 hunk' or (count .. ' hunks')
   return #parts > 0 and what .. ': ' .. table.concat(parts, ', ') or what
 end
@@ -422,6 +423,8 @@ function M.amend(buf)
     desc = 'bb7: accept the hunk as amended',
     callback = function()
       local amended = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
+      -- An emptied buffer is no lines (as Vim writes it), not one blank line.
+      if #amended == 1 and amended[1] == '' then amended = {} end
       act(buf, 'review_accept', false, { hunk = hunk, amended = amended }, function()
         if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_close(win, true) end
       end)

@@ -27,6 +27,15 @@
 ---@field initialized boolean
 ---@field chat? string
 
+--- `estimate`'s reply: the next request's prompt in `tokens`, `cached` of them expected from
+--- the provider's cache, the input's `cost` in USD (None: prices unknown), and `text`, what the
+--- input bar shows (`~12k tok (9.8k cached) · ~$0.0061`).
+---@class bb7.Estimate
+---@field tokens integer
+---@field cached integer
+---@field cost? number
+---@field text string
+
 --- What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
 --- as buffer lines (`eol`: the text ends with a newline); `name` is the project path.
 ---@class bb7.DiffView
@@ -271,7 +280,7 @@
 ---@field message string
 
 --- Something the user should know that does not stop the send (`kind`: context_near,
---- context_over, models, instructions, retry, stream, reasoning).
+--- models, instructions, retry, stream, reasoning).
 ---@class bb7.event.Notice
 ---@field type 'warning'
 ---@field kind string

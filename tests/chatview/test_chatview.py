@@ -86,6 +86,9 @@ def test_event_lines_name_sections_and_read_only_adds() -> None:
     assert event_line(section) == "Context added (read-only): a.py:3-9"
     assert event_line(Event(action="user_set_readonly", path="a.py")) == "Set writable: a.py"
     assert event_line(Event(action="user_discarded", path="a.py")) == "Discarded: a.py"
+    followed = Event(action="user_updated", path="a.py", followed=True)
+    assert event_line(followed) == "Your edits sent to the model: a.py"
+    assert event_line(Event(action="user_updated", path="a.py")) == "Context updated: a.py"
 
 
 def test_system_messages_and_fork_warnings_are_marked() -> None:

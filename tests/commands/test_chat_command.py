@@ -441,3 +441,24 @@ def test_bb7_stats_counts_each_model_s_answers_with_edits(cli: Cli, server: Serv
         "from_text": 0,
         "failures": {"not_found": 1},
     }
+
+
+def test_an_edit_between_two_turns_reaches_the_model_as_a_diff_and_leaves_no_tilde(
+    cli: Cli, server: Server
+) -> None:
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    big = APP + "".join(f"\ndef f{i}():\n    return {i}\n" for i in range(60))
+    (cli.root / "app.py").write_text(big)
+    server.push(stream(text_chunk("1."), finish()), stream(text_chunk("2."), finish()))
+    assert cli("chat", *args, "What does main return?").returncode == 0
+    edited = big.replace("    return 1\n", "    return 'one'\n", 1)
+    (cli.root / "app.py").write_text(edited)
+    assert "~  app.py" in cli("status").stdout
+    done = cli("chat", *args, "And now?")
+    assert done.returncode == 0, done.stderr
+    prompt = _prompt(server.chat_requests()[-1])
+    new = file_id("app.py", edited)
+    assert f"path=app.py file_id={new} prev_file_id={file_id('app.py', big)} by=user" in prompt
+    assert "-    return 1\n+    return 'one'\n" in prompt
+    assert prompt.count("def f30():") == 1  # the whole file went once
+    assert "~" not in cli("status").stdout

@@ -7,30 +7,18 @@ from); they are read, never copied. An `.sse` file is served byte for byte; a fi
 with `{` is JSON lines, served as `data: <line>` events plus `data: [DONE]`, as the projects
 that recorded them replay them. The folder is looked for at `../shared/wire` from the repository
 root (and, for a git worktree, from the folders above it); without it these tests skip and
-say so. The fixed cases also have unit tests that need no recording (test_llm_client.py,
-test_llm_stream_decoding.py).
+say so. Each quirk they show is also a small stream of our own in streams/, replayed in every
+clone (test_llm_stream_quirks.py).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
-
-from bb7.llm.events import (
-    Done,
-    ReasoningDelta,
-    StreamError,
-    StreamWarning,
-    TextDelta,
-    ToolCallDelta,
-)
-from bb7.llm.openai_compat import OpenAICompatClient, ProviderConfig, RetryPolicy, Timeouts
-from bb7.llm.wire import ChatRequest, Message
-from llm_server import LLMServer
+from stream_replay import Expect, Served, body_of, check, replay, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,21 +34,6 @@ def _wire_dir() -> Path | None:
 WIRE = _wire_dir()
 RECORDINGS = sorted(WIRE.glob("*.sse")) if WIRE is not None else []
 ADD_MUL = (("add", {"a": 2, "b": 3}), ("multiply", {"a": 2, "b": 3}))
-
-
-class Expect(NamedTuple):
-    """What a recording holds, read off the recording itself: the answer's start and length,
-    the reasoning's start and length, the tool calls with parsed arguments, usage (prompt,
-    completion, cost), the finish reason, and for an error the start of its message."""
-
-    answer: str
-    answer_len: int
-    reasoning: str
-    reasoning_len: int
-    calls: tuple[tuple[str, dict[str, Any]], ...]
-    usage: tuple[int, int, float | None] | None
-    finish: str | None
-    error: str | None = None
 
 
 def weather(where: str) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -210,40 +183,11 @@ needs_wire = pytest.mark.skipif(
 )
 
 
-def body_of(path: Path) -> bytes:
-    raw = path.read_bytes()
-    if not raw.lstrip().startswith(b"{"):
-        return raw
-    lines = [line for line in raw.splitlines() if line.strip()]
-    return b"".join(b"data: " + line + b"\n\n" for line in lines) + b"data: [DONE]\n\n"
-
-
 @pytest.fixture(scope="module")
-def client() -> Iterator[tuple[LLMServer, OpenAICompatClient]]:
+def client() -> Iterator[Served]:
     """One server and one client for all recordings (each replay queues its response)."""
-    with LLMServer() as server:
-        config = ProviderConfig(
-            base_url=server.base_url,
-            timeouts=Timeouts(connect=2, read=5, idle=5, total=10),
-            retry=RetryPolicy(max_attempts=1),
-        )
-        client = OpenAICompatClient(config)
-        try:
-            yield server, client
-        finally:
-            client.close()
-
-
-def replay(
-    served: tuple[LLMServer, OpenAICompatClient], body: bytes
-) -> tuple[Done | StreamError, list[Any]]:
-    server, client = served
-    server.push({"status": 200, "events": [{"raw": body}]})
-    events: list[Any] = []
-    request = ChatRequest(model="m", messages=[Message("user", "hi")])
-    result = client.stream(request, events.append).wait(10)
-    assert result is not None and events[-1] is result
-    return result, events
+    with serving() as served:
+        yield served
 
 
 @needs_wire
@@ -255,33 +199,6 @@ def test_every_recording_has_its_expectations() -> None:
 
 @needs_wire
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
-def test_recording_replays_through_the_client(
-    client: tuple[LLMServer, OpenAICompatClient], path: Path
-) -> None:
-    expect = EXPECTED[path.stem]
+def test_recording_replays_through_the_client(client: Served, path: Path) -> None:
     result, events = replay(client, body_of(path))
-    assert not [e for e in events if isinstance(e, StreamWarning)], "part of the stream was lost"
-    # What streamed adds up to what the end reports.
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == result.text
-    assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == result.reasoning
-    for call in result.tool_calls:
-        progress = [e for e in events if isinstance(e, ToolCallDelta) and e.index == call.index]
-        assert progress[-1].arguments_length == len(call.arguments)
-    assert (result.text[:16], len(result.text)) == (expect.answer, expect.answer_len)
-    assert (result.reasoning[:16], len(result.reasoning)) == (
-        expect.reasoning,
-        expect.reasoning_len,
-    )
-    assert tuple((c.name, json.loads(c.arguments)) for c in result.tool_calls) == expect.calls
-    assert len({c.id for c in result.tool_calls}) == len(result.tool_calls)
-    usage = result.usage
-    got = None if usage is None else (usage.prompt_tokens, usage.completion_tokens, usage.cost)
-    assert got == expect.usage
-    assert result.finish_reason == expect.finish
-    if expect.error is None:
-        assert isinstance(result, Done), getattr(result, "message", "")
-    else:
-        assert isinstance(result, StreamError)
-        assert result.kind == "provider"
-        assert result.message.startswith(f"The provider reported an error: {expect.error}")
-        assert result.provider_error is not None and expect.error in result.provider_error
+    check(result, events, EXPECTED[path.stem])

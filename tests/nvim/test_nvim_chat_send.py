@@ -400,7 +400,7 @@ def test_dismissing_the_retry_banner_drops_the_errors(
     focus(view, "conversation")
     view.input("gR")
     wait_for(view, "not require('bb7.chat.view').state.retry")
-    rows = wait_for_screen(view, "Message · <CR> send")
+    rows = wait_for_screen(view, "<CR> send · ? help")  # the input bar without the banner
     assert not any("failed to apply" in row for row in rows)
     server.push(stream(text_chunk("Fresh."), finish()))
     send(view, "Something else")

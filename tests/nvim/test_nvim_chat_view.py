@@ -4,6 +4,7 @@ drafts, help, the retry banner, 80 columns and `layout = 'split'`."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import time
@@ -28,6 +29,7 @@ from chat_view_helpers import (
 )
 from editor import notifications, screen, type_command, wait_for
 
+from bb7.llm.models import cache_file, default_cache_dir
 from bb7.state.records import Usage
 
 
@@ -42,20 +44,44 @@ def editor(launch: Callable[..., Any], seeded: Seeded) -> Any:
     return with_ui(launch())
 
 
+def cache_prices(model: str) -> None:
+    """The models list as bb7 caches it for OpenRouter, with `model` at Anthropic's prices."""
+    url = "https://openrouter.ai/api/v1"
+    pricing = {"prompt": 3e-6, "completion": 15e-6, "cache_read": 3e-7, "cache_write": 3.75e-6}
+    listed = {
+        "base_url": url,
+        "fetched_at": time.time(),
+        "models": [{"id": model, "pricing": pricing}],
+    }
+    path = cache_file(default_cache_dir(), url)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(listed))
+
+
 def test_bb7chat_opens_a_tab_with_the_conversation_files_and_input(
     editor: Any, seeded: Seeded
 ) -> None:
+    cache_prices("anthropic/claude-sonnet-4.5")
     chat = seeded.chat("Parser work")
     seeded.add(chat, "a.py")
     seeded.ask(chat, "Rename one to uno")
-    seeded.answer(chat, "Here it is:\n\n```python\nuno = 1\n```", model="test/model")
-    rows = open_view(editor, "uno = 1")
-    assert any(row.startswith(" Parser work · anthropic/claude-sonnet-4.5") for row in rows)
+    usage = Usage(prompt_tokens=1200, completion_tokens=40, cost=0.0042)
+    seeded.answer(chat, "Here it is:\n\n```python\nuno = 1\n```", model="test/model", usage=usage)
+    open_view(editor, "uno = 1")
+    # The input's bar: the next request's estimate (the previous one's prefix from the cache).
+    rows = wait_for_screen(editor, " cached) · ~$")
+    # The conversation's bar: name (cut to fit), model, the chat's totals.
+    assert any(
+        row.startswith(" Parser wo… · claude-sonnet-4.5 · 1.2k tokens · $0.0042") for row in rows
+    ), "\n".join(rows)
     assert any(row.startswith("## Assistant · test/model") for row in rows)
     assert any(row.startswith("```python") for row in rows)
     assert any("Files · ~" in row for row in rows)
     assert any(re.search(r"│   a\.py +7$", row) for row in rows), "\n".join(rows)
-    assert any(" Message · <CR> send · ? help" in row for row in rows)
+    assert any(
+        re.search(r" Message · ~[\d.]+k tok \([\d.]+k cached\) · ~\$0\.\d+ · <CR> send", row)
+        for row in rows
+    ), "\n".join(rows)
     assert editor.exec_lua("return #vim.api.nvim_list_tabpages()") == 2
     panes = editor.exec_lua(
         "local c = require('bb7.chat') return { vim.bo[c.buf('conversation')].filetype,"
@@ -63,6 +89,11 @@ def test_bb7chat_opens_a_tab_with_the_conversation_files_and_input(
         " vim.api.nvim_get_current_buf() == c.buf('input') }"
     )
     assert panes == ["markdown", "markdown", "bb7_files", True]
+    editor.input("<Esc>gC")  # on demand: today's spend, this chat's, the credit
+    wait_for(editor, "#_G.notifications > 0")
+    assert notifications(editor)[-1] == (
+        "bb7: today $0 (0 req) · chat $0.0042 · credit unknown (:BB7Log)"
+    )
     editor.input("q")
     wait_for(editor, f"not {OPEN}")
     assert editor.exec_lua("return #vim.api.nvim_list_tabpages()") == 1
@@ -380,7 +411,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     open_view(editor, "Assistant modified: a.py")
     # The panes keep their buffers ('winfixbuf'): the file opens in a tab of its own.
     type_command(editor, "BB7Review a.py")
-    hint = "a.py: 1 hunk: ]h/[h move"
+    hint = "a.py: 1 hunk: ]h/[h, ga accept"
     deadline = time.monotonic() + 5
     while True:
         # Asked first: while an error waits for Enter, nothing else is answered.

@@ -67,7 +67,7 @@ def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
 ) -> None:
     pending(ready, project, ("a.py", "two = 2", "two = 22"))
     review(ready)
-    wait_for_message(ready, "a.py: 1 hunk: ]h/[h move, ga accepts, gm amends, gr rejects, q ends")
+    wait_for_message(ready, "a.py: 1 hunk: ]h/[h, ga accept, gm amend, gr reject, q quit")
     rows = screen(ready)
     assert rows[1].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[1]
     assert rows[2] == "    two = 22"  # a virtual line: the model's new text
@@ -103,6 +103,19 @@ def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     wait_for_status(ready, project / "a.py", "")
     type_keys(ready, "u")  # the accept was one undo step
     assert ready.current.buffer[:] == A
+
+
+def test_an_unsaved_edit_away_from_the_change_keeps_m_and_apply_keeps_both(
+    ready: Any, project: Path
+) -> None:
+    pending(ready, project, ("a.py", "three = 3", "three = 33"))
+    type_keys(ready, "ggOzero = 0<Esc>")
+    # The signs of the new text: still M, the model's line and the user's apart.
+    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
+    assert signs(ready) == [[1, "M "], [1, "┆ "], [4, "│ "]]
+    assert run(ready, "BB7Apply") == "bb7: applied a.py, keeping your local edits"
+    assert ready.current.buffer[:] == ["zero = 0", *A[:2], "three = 33"]
+    wait_for_status(ready, project / "a.py", "")
 
 
 def test_an_amended_hunk_is_taken_as_edited_and_a_rejection_keeps_its_reason(

@@ -183,3 +183,29 @@ def test_the_reasoning_effort_switched_at_runtime_goes_with_the_next_message(
     done(ready, 2)
     efforts = [r["json"].get("reasoning_effort") for r in server.chat_requests()]
     assert efforts == ["low", "high"]
+
+
+def test_add_again_refreshes_and_an_edit_between_two_turns_goes_as_a_diff(
+    chat: Any, server: LLMServer, project: Path
+) -> None:
+    lines = [f"n{i} = {i}" for i in range(300)]
+    chat.exec_lua("vim.api.nvim_buf_set_lines(0, 0, -1, true, ...)", lines)
+    chat.command("write")
+    assert run(chat, "BB7Add").startswith("bb7: refreshed a.py (writable) to ")
+    server.push(
+        stream(text_chunk("It is 2."), finish()), stream(text_chunk("Now 'TWO'."), finish())
+    )
+    send(chat, "What is n2?")
+    done(chat)
+    chat.exec_lua("vim.api.nvim_buf_set_lines(0, 2, 3, true, { \"n2 = 'TWO'\" })")  # unsaved
+    wait_for_status(chat, project / "a.py", "~")
+    send(chat, "And now?")
+    assert done(chat, 2)["ok"] is True
+    before = "".join(line + "\n" for line in lines)
+    edited = before.replace("n2 = 2\n", "n2 = 'TWO'\n")
+    new, old = entry_file_id("a.py", edited), entry_file_id("a.py", before)
+    prompt = server.chat_requests()[1]["json"]["messages"][1]["content"]
+    assert f"path=a.py file_id={new} prev_file_id={old} by=user" in prompt
+    assert "-n2 = 2\n+n2 = 'TWO'\n" in prompt and prompt.count("n30 = 30") == 1
+    assert f"- {new} a.py rw original" in prompt
+    wait_for_status(chat, project / "a.py", "")  # no `~` after the send

@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 from bb7.state.records import Usage
-from bb7.usage.log import LoggedRequest, append, data_dir, day_spend, read, usage_log_path
+from bb7.usage.credit import Credit
+from bb7.usage.log import (
+    DaySpend,
+    LoggedRequest,
+    append,
+    data_dir,
+    day_spend,
+    read,
+    usage_log_path,
+)
+from bb7.usage.report import summary_line
 from cli_runner import run_cli
 from llm_server import LLMServer
 
@@ -118,3 +128,11 @@ def test_bb7_usage_asks_no_provider_but_openrouter(
 ) -> None:
     done = run_cli(capsys, "usage", "--provider", "ollama")
     assert done.stdout.splitlines() == ["today: $0 (no requests yet)"]
+
+
+def test_the_editors_summary_fits_one_short_line() -> None:
+    spend = DaySpend(day=date(2026, 3, 9), requests=12, cost=0.75, saved=1.1)
+    credit = Credit(limit=20, limit_remaining=12.5)
+    line = summary_line(spend, credit, 0.031)
+    assert line == "today $0.75 (12 req, saved $1.10) · chat $0.031 · $12.50 left"
+    assert summary_line(spend, Credit(), None).endswith(" · key without limit")

@@ -63,6 +63,7 @@ function M.render(panel)
   view.state.total_tokens = panel.total_tokens_text
   -- What is drawn now is newer than any status change a scheduled refresh was waiting for.
   if H.timer then H.timer:stop() end
+  view.estimate()
   local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then

@@ -120,6 +120,19 @@ M.specs = {
   ),
   key('new_chat', 'gn', EVERYWHERE, 'n', 'start a new chat', function(ctx) ctx.view.new_chat() end),
   key(
+    'usage',
+    'gC',
+    { 'conversation', 'input' },
+    'n',
+    'show what today and this chat cost, and the credit left',
+    function()
+      local backend = require('bb7.backend')
+      backend.request('usage', {}, function(err)
+        if err then backend.report(err) end
+      end)
+    end
+  ),
+  key(
     'model',
     'gm',
     VIEW,

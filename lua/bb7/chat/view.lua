@@ -22,6 +22,7 @@ local M = {}
 ---@field retry boolean the last answer's edits failed (the next send repairs them)
 ---@field usage string the chat's totals ('' before any answer)
 ---@field total_tokens? string the context's estimated size, as the host words it
+---@field estimate? string the next request's size and price, as the host words it
 ---@field live? bb7.Live
 M.state = { bufs = {}, wins = {}, chat = nil, retry = false, usage = '', live = nil }
 
@@ -128,6 +129,16 @@ function M.title(width, name, model, right)
   return M.truncate(name, room), model
 end
 
+--- Asks the host what the next request will cost and shows it on the input's bar (not while
+--- an answer streams: the estimate is for the next send).
+function M.estimate()
+  if M.streaming() then return end
+  require('bb7.backend').request('estimate', {}, function(err, estimate)
+    M.state.estimate = not err and estimate.text or nil
+    M.winbars()
+  end)
+end
+
 --- Window bars: the chat's name, model and totals (or the streaming progress) over the
 --- conversation, the token total over the files, the send keys (or the retry note) over the
 --- input.
@@ -160,7 +171,10 @@ function M.winbars()
         or ''
       text = '%#BB7RetryBanner#⚠ next send repairs edits%*' .. dismiss
     else
-      text = ('Message · %s send · %s help'):format(
+      -- The estimate first: in a narrow pane the keys (also under `?`) are cut, not it.
+      local estimate = S.estimate and ('%#BB7ChatStatus#' .. escape(S.estimate) .. '%* · ') or ''
+      text = ('Message · %s%s send · %s help'):format(
+        estimate,
         escape(keys.send or ''),
         escape(keys.help or '')
       )

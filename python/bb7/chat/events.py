@@ -38,13 +38,13 @@ class Started(msgspec.Struct, frozen=True, tag="started", tag_field="type"):
 
 
 class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
-    """Something the user should know that does not stop the send. Kinds: context_near,
-    context_over (prompt size against the model's context), models (the models list could not
-    be read), instructions (an instruction file could not be read), retry (part of the retry
-    state no longer fits the files), stream (part of the provider's stream could not be read
-    and was skipped; the rest of the answer goes on), reasoning (the provider's preset takes no
-    reasoning effort, which is left out of the request), follow_edits (the user's edits to a
-    context file could not be brought into the chat: it is sent as it was)."""
+    """Something the user should know that does not stop the send. Kinds: context_near
+    (the prompt nears the model's context; one over it is refused instead), models (the models
+    list could not be read), instructions (an instruction file could not be read), retry (part
+    of the retry state no longer fits the files), stream (part of the provider's stream could
+    not be read and was skipped; the rest of the answer goes on), reasoning (the provider's
+    preset takes no reasoning effort, which is left out of the request), follow_edits (the
+    user's edits to a context file could not be brought into the chat: it is sent as it was)."""
 
     kind: str
     message: str

@@ -52,7 +52,7 @@ EVENT_TEXT = {
     "user_discarded": "Discarded",
     "user_undid_apply": "Apply undone",
     "user_accepted_hunk": "Hunk taken",
-    "user_amended_hunk": "Hunk taken amended",
+    "user_amended_hunk": "Hunk amended and taken",
     "user_rejected_hunk": "Hunk rejected",
     "fork_warning_modified": "Changed since this message was sent",
     "fork_warning_deleted": "Deleted since this message was sent",

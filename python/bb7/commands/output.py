@@ -12,9 +12,10 @@ from bb7.fsio import atomic_write
 from bb7.state import outputs
 from bb7.state.context import resolve
 from bb7.state.local import local_file
-from bb7.state.merge import describe_lines, merge_output
+from bb7.state.merge import merge_output
 from bb7.state.review import reject_hunks
 from bb7.state.store import Store
+from bb7.text.merge import describe_lines
 
 
 def register(subparsers: Any) -> None:

@@ -226,6 +226,13 @@ def load_models(
     return ModelList(models, current, from_cache=False)
 
 
+def cached_models(cache_dir: Path, base_url: str) -> ModelList | None:
+    """The models list as last cached, however old; None when there is none. Never asks the
+    provider (for estimates drawn while the user types)."""
+    cached = _read_cache(cache_file(cache_dir, base_url), base_url)
+    return None if cached is None else ModelList(cached.models, cached.fetched_at, True)
+
+
 def _read_cache(path: Path, base_url: str) -> _CacheFile | None:
     try:
         cached = msgspec.json.decode(path.read_bytes(), type=_CacheFile)

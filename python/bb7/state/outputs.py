@@ -38,7 +38,6 @@ from bb7.state.local import (
     view_of,
 )
 from bb7.state.lock import this_host
-from bb7.state.merge import describe_lines, plan_merge
 from bb7.state.problems import Abort, StoreError, from_path
 from bb7.state.records import (
     GLOBAL,
@@ -61,6 +60,7 @@ from bb7.state.status import (
 )
 from bb7.state.store import Store
 from bb7.text.diff import unified_diff
+from bb7.text.merge import describe_lines, plan_merge
 
 Writer = Callable[[str, str], bool]
 """The write hook: `write(path, text)` writes `text` to the project path `path` (as stored:

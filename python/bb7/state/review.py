@@ -1,6 +1,6 @@
 """The inline review's actions on the store: accept or reject one hunk of a pending change.
 
-The hunk logic is `bb7.review` (pure); here it meets the chat's snapshot and pending output in
+The hunk logic is `bb7.text.hunks` (pure); here it meets the chat's snapshot and pending output in
 one transaction. Accepting moves the hunk into the snapshot and, through `put` (the editor's
 buffer, never the disk), into the local text; rejecting drops it from the pending output and
 records which lines the user rejected, so the next request tells the model.
@@ -12,13 +12,14 @@ from collections.abc import Callable
 
 import msgspec
 
-from bb7 import review
 from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events
 from bb7.state.problems import Abort
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.store import Store
+from bb7.text import hunks as text_hunks
+from bb7.text.hunks import Hunk, Marks
 
 # Puts the new local text where the user sees it (the loaded buffer); raises OSError if it
 # cannot, which undoes the whole action.
@@ -37,7 +38,7 @@ class Reviewed(msgspec.Struct, frozen=True):
     """After an action: the hunks left (empty: nothing pending any more)."""
 
     path: str
-    hunks: list[review.Hunk]
+    hunks: list[Hunk]
 
 
 def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Texts | Problem:
@@ -54,18 +55,16 @@ def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Tex
     return Texts(base, local or "", store.blob(output.blob))
 
 
-def pending_marks(
-    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
-) -> review.Marks:
+def pending_marks(store: Store, chat_id: str, path: str, buffers: Buffers | None = None) -> Marks:
     """Where the editor's signs go for `path`: the local lines the model's pending change
     touches, and those the user changed, apart (none without an output or a local file)."""
     output = store.output(chat_id, path)
     local = text_of(read_local(store, path, buffers))
     if output is None or local is None:
-        return review.Marks([], [])
+        return Marks([], [])
     entry = store.entry(chat_id, path)
     base = "" if entry is None else store.blob(entry.blob)
-    return review.marks(base, local, store.blob(output.blob))
+    return text_hunks.marks(base, local, store.blob(output.blob))
 
 
 def current(
@@ -74,7 +73,7 @@ def current(
     found = texts(store, chat_id, path, buffers)
     if isinstance(found, Problem):
         return found
-    return Reviewed(path, review.hunks(found.base, found.local, found.output))
+    return Reviewed(path, text_hunks.hunks(found.base, found.local, found.output))
 
 
 def _act(
@@ -82,7 +81,7 @@ def _act(
     chat_id: str,
     path: str,
     buffers: Buffers | None,
-    act: Callable[[Texts, PendingOutput, ContextEntry | None], list[review.Hunk]],
+    act: Callable[[Texts, PendingOutput, ContextEntry | None], list[Hunk]],
 ) -> Reviewed | Problem:
     """Run `act` on the file's texts in one transaction; it returns the hunks left."""
     try:
@@ -104,10 +103,10 @@ def _gone(path: str) -> Problem:
     return Problem("stale", f"{path}: that hunk is not there any more; the review is redrawn")
 
 
-def _chosen(found: Texts, hunks: list[review.Hunk] | None) -> list[review.Hunk]:
+def _chosen(found: Texts, hunks: list[Hunk] | None) -> list[Hunk]:
     """The hunks to act on, bottom up (so acting on one leaves the others' lines as they
     were); None means all."""
-    chosen = review.hunks(found.base, found.local, found.output) if hunks is None else hunks
+    chosen = text_hunks.hunks(found.base, found.local, found.output) if hunks is None else hunks
     return sorted(chosen, key=lambda h: h.start, reverse=True)
 
 
@@ -115,7 +114,7 @@ def accept_hunks(
     store: Store,
     chat_id: str,
     path: str,
-    hunks: list[review.Hunk] | None,
+    hunks: list[Hunk] | None,
     buffers: Buffers | None,
     put: Put,
     *,
@@ -126,10 +125,10 @@ def accept_hunks(
     if amended is not None and (hunks is None or len(hunks) != 1):
         return Problem("invalid_args", f"{path}: amend one hunk at a time")
 
-    def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
+    def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[Hunk]:
         base, local, out = found.base, found.local, found.output
         for hunk in _chosen(found, hunks):
-            split = review.accept(base, local, out, hunk, amended)
+            split = text_hunks.accept(base, local, out, hunk, amended)
             if split is None:
                 raise Abort(_gone(path))
             base, local, out = split.base, split.local, split.output
@@ -147,7 +146,7 @@ def accept_hunks(
         for event in taken_events(output, found.output, entry, found.base, base):
             store.append_event(chat_id, event)
         put(local)
-        return [] if done else review.hunks(base, local, out)
+        return [] if done else text_hunks.hunks(base, local, out)
 
     return _act(store, chat_id, path, buffers, act)
 
@@ -168,7 +167,7 @@ def reject_hunks(
     store: Store,
     chat_id: str,
     path: str,
-    hunks: list[review.Hunk] | None,
+    hunks: list[Hunk] | None,
     buffers: Buffers | None,
     *,
     reason: str = "",
@@ -178,10 +177,10 @@ def reject_hunks(
     user's one-line `reason` if given."""
     reason = " ".join(reason.split())
 
-    def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[review.Hunk]:
+    def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[Hunk]:
         out = found.output
         for hunk in _chosen(found, hunks):
-            split = review.reject(found.base, found.local, out, hunk)
+            split = text_hunks.reject(found.base, found.local, out, hunk)
             if split is None:
                 raise Abort(_gone(path))
             out = split.output
@@ -199,6 +198,6 @@ def reject_hunks(
                 output, blob=store.put_blob(out), file_id=entry_file_id(path, out)
             ),
         )
-        return review.hunks(found.base, found.local, out)
+        return text_hunks.hunks(found.base, found.local, out)
 
     return _act(store, chat_id, path, buffers, act)

@@ -25,7 +25,6 @@ from typing import Literal
 import msgspec
 
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
-from bb7.state.merge import overlapping
 from bb7.state.records import SECTION, WRITABLE, EntryKind
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens
@@ -60,7 +59,10 @@ def status_of(
         if not out_of_sync:
             return MODIFIED
         # The user edited the file too: the change is rebased onto their text (the diff3 of
-        # `:BB7Merge`) unless both changed the same lines.
+        # `:BB7Merge`) unless both changed the same lines. Imported here: `bb7 status` of files
+        # in sync should not pay for the diff3's import at start.
+        from bb7.text.merge import overlapping
+
         if local is None or snapshot is None or overlapping(snapshot, local, output):
             return CONFLICT
         return MODIFIED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from bb7.text.tokens import format_tokens
 from bb7.text.words import plural
 from bb7.usage.credit import Credit, credit
 from bb7.usage.log import DaySpend
+
+log = logging.getLogger(__name__)
 
 
 def day_line(spend: DaySpend) -> str:
@@ -76,3 +79,26 @@ def read_credit(
         return credit(client)
     finally:
         client.close()
+
+
+def summary_line(
+    spend: DaySpend, credit: Credit | HttpProblem | str | None, chat_cost: float | None
+) -> str:
+    """One short line, for the command area of an 80-column editor (a longer one makes Neovim
+    wait for Enter): `today $0.75 (12 req, saved $1.10) · chat $0.031 · $12.50 left`. Why the
+    credit is unknown goes to the log."""
+    day = f"{spend.requests} req"
+    if spend.saved > 0:
+        day += f", saved {format_cost(spend.saved)}"
+    parts = [f"today {format_cost(spend.cost)} ({day})"]
+    if chat_cost is not None:
+        parts.append(f"chat {format_cost(chat_cost)}")
+    if isinstance(credit, Credit):
+        if credit.limit is None or credit.limit_remaining is None:
+            parts.append("key without limit")
+        else:
+            parts.append(f"{format_cost(credit.limit_remaining)} left")
+    elif credit is not None:
+        log.warning("%s", credit_line(credit))
+        parts.append("credit unknown (:BB7Log)")
+    return " · ".join(parts)

@@ -158,6 +158,8 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", NoArgs, lazy(SEND, "models"), needs.call),
+    route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
+    route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
     route(
         "set_reasoning_effort",
         SetReasoningEffortArgs,

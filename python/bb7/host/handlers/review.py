@@ -18,10 +18,11 @@ from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held
 from bb7.host.protocol import MergeReply, PathArgs, ReviewActArgs, ReviewReply
 from bb7.host.registry import accept
-from bb7.review import Hunk
 from bb7.state.local import Buffers, LocalText
-from bb7.state.merge import describe_lines, merge_output
+from bb7.state.merge import merge_output
 from bb7.state.review import accept_hunks, current, reject_hunks
+from bb7.text.hunks import Hunk
+from bb7.text.merge import describe_lines
 
 # Lua that puts text into a loaded buffer without writing it; returns nil, or why it could not.
 PUT = "return require('bb7.buffer').put(...)"

@@ -21,6 +21,7 @@ import msgspec
 
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
+from bb7.chat.estimate import estimate_next
 from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.formats import DEFAULT_MODE, DiffMode
@@ -29,6 +30,7 @@ from bb7.host.needs import Call, Held, Reading
 from bb7.host.protocol import (
     CancelArgs,
     DiffError,
+    Estimate,
     Models,
     NoArgs,
     Notify,
@@ -41,16 +43,24 @@ from bb7.host.protocol import (
 )
 from bb7.host.registry import Refused, accept
 from bb7.host.session import Session
+from bb7.llm.instructions import load_instructions
 from bb7.llm.keys import ApiKey, resolve_api_key
-from bb7.llm.models import ModelList, default_cache_dir, load_models, tools_first
+from bb7.llm.models import (
+    ModelList,
+    cached_models,
+    default_cache_dir,
+    load_models,
+    tools_first,
+)
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
 from bb7.llm.prompt import FollowEdits
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
 from bb7.state import chats
-from bb7.state.records import Chat, Problem
+from bb7.state.records import GLOBAL, Chat, Problem
 from bb7.stats import model_stats
-from bb7.usage.log import usage_log_path
+from bb7.usage.log import day_spend, usage_log_path
+from bb7.usage.report import read_credit, summary_line
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -212,6 +222,37 @@ def models(c: Call, args: NoArgs) -> bool:
         c.emit("models", _models_event(listed, current, edits))
 
     c.ctx.spawn(fetch, name="models")
+    return True
+
+
+def estimate(r: Reading, args: NoArgs) -> Estimate:
+    """The next request's size and input price, for the input bar: from the models list as
+    cached (no request to the provider) and the chat as stored."""
+    config = _config(r.session, r.chat, None)
+    listed = cached_models(default_cache_dir(), config.provider.base_url)
+    model = None if listed is None else listed.find(config.model)
+    root = r.store.root if r.store.scope != GLOBAL else None
+    found = estimate_next(r.store, r.chat.id, config, model, load_instructions(root))
+    return Estimate(found.tokens, found.cached, found.cost, found.text)
+
+
+def usage(c: Call, args: NoArgs) -> bool:
+    """Start reading today's spend (the usage log) and the OpenRouter key's credit; one line
+    comes as a `notify` event. Only on demand: nothing polls it."""
+    r = c.active()
+    chat = None
+    if r is not None:
+        chat = sum(m.usage.cost for m in r.store.messages(r.chat.id) if m.usage is not None)
+    config = provider(c.session)
+    key_spec = c.session.settings.provider.api_key
+    root = c.session.root
+
+    def read() -> None:
+        spend = day_spend(usage_log_path())
+        credit = read_credit(config, key_spec, cwd=root)
+        c.emit("notify", Notify("info", summary_line(spend, credit, chat)))
+
+    c.ctx.spawn(read, name="usage")
     return True
 
 

@@ -14,10 +14,10 @@ import msgspec
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
 from bb7.host.protocol.events import StatusChanged
-from bb7.review import Hunk
 
 # One "refused, here is what to do" type everywhere: the state layer's.
 from bb7.state.records import Problem as Problem
+from bb7.text.hunks import Hunk
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -32,6 +32,17 @@ class Said(msgspec.Struct, frozen=True):
     """A reply whose `message` Lua shows to the user (`vim.notify`, info level)."""
 
     message: str
+
+
+class Estimate(msgspec.Struct, frozen=True):
+    """`estimate`'s reply: the next request's prompt in `tokens`, `cached` of them expected from
+    the provider's cache, the input's `cost` in USD (None: prices unknown), and `text`, what the
+    input bar shows (`~12k tok (9.8k cached) · ~$0.0061`)."""
+
+    tokens: int
+    cached: int
+    cost: float | None
+    text: str
 
 
 class Opened(msgspec.Struct, frozen=True):
@@ -395,6 +406,7 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     Pong,
     Said,
     Opened,
+    Estimate,
     DiffView,
     ChatView,
     ChatSearchHit,

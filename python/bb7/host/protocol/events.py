@@ -120,7 +120,7 @@ class BlockStatus(msgspec.Struct, frozen=True, tag="block", tag_field="type"):
 
 class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
     """Something the user should know that does not stop the send (`kind`: context_near,
-    context_over, models, instructions, retry, stream, reasoning)."""
+    models, instructions, retry, stream, reasoning)."""
 
     kind: str
     message: str

@@ -1,7 +1,7 @@
 """The inline review of a pending change, hunk by hunk, as pure functions of three texts.
 
 A hunk is one change the model made (snapshot -> pending output) placed on the user's local
-text (the buffer): the three-way chunks of `bb7.state.merge` whose output side differs from the
+text (the buffer): the three-way chunks of `bb7.text.merge` whose output side differs from the
 snapshot. Accepting a hunk puts its new lines into the local text and into the snapshot (so the
 pending change keeps only the other hunks); rejecting one puts the snapshot's lines back into
 the pending output. The user's own edits are never hunks: they are the `local` chunks, marked
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.state.merge import Chunk, chunks, matching_blocks, split_lines
+from bb7.text.lines import split_lines
+from bb7.text.merge import Chunk, chunks, matching_blocks
 
 
 class Hunk(msgspec.Struct, frozen=True):
@@ -51,9 +52,9 @@ class Split(msgspec.Struct, frozen=True):
 
 class _Review:
     def __init__(self, base: str, local: str, output: str) -> None:
-        self.base = split_lines(base)
-        self.local = split_lines(local)
-        self.output = split_lines(output)
+        self.base = split_lines(base, keepends=True)
+        self.local = split_lines(local, keepends=True)
+        self.output = split_lines(output, keepends=True)
         self.chunks = chunks(self.base, self.local, self.output)
         self.model = [c for c in self.chunks if c.kind in ("output", "overlap")]
 
@@ -128,9 +129,11 @@ def marks(base: str | None, local: str | None, output: str | None) -> Marks:
     (a line both changed is the model's: accepting would replace it)."""
     if base is None or local is None:
         return Marks([], [])
-    keys_base = [_plain(x) for x in split_lines(base)]
-    keys_local = [_plain(x) for x in split_lines(local)]
-    keys_output = [_plain(x) for x in split_lines(output if output is not None else base)]
+    keys_base = [_plain(x) for x in split_lines(base, keepends=True)]
+    keys_local = [_plain(x) for x in split_lines(local, keepends=True)]
+    keys_output = [
+        _plain(x) for x in split_lines(output if output is not None else base, keepends=True)
+    ]
     count = max(len(keys_local), 1)
     to_local = _Map(keys_base, keys_local)
     model: set[int] = set()
