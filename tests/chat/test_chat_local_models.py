@@ -24,7 +24,7 @@ from bb7.state.context import Target
 from bb7.state.records import Problem
 from bb7.state.store import Store, init_project
 from bb7.stats import model_stats
-from llm_server import LLMServer, finish, stream, text_chunk
+from llm_server import LLMServer, finish, stream, text_chunk, tool_call_chunk
 
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 'x'\n"
 BLOCKS = (
@@ -41,10 +41,12 @@ class Project:
         added = context.add(store, self.chat_id, Target("app.py"))
         assert not isinstance(added, Problem), added
 
-    def send(self, *answer: str, cut: bool = False) -> ev.Outcome:
+    def send(self, *answer: str, cut: bool = False, call: str | None = None) -> ev.Outcome:
         """Send, the server answering `answer` in pieces (`cut`: then it drops the connection
-        without a finish)."""
+        without a finish; `call`: then an edit_file call with these arguments)."""
         steps = [text_chunk(piece) for piece in answer]
+        if call is not None:
+            steps.append(tool_call_chunk(0, id="call_0", name="edit_file", arguments=call))
         ending = {"drop": True} if cut else finish()
         self.server.push(stream(*steps, ending, done=not cut))
         config = SendConfig(
@@ -131,3 +133,17 @@ def test_a_server_that_dies_mid_answer_ends_the_send_with_one_line(project: Proj
     )
     assert project.notes() == [f"The request failed: {outcome.message}"]
     assert project.output("app.py") is None
+
+
+def test_tool_json_that_cannot_be_mended_is_reported_and_the_retry_offers_the_text_format(
+    project: Project,
+) -> None:
+    outcome = project.send("Changing main.", call='{"edits": [{"path": "app.py", "old_string": ')
+    assert isinstance(outcome, ev.Done) and not outcome.ok and outcome.retry_saved
+    (note,) = [n for n in project.notes() if n.startswith("The file changes")]
+    assert "The arguments are not a valid JSON object" in note
+    chat = project.store.chat(project.chat_id)
+    assert chat is not None
+    assert "or write the change in your answer's text as SEARCH/REPLACE blocks" in (
+        chat.retry_context
+    )
