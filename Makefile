@@ -100,6 +100,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/cli_start.py
 	$(BIN)/python benchmarks/install.py
 	$(BIN)/python benchmarks/review.py
+	$(BIN)/python benchmarks/chat_cost.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache doc/tags

@@ -39,8 +39,10 @@ def chat(tmp_path: Path) -> Iterator[tuple[Store, str]]:
     store.close()
 
 
-def estimate(store: Store, chat_id: str, now: Callable[[], float] = time.time) -> Estimate:
-    config = SendConfig(model=MODEL.id)
+def estimate(
+    store: Store, chat_id: str, now: Callable[[], float] = time.time, *, cache: bool = True
+) -> Estimate:
+    config = SendConfig(model=MODEL.id, cache=cache)
     return estimate_next(store, chat_id, config, MODEL, Instructions(), now=now)
 
 
@@ -70,7 +72,10 @@ def test_after_an_answer_the_previous_request_is_expected_from_the_cache(
     assert "k cached) · ~$" in after.text
 
 
-def test_a_cache_older_than_five_minutes_is_not_counted(chat: tuple[Store, str]) -> None:
+def test_a_cache_older_than_five_minutes_or_turned_off_is_not_counted(
+    chat: tuple[Store, str],
+) -> None:
     exchange(*chat)
-    later = estimate(*chat, now=lambda: time.time() + 301)
-    assert later.cached == 0
+    assert estimate(*chat, now=lambda: time.time() + 301).cached == 0
+    # Anthropic through OpenRouter caches only what is marked: no marks, no cache.
+    assert estimate(*chat, cache=False).cached == 0

@@ -65,6 +65,19 @@ def test_a_cut_last_line_new_keeps_leaves_the_rest_of_the_line() -> None:
     )
 
 
+def test_a_cut_last_line_new_keeps_before_added_lines_gets_the_rest_of_its_line() -> None:
+    file = "x = f(1)\ny = g(2, 3)\nz = 4\n"
+    new = "x = f(0)\ny = g(2,\nw = 5"
+    result = applied(file, "x = f(1)\ny = g(2,", new)
+    assert result.content == "x = f(0)\ny = g(2, 3)\nw = 5\nz = 4\n"
+
+
+def test_a_cut_line_refused_is_not_looked_for_elsewhere_by_looser_tiers() -> None:
+    file = "x = 1\n  y = 2\nx = 1\ny = 2;\n"  # lines 1-2 match `old` but for indentation
+    error = refused(file, "x = 1\ny = 2", "x = 0\nz = 9")
+    assert error.kind == "ambiguous" and "line 4" in error.message
+
+
 # --- blank line next to a fuzzy-matched region ---------------------------------------------------
 
 
@@ -73,3 +86,27 @@ def test_new_ending_with_a_line_break_keeps_the_blank_line_after_a_fuzzy_match()
     old = "def f():\n  return 1\n\nresults ="  # shifted, and its last line cut
     new = "def f():\n  return 2\n"  # the cut line dropped, the blank line kept
     assert applied(file, old, new).content == "def f():\n    return 2\n\nfor x in y:\n    pass\n"
+
+
+# --- indentation wrong in lines the model did not change ------------------------------------------
+
+
+def test_an_unchanged_line_old_indented_too_deep_keeps_the_file_indentation() -> None:
+    file = "int f(void)\n{\n\tif (x)\n\t\ty();\n\treturn 0;\n}\n"
+    old = "\tif (x)\n\t\t\ty();\n\treturn 0;"  # one tab too many on the middle line
+    new = "\tif (z)\n\t\t\ty();\n\treturn 0;"
+    assert applied(file, old, new).content == file.replace("(x)", "(z)")
+
+
+def test_an_unchanged_line_sent_with_spaces_keeps_the_file_tabs() -> None:
+    file = "int f(int a,\n\t\tint b)\n{\n\treturn a;\n}\n"
+    old = "int f(int a,\n        int b)\n{\n\treturn a;"  # two tabs sent as 8 spaces
+    new = "int f(int a,\n        int b)\n{\n\treturn b;"
+    assert applied(file, old, new).content == file.replace("return a", "return b")
+
+
+def test_a_changed_line_new_spells_as_the_file_does_is_kept_where_old_was_damaged() -> None:
+    file = "extern int f (int a,\n\t\t int b);\nint g;\n"
+    old = "extern int f (int a,\n \t\t int b);\nint g;"  # a blank crept in before the tabs
+    new = "extern int f (int a,\n\t\t int b2);\nint g;"  # the file's own indentation
+    assert applied(file, old, new).content == file.replace("b)", "b2)")

@@ -229,8 +229,8 @@ class _Search:
                 return _ambiguous(spans, strategy)
             span = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
             if span is None:
-                return None  # a cut last line `new` does not restate: the line tiers judge it
-            at, end = span
+                return _cut_line_unclear(lines[chosen] + old.count("\n"))
+            at, end, new = span
             eol = self.index.line_bounds(at)[2] or self.index.eol
             text = new.replace("\n", eol) if eol != "\n" else new
             content = "".join((body[:at], text, body[end:]))
@@ -259,29 +259,31 @@ class _Search:
                 return None
         return self.index.line_of(hits[0]) + 1
 
-    def _complete_lines(self, start: int, end: int, old: str, new: str) -> tuple[int, int] | None:
-        """The span an exact match should replace so that it covers whole lines where the model
-        evidently meant whole lines.
+    def _complete_lines(
+        self, start: int, end: int, old: str, new: str
+    ) -> tuple[int, int, str] | None:
+        """The span an exact match should replace, and the text to put there, so that it covers
+        whole lines where the model evidently meant whole lines.
 
         - `new` is empty and `old` is all the text of its lines (indentation aside): the lines
           go, not just their text (no blank or whitespace-only line is left behind). An `old`
           starting with a line break already takes a line's worth of breaks: it is exact.
         - Only trailing whitespace follows the match on its line: it goes with the replaced text.
         - A multi-line `old` whose last line was cut short: a match ending inside a line is a
-          cut, not a substring edit. `new` restating that line in full (perhaps changed) or
-          deleting it: the rest of the file line goes too, or it would be doubled or left
-          dangling. `new` keeping the cut line as sent: the rest stays. Otherwise None, and the
-          truncation tier judges it line by line.
+          cut, not a substring edit, and `new` must show what becomes of that line. Restated
+          in full (perhaps changed) or deleted: the rest of the file line goes too, or it would
+          be doubled or left dangling. Kept as sent: `new` gets the rest of the line back.
+          Neither: None (the edit is refused).
         """
         index = self.index
         first_start = index.line_bounds(start)[0]
         if old.endswith("\n"):
             if not new and not index.content[first_start:start].strip():
-                return first_start, end
-            return start, end
+                return first_start, end, new
+            return start, end, new
         line_start, line_end, eol = index.line_bounds(end)
         if end <= line_start:
-            return start, end
+            return start, end, new
         rest = index.content[end:line_end]
         if (
             not new
@@ -289,17 +291,21 @@ class _Search:
             and not rest.strip()
             and not index.content[first_start:start].strip()
         ):
-            return first_start, line_end + len(eol)
+            return first_start, line_end + len(eol), new
         if rest and not rest.strip():
-            return start, line_end
-        if rest and "\n" in old:
-            old_last, new_last = old.rsplit("\n", 1)[1], new.rsplit("\n", 1)[-1]
-            if new_last == old_last or not old_last.strip():
-                return start, end
-            if _restated_or_dropped(old, new, rest):
-                return start, line_end
-            return None
-        return start, end
+            return start, line_end, new
+        if rest and "\n" in old and old.rsplit("\n", 1)[1].strip():
+            old_lines, new_lines = old.split("\n"), new.split("\n")
+            last = len(old_lines) - 1
+            fate = _cut_line_fate(
+                line_opcodes(old_lines, new_lines), old_lines, new_lines, last, old_lines[-1] + rest
+            )
+            if fate is None:
+                return None
+            if fate >= 0:
+                new_lines[fate] += rest
+            return start, line_end, "\n".join(new_lines)
+        return start, end, new
 
     def lines(self, old_lines: list[str], new_lines: list[str], prefix: str) -> EditOutcome | None:
         found = self._first_tier(old_lines)
@@ -317,7 +323,8 @@ class _Search:
             w
             for w in find_truncated(self.index, old_lines)
             if all(
-                _cut_line_accounted(opcodes, old_lines, new_lines, i, self.index.texts[w.first + i])
+                _cut_line_fate(opcodes, old_lines, new_lines, i, self.index.texts[w.first + i])
+                is not None
                 for i in (0, len(old_lines) - 1)
             )
         ]
@@ -534,40 +541,31 @@ def _restates(cut: str, line: str, full: str) -> bool:
     return to_full > fuzz.ratio(line, cut)
 
 
-def _cut_line_accounted(
+def _cut_line_fate(
     opcodes: Opcodes, old_lines: list[str], new_lines: list[str], i: int, file_line: str
-) -> bool:
-    """Whether `new` keeps, deletes or restates old line i, which may be a cut `file_line`."""
+) -> int | None:
+    """What `new` does with old line i, which may be cut from `file_line`: the index of the
+    new line that keeps it as sent, -1 when `new` deletes or restates it (or it is not cut),
+    None when `new` does neither (a line in its place would stand for the whole file line)."""
     cut = old_lines[i]
     if collapse_ws(cut) == collapse_ws(file_line):
-        return True  # not cut
+        return -1  # not cut
     for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
-        if i1 <= i < i2:
-            if tag == "equal":
-                return True
-            if tag == "delete":
-                # Deleted next to lines `new` keeps (not merely blank ones): the model dropped
-                # the line. Next to nothing kept, the alignment says nothing.
-                side = opcodes[:k] if i else opcodes[k + 1 :]
-                if not side or side[-1 if i else 0][0] != "equal":
-                    return False
-                return any(
-                    line.strip()
-                    for tag_, n1, n2, _, _ in side
-                    if tag_ == "equal"
-                    for line in old_lines[n1:n2]
-                )
-            return any(_restates(cut, new_lines[j], file_line) for j in range(j1, j2))
-    return True
-
-
-def _restated_or_dropped(old: str, new: str, rest: str) -> bool:
-    """Whether `new` shows that the last line of `old`, cut short before `rest`, meant the
-    whole file line: `new` deletes that line or restates it in full."""
-    old_lines, new_lines = old.split("\n"), new.split("\n")
-    full = old_lines[-1] + rest
-    opcodes = line_opcodes(old_lines, new_lines)
-    return _cut_line_accounted(opcodes, old_lines, new_lines, len(old_lines) - 1, full)
+        if not i1 <= i < i2:
+            continue
+        if tag == "equal":
+            return j1 + i - i1
+        if tag == "delete":
+            # Deleted next to lines `new` keeps (not merely blank ones): the model dropped the
+            # line. Next to nothing kept, the alignment says nothing.
+            side = opcodes[:k] if i else opcodes[k + 1 :]
+            if not side or side[-1 if i else 0][0] != "equal":
+                return None
+            kept = (ln for tag_, n1, n2, _, _ in side if tag_ == "equal" for ln in old_lines[n1:n2])
+            return -1 if any(ln.strip() for ln in kept) else None
+        restated = any(_restates(cut, new_lines[j], file_line) for j in range(j1, j2))
+        return -1 if restated else None
+    return -1
 
 
 def _split_at_elisions(lines: list[str], prose: bool) -> list[list[str]]:
@@ -637,6 +635,17 @@ def _dedented_line_unclear(line: int) -> EditError:
         "new_string adds are indented: they may be relative to old_string's line or already at "
         "the file's depth. Nothing was changed. Send old_string and new_string with the "
         "indentation the lines have in the file.",
+        Candidate(line, line, 1.0, ""),
+    )
+
+
+def _cut_line_unclear(line: int) -> EditError:
+    return EditError(
+        "ambiguous",
+        f"old_string ends inside line {line}, and new_string neither keeps that cut line as it "
+        "is, restates it whole, nor deletes it, so what becomes of the rest of the line is "
+        "unclear. Nothing was changed. Send whole lines: the full line in old_string and what "
+        "it should become in new_string.",
         Candidate(line, line, 1.0, ""),
     )
 

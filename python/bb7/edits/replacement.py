@@ -48,8 +48,11 @@ def build_lines(
         for i, m in pairs.items()
     }
     shift = _shift_for_new(opcodes, new_lines, window, pairs, delta, tab)
+    # Tabs written as spaces (or the reverse) at the same depth: `old` in the other style. A
+    # line whose indentation only gained or lost a blank beside its tabs is damage, not style.
     restyle = any(
-        delta[i] == 0 and leading(old_lines[i]) != leading(window[m]) for i, m in pairs.items()
+        delta[i] == 0 and ("\t" in leading(old_lines[i])) != ("\t" in leading(window[m]))
+        for i, m in pairs.items()
     )
     first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
     # `old` with no indentation at all against an indented window was dedented as a whole: as
@@ -122,6 +125,10 @@ def _assemble(
             i = i1 - 1 if inserted else i1 + min(t, i2 - i1 - 1)
             m = mapping[i] if i >= 0 else None
             text = new_lines[j]
+            if i2 - i1 == j2 - j1 and m is not None and text == window[m]:
+                # `old` damaged this line and `new` spells it as the file does: as sent.
+                out.append(text)
+                continue
             if (
                 (plan.positional or i2 - i1 == j2 - j1 == 1)
                 and not inserted
@@ -223,7 +230,16 @@ def _unchanged(
         here = window[m] if m is not None else None
         if here is not None and _is_cut_short(line, here):
             out.append(here)
-        elif here is not None and plan is not None and plan.keeps_file_indent(i) and line.strip():
+        elif (
+            here is not None
+            and line.strip()
+            and here.strip()
+            and ((plan is not None and plan.keeps_file_indent(i)) or not _shallower(line, here))
+        ):
+            # A line the model did not change keeps the file's indentation, whatever `old`
+            # carried there: extra columns it copied into `new`, or spaces for the file's tabs.
+            # Only a line `old` put shallower than the file keeps the model's depth (without a
+            # shift of the whole of `old`): lines `new` adds under it were placed relative to it.
             out.append(leading(here) + line.lstrip(" \t"))
         else:
             out.append(line)
@@ -277,6 +293,12 @@ def _first_line_copied_mid_line(
     if tag not in ("equal", "replace") or j1 != 0 or not new_lines:
         return False
     return not leading(new_lines[0])
+
+
+def _shallower(line: str, file_line: str) -> bool:
+    """Whether `line` is indented less than `file_line` under every usual tab width."""
+    ours, theirs = leading(line), leading(file_line)
+    return all(width(ours, tab) < width(theirs, tab) for tab in (2, 4, 8))
 
 
 def _is_cut_short(line: str, file_line: str) -> bool:

@@ -24,7 +24,6 @@ from typing import Any
 import msgspec
 
 from bb7.state import rows
-from bb7.state.problems import Abort as Abort  # re-exported for callers outside state/
 from bb7.state.problems import StoreError as StoreError
 from bb7.state.problems import empty_database, is_store_trouble, store_error
 from bb7.state.records import (
