@@ -3,9 +3,9 @@
 --- arguments and sends them to the host; the host decides. Nothing heavy is required at load.
 local M = {}
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 local function buffers(path) return require('bb7.buffer').for_request(path) end
-local function notify(message, level) require('bb7.log').notify(message, level) end
+local notify = require('bb7.util').notify
 
 -- A mistake in how a command was called: shown as a message, not a Lua error.
 local Usage = {}
