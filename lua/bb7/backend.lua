@@ -3,6 +3,7 @@
 --- `ready` event, reports a crash with the last stderr lines, and restarts on the next call.
 --- Quick operations are `request` (rpcrequest, well under 10 ms); long ones (`send`, `cancel`)
 --- are `notify` (rpcnotify) and answer with events. Never called from the statusline.
+---@class bb7.Backend
 local M = {}
 
 local STDERR_LINES = 20
@@ -40,7 +41,7 @@ function M.is_ready() return H.state == 'ready' end
 ---@return bb7.HostStatus
 function M.status() return { info = H.info, ready_ms = H.ready_ms, stderr = H.stderr } end
 
-local function first_line(text) return (tostring(text):gsub('\n.*', '')) end
+local first_line = require('bb7.util').first_line
 
 local function transport() return require('bb7.config').get().transport end
 

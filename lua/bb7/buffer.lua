@@ -73,7 +73,7 @@ function M.edit(path)
   vim.cmd.tabedit(file)
 end
 
-local function first_line(err) return (tostring(err):gsub('\n.*', '')) end
+local first_line = require('bb7.util').first_line
 
 --- Puts `lines` into `buf` as one undoable change, without writing the file (only the lines
 --- that differ change, so marks and folds elsewhere stay). `eol`: whether the text ends with a

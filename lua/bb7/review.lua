@@ -17,8 +17,8 @@ M.ns = vim.api.nvim_create_namespace('bb7_review')
 --- buf -> { path, hunks, mapped }
 local H = { sessions = {} }
 
-local function backend() return require('bb7.backend') end
-local function notify(message, level) require('bb7.log').notify(message, level) end
+local backend = require('bb7.util').backend
+local notify = require('bb7.util').notify
 
 -- The review keys: { option, handler name }; descriptions come from `config.keys`.
 local KEYS = {

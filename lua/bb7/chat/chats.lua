@@ -10,7 +10,7 @@ M.ns = vim.api.nvim_create_namespace('bb7_chat_list')
 
 local H = { win = nil, buf = nil, items = {}, query = nil, controller = nil }
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 
 ---@return boolean
 function M.is_open() return H.win ~= nil and vim.api.nvim_win_is_valid(H.win) end

@@ -18,7 +18,7 @@ local function status_hl(status)
   return sign and sign.hl
 end
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 local notify = ui.say
 
 --- `row`'s text cut to leave its token count room in a `width`-cell panel: a directory keeps

@@ -13,7 +13,7 @@ local ORDER = { 'conversation', 'files', 'input' }
 
 local H = { subscribed = false }
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 
 --- The buffer of `pane`, created and set up (keys, input autocmds) on first use.
 ---@param pane bb7.Pane

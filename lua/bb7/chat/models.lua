@@ -6,8 +6,8 @@ local M = {}
 --- Model ids of the last list, for completing `:BB7Model`.
 M.ids = {}
 
-local function backend() return require('bb7.backend') end
-local function notify(message, level) require('bb7.log').notify(message, level) end
+local backend = require('bb7.util').backend
+local notify = require('bb7.util').notify
 
 local function set(value) return value ~= nil and value ~= vim.NIL end
 

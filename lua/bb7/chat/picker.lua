@@ -8,7 +8,7 @@ local H = {
   root = nil, ---@type string?
 }
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 
 --- The last listed paths ({} before the first list).
 ---@return string[]
