@@ -259,14 +259,16 @@ the same merge, on the file.]],
     nargs = '?',
     complete = context_files(PENDING),
     desc = 'bb7: merge the pending change of a file in vimdiff',
-    doc = [[Opens the local file beside its pending output (read-only) in a diff
-tab: use |]c|, |[c|, |do| and |dp|. Closing the tab (or `q` in the output
+    doc = [[Opens the local file beside its pending output (read-only; rebased onto
+your own edits, so those never show as undone) in a diff tab: use |]c|,
+|[c|, |do| and |dp|. Closing the tab (or `q` in the output
 window) records what was merged: all of it (the change is applied), part
 (the rest stays pending and the next :BB7Diff shows only that) or nothing.
 The file is not written: hunks you took stay in the buffer, modified, like
 any Vim diff; |:w| writes them.]],
     run = function(opts)
-      backend().request('diff', { path = target(opts) }, function(err, view)
+      local path = target(opts)
+      backend().request('diff', { path = path, buffers = buffers(path) }, function(err, view)
         if err then return backend().report(err) end
         require('bb7.diff').open(view)
       end)
