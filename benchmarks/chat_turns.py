@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +57,13 @@ def _shared(a: str, b: str) -> int:
     return n
 
 
-def run_chat(mode: FollowEdits) -> list[tuple[int, int]]:
-    """(tokens, new tokens) of each turn's request."""
-    with tempfile.TemporaryDirectory() as tmp, LLMServer() as server:
+def scripted_chat(
+    config: Callable[[str, Path], SendConfig], models: list[dict[str, Any]] | None = None
+) -> tuple[list[str], list[str]]:
+    """The chat, sent with `config(base_url, tmp_dir)` to the scripted server (serving
+    `models`): every request's body and every answer's text."""
+    answers: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp, LLMServer(models=models) as server:
         os.environ["XDG_DATA_HOME"] = str(Path(tmp) / "data")
         root = Path(tmp) / "proj"
         root.mkdir()
@@ -67,11 +72,7 @@ def run_chat(mode: FollowEdits) -> list[tuple[int, int]]:
         chat_id = new_chat(store).id
         entry = context.add(store, chat_id, context.Target("app.py"))
         assert not isinstance(entry, Problem)
-        config = SendConfig(
-            model="bench/model",
-            provider=ProviderConfig(base_url=server.base_url),
-            follow_edits=mode,
-        )
+        settings = config(server.base_url, Path(tmp))
         for turn in range(1, TURNS + 1):
             if turn > 1:  # the user edits a few lines somewhere in the file
                 text = (root / "app.py").read_text()
@@ -89,15 +90,27 @@ def run_chat(mode: FollowEdits) -> list[tuple[int, int]]:
                         "def handler_3(request, *, strict=False):\n",
                     )
                 )
+                answers.append("Done.")
                 server.push(stream(text_chunk("Done."), *tool_call("edit_file", change), finish()))
             else:
+                answers.append(f"Answer {turn}.")
                 server.push(stream(text_chunk(f"Answer {turn}."), finish()))
-            handle = start_send(store, chat_id, f"Question {turn}?", config, lambda _: None)
+            handle = start_send(store, chat_id, f"Question {turn}?", settings, lambda _: None)
             assert not isinstance(handle, Problem), handle
             outcome = handle.wait(60)
             assert isinstance(outcome, ev.Done) and outcome.ok, outcome
         store.close()
-        bodies = [r["body"] for r in server.chat_requests()]
+        return [r["body"] for r in server.chat_requests()], answers
+
+
+def run_chat(mode: FollowEdits) -> list[tuple[int, int]]:
+    """(tokens, new tokens) of each turn's request."""
+
+    def config(base_url: str, tmp: Path) -> SendConfig:
+        provider = ProviderConfig(base_url=base_url)
+        return SendConfig(model="bench/model", provider=provider, follow_edits=mode)
+
+    bodies, _ = scripted_chat(config)
     rows = []
     for i, body in enumerate(bodies):
         shared = _shared(bodies[i - 1], body) if i else 0

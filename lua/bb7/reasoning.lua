@@ -4,7 +4,7 @@
 --- |vim.ui.select()|, for a chat-view key.
 local M = {}
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 
 --- Sets the active chat's effort; the host confirms in one line.
 ---@param effort string one of `require('bb7.vocab').efforts`, or '' for the model's default

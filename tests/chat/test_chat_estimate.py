@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bb7.chat.config import SendConfig
@@ -39,8 +40,10 @@ def chat(tmp_path: Path) -> Iterator[tuple[Store, str]]:
     store.close()
 
 
-def estimate(store: Store, chat_id: str, now: Callable[[], float] = time.time) -> Estimate:
-    config = SendConfig(model=MODEL.id)
+def estimate(
+    store: Store, chat_id: str, now: Callable[[], float] = time.time, *, cache: bool = True
+) -> Estimate:
+    config = SendConfig(model=MODEL.id, cache=cache)
     return estimate_next(store, chat_id, config, MODEL, Instructions(), now=now)
 
 
@@ -58,6 +61,13 @@ def test_a_first_message_is_priced_in_full(chat: tuple[Store, str]) -> None:
     assert first.text.startswith(f"~{first.tokens // 1000}") and " · ~$0.0" in first.text
 
 
+def test_a_prompt_over_the_context_says_so_before_it_is_sent(chat: tuple[Store, str]) -> None:
+    small = msgspec.structs.replace(MODEL, context_length=4_000)
+    config = SendConfig(model=MODEL.id)
+    found = estimate_next(*chat, config, small, Instructions())
+    assert found.text.endswith(" · over the model's 4.0k context")
+
+
 def test_after_an_answer_the_previous_request_is_expected_from_the_cache(
     chat: tuple[Store, str],
 ) -> None:
@@ -70,7 +80,10 @@ def test_after_an_answer_the_previous_request_is_expected_from_the_cache(
     assert "k cached) · ~$" in after.text
 
 
-def test_a_cache_older_than_five_minutes_is_not_counted(chat: tuple[Store, str]) -> None:
+def test_a_cache_older_than_five_minutes_or_turned_off_is_not_counted(
+    chat: tuple[Store, str],
+) -> None:
     exchange(*chat)
-    later = estimate(*chat, now=lambda: time.time() + 301)
-    assert later.cached == 0
+    assert estimate(*chat, now=lambda: time.time() + 301).cached == 0
+    # Anthropic through OpenRouter caches only what is marked: no marks, no cache.
+    assert estimate(*chat, cache=False).cached == 0

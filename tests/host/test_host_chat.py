@@ -200,6 +200,19 @@ def test_update_all_reports_what_it_did(host: Host, root: Path, store: Store) ->
     assert host.call("update_all") == {"updated": ["a.py"], "problems": []}
 
 
+def test_apply_refused_by_the_disk_says_the_editor_s_way_out(
+    host: Host, root: Path, store: Store
+) -> None:
+    chat_id = active_chat(store, root)
+    context.add(store, chat_id, context.Target("a.py"))
+    record_outputs(store, chat_id, {"a.py": "one = 12\n"}, bases=edit_bases(store, chat_id))
+    (root / "a.py").chmod(0o444)
+    refused = host.refused("apply", path=str(root / "a.py"))
+    assert refused["kind"] == "read_only_file"
+    assert refused["message"].startswith("a.py is read-only on disk; :BB7Apply! overwrites it\n")
+    assert "--force" not in refused["message"]
+
+
 def test_the_views_redraw_after_a_send_brings_the_statuses_of_its_panel(
     host: Host, root: Path, store: Store
 ) -> None:

@@ -16,14 +16,8 @@ import pytest
 from bb7.host.events import EventSink
 from bb7.host.handlers import ROUTES, build_registry
 from bb7.host.protocol import PathArgs, PingArgs, Problem
-from bb7.host.registry import (
-    Context,
-    Refused,
-    Registry,
-    accept,
-    handle_notification,
-    handle_request,
-)
+from bb7.host.registry import Context, Registry, handle_notification, handle_request
+from bb7.refusal import Abort, unwrap
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +104,7 @@ def echo(ctx: Context, args: PingArgs) -> object:
 
 
 def refuse(ctx: Context, args: PathArgs) -> None:
-    raise Refused(Problem("no_output", f"{args.path} has no pending change"))
+    raise Abort(Problem("no_output", f"{args.path} has no pending change"))
 
 
 def test_a_request_reply_carries_the_value_or_the_refusal() -> None:
@@ -128,10 +122,10 @@ def test_a_request_reply_carries_the_value_or_the_refusal() -> None:
     }
 
 
-def test_accept_passes_a_value_and_refuses_a_problem() -> None:
-    assert accept("a.py") == "a.py"
-    with pytest.raises(Refused) as refused:
-        accept(Problem("readonly", "a.py is read-only in this chat"))
+def test_unwrap_passes_a_value_and_refuses_a_problem() -> None:
+    assert unwrap("a.py") == "a.py"
+    with pytest.raises(Abort) as refused:
+        unwrap(Problem("readonly", "a.py is read-only in this chat"))
     assert refused.value.problem == Problem("readonly", "a.py is read-only in this chat")
 
 

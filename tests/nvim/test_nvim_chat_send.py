@@ -287,7 +287,7 @@ def test_the_retry_wait_shows_while_the_provider_backs_off(view: Any, server: LL
 
 
 def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: LLMServer) -> None:
-    server.push(error_response(500, "boom"), error_response(500, "boom"))
+    # A server on this machine (the test's) gets one retry: two attempts, two errors.
     server.push(error_response(500, "boom"), error_response(500, "boom"))
     send(view, "Are you there?")
     answered(view, "The request failed")

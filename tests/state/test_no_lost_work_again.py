@@ -15,6 +15,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import msgspec
@@ -327,3 +328,74 @@ def test_a_file_edited_after_a_killed_apply_keeps_the_replaced_text_for_undo(bb7
     bb7("output", "undo", "--force", "f.txt")
     assert bb7.read("f.txt") == LOCAL  # the user's text the forced apply overwrote
     assert bb7.statuses() == {"f.txt": "~M"}  # and the model's output is pending again
+
+
+# -- 8: a deleted write-ahead log and a lost lease lose nothing --------------------------------
+
+
+def _chat_child(bb7: Bb7, server: LLMServer) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bb7.cli",
+            "chat",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "m",
+            "Hi",
+        ],
+        cwd=bb7.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_wal_deleted_while_a_chat_runs_loses_neither_the_chat_nor_a_concurrent_add(
+    bb7: Bb7,
+) -> None:
+    bb7.write("f.txt", BASE)
+    bb7.write("g.txt", BASE)
+    bb7("add", "f.txt")
+    answer = stream(text_chunk("Part one, "), {"gate": "go"}, text_chunk("part two."), finish())
+    with LLMServer([answer]) as server:
+        first = _active_chat(bb7.root)
+        chat = _chat_child(bb7, server)
+        try:
+            _wait_for_a_request(server)
+            # The chat's log fully copied into the database (as SQLite does from time to
+            # time), then deleted by another program; a `bb7 add` in another chat meanwhile.
+            checkpoint = sqlite3.connect(bb7.root / ".bb7" / "bb7.db")
+            checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            checkpoint.close()
+            (bb7.root / ".bb7" / "bb7.db-wal").unlink()
+            bb7("chats", "new")
+            assert "added g.txt" in bb7("add", "g.txt")[0]
+        finally:
+            server.open_gate("go")
+            out, err = chat.communicate(timeout=30)
+    assert chat.returncode == 0, err
+    assert "Part one, part two." in out
+    assert bb7.statuses() == {"g.txt": ""}  # the add in the new chat is kept
+    bb7("chats", "switch", first)
+    assert "part two." in _history(bb7.root)  # and so is the chat's answer
+
+
+def _wait_for_a_request(server: LLMServer) -> None:
+    deadline = time.monotonic() + 20
+    while not server.chat_requests():
+        assert time.monotonic() < deadline, "no request reached the server"
+        time.sleep(0.01)
+
+
+def _active_chat(root: Path) -> str:
+    ws = open_workspace(root)
+    assert not isinstance(ws, Problem)
+    try:
+        found = ws.active()
+        assert found is not None
+        return found[1].id
+    finally:
+        ws.close()

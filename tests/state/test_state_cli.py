@@ -125,8 +125,15 @@ def test_apply_all_skips_conflicts_and_force_applies_one(cli: Cli) -> None:
     cli.model_writes({"src/app.py": "changed\n", "README.md": "# app\n\nnew usage\n"})
     (cli.root / "src" / "app.py").write_text("my local edit\n")
     done = cli("output", "apply", "--all", ok=False)
-    assert "README.md: applied" in done.stdout and "~M  src/app.py: skipped" in done.stdout
-    assert "conflict" in cli("output", "apply", "src/app.py", ok=False).stderr
+    assert "README.md: applied" in done.stdout
+    skipped = (
+        "~M  src/app.py: skipped: local changes conflict; merge or apply it alone with --force"
+    )
+    assert skipped in done.stdout
+    refused = cli("output", "apply", "src/app.py", ok=False).stderr
+    # The command line's own way out, never the editor's commands.
+    assert "conflict" in refused and "--merge" in refused and "--force" in refused
+    assert ":BB7" not in refused
     cli("output", "apply", "--force", "src/app.py")
     assert (cli.root / "src" / "app.py").read_text() == "changed\n"
 

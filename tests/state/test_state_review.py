@@ -304,3 +304,21 @@ def test_a_vimdiff_merge_records_the_hunks_taken_and_leaves_the_rest_pending(
     assert not isinstance(done, Problem) and done.outcome == "partial"
     (kept,) = _events(project, "user_accepted_hunk", "user_amended_hunk")
     assert (kept.action, kept.start_line) == ("user_accepted_hunk", 3)
+
+
+def test_a_hunk_accepted_then_undone_in_the_buffer_is_followed_at_the_next_send(
+    project: Project,
+) -> None:
+    _pending(project, TWO_HUNKS)
+    hunk = hunks.hunks(BASE, BASE, TWO_HUNKS)[0]
+    put: list[str] = []
+    accept_hunks(project.store, project.chat_id, "f.txt", [hunk], None, put.append)
+    assert put == [_change(BASE, 3, "model 3")]
+    undone = {"f.txt": LocalText(BASE)}  # `u` in the buffer: the snapshot is stale
+    context.follow_edits(project.store, project.chat_id, buffers=undone)
+    entry = project.store.entry(project.chat_id, "f.txt")
+    assert entry is not None and project.store.blob(entry.blob) == BASE
+    # The user's text is the truth: the other hunk stays pending on it.
+    output = project.store.output(project.chat_id, "f.txt")
+    assert output is not None and project.store.blob(output.blob) == _change(BASE, 8, "model 8")
+    assert project.status("f.txt", undone) == "M"

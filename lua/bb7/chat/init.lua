@@ -13,7 +13,7 @@ local ORDER = { 'conversation', 'files', 'input' }
 
 local H = { subscribed = false }
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 
 --- The buffer of `pane`, created and set up (keys, input autocmds) on first use.
 ---@param pane bb7.Pane
@@ -39,7 +39,9 @@ function M.state() return view.state end
 ---@param pane bb7.Pane
 function M.focus_next(pane)
   for i, name in ipairs(ORDER) do
-    if name == pane then return view.focus(ORDER[i % #ORDER + 1]) end
+    if name == pane then
+      return view.focus(ORDER[i % #ORDER + 1] --[[@as bb7.Pane]])
+    end
   end
 end
 

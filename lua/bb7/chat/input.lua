@@ -11,7 +11,7 @@ local DRAFT_DELAY_MS = 500
 
 local H = { timer = nil, saved = nil }
 
-local function backend() return require('bb7.backend') end
+local backend = require('bb7.util').backend
 
 local function text(buf) return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') end
 

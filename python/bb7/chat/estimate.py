@@ -4,7 +4,8 @@ the provider's cache should serve, and the input's price (the input bar shows it
 The next request is built exactly as a send builds it (`bb7.chat.turn`), from the chat as it is
 now. The part expected from the cache is the prefix it shares with the chat's previous request
 (rebuilt the same way), while that request is younger than the providers' cache lifetime (five
-minutes): Anthropic, OpenAI, DeepSeek and Gemini all serve a repeated prefix from their cache.
+minutes): Anthropic, OpenAI, DeepSeek and Gemini all serve a repeated prefix from their cache
+(those that cache only what is marked, not with `provider.cache` off).
 Sizes are estimates (`bb7.text.tokens`), the answer's tokens are not counted: this is "about".
 """
 
@@ -22,8 +23,9 @@ from bb7.chatview.conversation import format_cost
 from bb7.llm import events as llm
 from bb7.llm.instructions import Instructions
 from bb7.llm.models import ModelInfo
+from bb7.llm.presets import preset_for
 from bb7.llm.prompt import Prompt
-from bb7.llm.wire import ChatRequest
+from bb7.llm.wire import ChatRequest, explicit_cache
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens, format_tokens
 
@@ -58,7 +60,10 @@ def estimate_next(
     tokens = turn.prompt.total_tokens
     cached = 0
     users = [m for m in store.messages(chat_id) if m.role == "user"]
-    if users and now() - users[-1].created < CACHE_LIFETIME:
+    preset = preset_for(config.provider.preset, config.provider.base_url)
+    # A provider that caches only what is marked caches nothing when the marks are off.
+    caching = config.cache or not explicit_cache(preset, config.model)
+    if caching and users and now() - users[-1].created < CACHE_LIFETIME:
         last = users[-1]
         before = build_turn(
             store,
@@ -79,6 +84,8 @@ def estimate_next(
         shown += f" ({format_tokens(cached)} cached)"
     if cost is not None:
         shown += f" · ~{format_cost(cost)}"
+    if turn.too_large is not None and model is not None and model.context_length:
+        shown += f" · over the model's {format_tokens(model.context_length)} context"
     return Estimate(tokens=tokens, cached=cached, cost=cost, text=shown)
 
 

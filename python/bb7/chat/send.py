@@ -54,6 +54,7 @@ from bb7.chat.stream import Forward
 from bb7.chat.title import title_chat
 from bb7.chat.turn import Turn, build_turn
 from bb7.formats.apply import Result, apply_response
+from bb7.formats.fallback import NOTE, text_edits
 from bb7.formats.response import Response
 from bb7.formats.response import ToolCall as ResponseCall
 from bb7.formats.retry import retry_context
@@ -78,6 +79,8 @@ OnEvent = Callable[[ev.SendEvent], None]
 # A running send: its result is the outcome, `Done` or `Failed`.
 SendHandle = Handle[ev.Outcome]
 
+# The conversation's note under a tool-mode answer whose edits were read from its text.
+FROM_TEXT = f"{NOTE}: the model called no tool"
 CANCELLED = "Response cancelled by the user; the partial answer is kept, without file changes."
 CANCELLED_EMPTY = "Response cancelled by the user before any answer came."
 REPAIR_REQUEST = (
@@ -271,19 +274,22 @@ class _Send:
             saved = self._store_messages([reply])
             return self._done(True, saved[0], end.text)
         assert self.store.root is not None  # only global chats have none, and they edit nothing
+        response, from_text = _response(end, turn)
         result = apply_response(
             turn.files,
-            _response(end, turn),
+            response,
             turn.mode,
             root=self.store.root,
-            require_file_id=turn.edit_format == "tools",
+            # Edits read from the text carry no file_id, as in a text mode.
+            require_file_id=turn.edit_format == "tools" and not from_text,
         )
         if self.handle.cancelled:  # cancelled while applying: nothing is committed
             return self._interrupted(end, usage)
+        notes = [_system(FROM_TEXT)] if from_text else []
         if result.ok:
-            return self._record(turn, result, reply, end.text, repaired=repair)
+            return self._record(turn, result, reply, end.text, repaired=repair, notes=notes)
         return self._edits_failed(
-            client, model, instructions, turn, result, reply, end.text, repair=repair
+            client, model, instructions, turn, result, reply, end.text, repair=repair, notes=notes
         )
 
     def _stream(self, client: OpenAICompatClient, turn: Turn) -> llm.Terminal:
@@ -297,7 +303,14 @@ class _Send:
         return end
 
     def _record(
-        self, turn: Turn, result: Result, reply: Message, text: str, *, repaired: bool
+        self,
+        turn: Turn,
+        result: Result,
+        reply: Message,
+        text: str,
+        *,
+        repaired: bool,
+        notes: list[Message],
     ) -> ev.Outcome:
         contents = dict(turn.partial)
         contents.update({change.path: change.content for change in result.files})
@@ -312,8 +325,10 @@ class _Send:
         if isinstance(recorded, Problem):
             # The user changed a file meanwhile: the answer is kept, its changes cannot be.
             note = f"The file changes of this answer were not stored: {recorded.message}."
-            saved = self._store_messages([reply, _system(note)])
+            saved = self._store_messages([reply, *notes, _system(note)])
             return self._failed_with(recorded.kind, recorded.message, saved[0].id)
+        if notes:
+            self._store_messages(notes)
         return self._done(True, recorded.message, text, recorded=recorded, repaired=repaired)
 
     def _edits_failed(
@@ -327,6 +342,7 @@ class _Send:
         text: str,
         *,
         repair: bool,
+        notes: list[Message],
     ) -> ev.Outcome:
         partial = dict(turn.partial)
         partial.update({change.path: change.content for change in result.partial})
@@ -339,7 +355,7 @@ class _Send:
         saved = record_failure(
             self.store,
             self.chat_id,
-            [reply, _system(failure_note(result.errors, then))],
+            [reply, *notes, _system(failure_note(result.errors, then))],
             retry_text=retry_context(result),
             partial=partial,
             bases=turn.bases,
@@ -466,15 +482,23 @@ class _Send:
 _FAILURE_KINDS = frozenset(get_args(ev.FailureKind))
 
 
-def _response(end: llm.Done, turn: Turn) -> Response:
-    """The answer as the formats layer reads it: tool calls in tool mode (text there is prose;
-    blocks in it would carry no file_id), the text's blocks in text-block mode."""
+def _response(end: llm.Done, turn: Turn) -> tuple[Response, bool]:
+    """The answer as the formats layer reads it, and whether its edits came from its text
+    although tools were offered: tool calls in tool mode (text there is prose), except in an
+    answer that called no tool but wrote its edits as text (`bb7.formats.fallback`); the text's
+    blocks in text-block mode."""
     calls = tuple(
         ResponseCall(name=call.name, arguments=call.arguments, id=call.id)
         for call in end.tool_calls
     )
-    text = end.text if turn.edit_format == "text_blocks" else ""
-    return Response(text=text, tool_calls=calls)
+    if turn.edit_format == "text_blocks":
+        return Response(text=end.text, tool_calls=calls), False
+    if not calls:
+        files = {path: state.content for path, state in turn.files.items()}
+        found = text_edits(end.text, files)
+        if found is not None:
+            return found, True
+    return Response(tool_calls=calls), False
 
 
 def _assistant(end: llm.Terminal, usage: Usage | None, model: str) -> Message:

@@ -24,7 +24,6 @@ from bb7.commands.session import (
     active_chat,
     add_provider_options,
     add_root_option,
-    check,
     reported,
 )
 from bb7.commands.status import print_statuses
@@ -33,6 +32,7 @@ from bb7.llm.models import default_cache_dir
 from bb7.llm.prompt import FollowEdits
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
+from bb7.refusal import unwrap
 from bb7.state.chats import save_settings
 from bb7.state.status import file_statuses
 from bb7.text.words import plural
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         saved_effort = chat.reasoning_effort if chat.reasoning_effort in EFFORTS else None
         effort = cast("ReasoningEffort | None", args.reasoning or saved_effort)
         if (model, effort or "") != (chat.model, chat.reasoning_effort):
-            check(save_settings(store, chat.id, model=model, reasoning_effort=effort or ""))
+            unwrap(save_settings(store, chat.id, model=model, reasoning_effort=effort or ""))
         provider = provider_config(
             args.provider,
             args.base_url,
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         )
         printer = _Printer(show_reasoning=args.show_reasoning)
         with _CtrlC() as ctrl_c:
-            handle = ctrl_c.watch(check(start_send(store, chat.id, args.message, config, printer)))
+            handle = ctrl_c.watch(unwrap(start_send(store, chat.id, args.message, config, printer)))
             outcome = handle.wait()
         assert outcome is not None
         printer.end_text()

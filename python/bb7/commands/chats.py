@@ -7,15 +7,14 @@ from datetime import datetime
 from typing import Any
 
 from bb7.commands.session import (
-    Failure,
     add_root_option,
-    check,
     print_json,
     reported,
     workspace,
 )
+from bb7.refusal import Abort, unwrap
 from bb7.state import chats, history, lock
-from bb7.state.records import GLOBAL, PROJECT
+from bb7.state.records import GLOBAL, PROJECT, Problem
 
 
 def register(subparsers: Any) -> None:
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{mark}{pin} {chat.id}  {chat.scope:7} {when}  {chat.name}")
             return 0
         if action == "new":
-            store = check(ws.store(GLOBAL if args.global_ else PROJECT))
+            store = unwrap(ws.store(GLOBAL if args.global_ else PROJECT))
             chat = chats.new_chat(store, name=args.name)
             ws.set_active(store, chat.id)
             print(f"new chat {chat.id} {chat.name}")
@@ -79,28 +78,28 @@ def run(args: argparse.Namespace) -> int:
             for hit in chats.search_chats(ws.stores(), args.query):
                 print(f"{hit.chat.id}  {hit.match:7}  {hit.chat.name}: {hit.excerpt}")
             return 0
-        store, chat = check(ws.find(args.id))
+        store, chat = unwrap(ws.find(args.id))
         if action == "switch":
             ws.set_active(store, chat.id)
             print(f"switched to {chat.id} {chat.name}")
         elif action == "rename":
-            renamed = check(chats.rename_chat(store, chat.id, args.name))
+            renamed = unwrap(chats.rename_chat(store, chat.id, args.name))
             print(f"renamed {chat.id} to {renamed.name}")
         elif action == "delete":
-            check(chats.delete_chat(store, chat.id))
+            unwrap(chats.delete_chat(store, chat.id))
             active = ws.active()
             if active is None:
                 ws.set_active(store, None)
             print(f"deleted {chat.id} {chat.name}")
         elif action == "move":
-            target = check(ws.store(args.to))
+            target = unwrap(ws.store(args.to))
             if ws.root is None:
-                raise Failure("moving chats needs a project root")
-            moved = check(history.move_chat(store, target, chat.id, ws.root))
+                raise Abort(Problem("not_initialized", "moving chats needs a project root"))
+            moved = unwrap(history.move_chat(store, target, chat.id, ws.root))
             ws.set_active(target, moved.id)
             print(f"moved {chat.id} to {args.to}")
         elif action in ("pin", "unpin"):
-            check(chats.set_pinned(store, chat.id, action == "pin"))
+            unwrap(chats.set_pinned(store, chat.id, action == "pin"))
             print(f"{action}ned {chat.id}")
         elif action == "unlock":
             lock.force_unlock(store, chat.id)

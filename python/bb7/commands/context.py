@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bb7.commands.session import Failure, active_chat, add_root_option, check, reported
+from bb7.commands.session import active_chat, add_root_option, reported
+from bb7.refusal import Abort, advise, unwrap
 from bb7.state import context
 from bb7.state.context import parse_target
 from bb7.state.records import Problem
@@ -48,7 +49,7 @@ def run_add(args: argparse.Namespace) -> int:
     with active_chat(args, create=True) as (ws, store, chat):
         targets = [parse_target(p) for p in args.paths]
         before = [context.existing(store, chat.id, t, ws.root) for t in targets]
-        entries = check(
+        entries = unwrap(
             context.add_many(store, chat.id, targets, readonly=args.readonly, base=ws.root)
         )
         for was, entry in zip(before, entries, strict=True):
@@ -60,28 +61,33 @@ def run_add(args: argparse.Namespace) -> int:
 @reported
 def run_remove(args: argparse.Namespace) -> int:
     with active_chat(args) as (ws, store, chat):
-        entry = check(context.remove(store, chat.id, parse_target(args.path), base=ws.root))
+        entry = unwrap(context.remove(store, chat.id, parse_target(args.path), base=ws.root))
         print(f"removed {entry.label()} from {chat.name}")
     return 0
+
+
+# A pending output in the way of an update: where to see it.
+UPDATE = {"conflict": "`bb7 output diff` shows it"}
 
 
 @reported
 def run_update(args: argparse.Namespace) -> int:
     if args.all == bool(args.paths):
-        raise Failure("give either PATH... or --all")
+        raise Abort(Problem("invalid_args", "give either PATH... or --all"))
     with active_chat(args) as (ws, store, chat):
         if args.all:
             failed = 0
             for path, got in context.update_all(store, chat.id):
                 if isinstance(got, Problem):
                     failed += 1
-                    print(f"not updated {path}: {got.message}")
+                    print(f"not updated {path}: {advise(got, UPDATE).message}")
                 else:
                     print(f"updated {got.label()} ({got.file_id})")
             if failed:
-                raise Failure(f"{plural(failed, 'file')} could not be updated")
+                raise Abort(Problem("partial", f"{plural(failed, 'file')} could not be updated"))
             return 0
         for path in args.paths:
-            entry = check(context.update(store, chat.id, parse_target(path), base=ws.root))
+            updated = context.update(store, chat.id, parse_target(path), base=ws.root)
+            entry = unwrap(advise(updated, UPDATE))
             print(f"updated {entry.label()} ({entry.file_id})")
     return 0

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bb7.commands.session import Failure, add_root_option, reported, root_of
+from bb7.commands.session import add_root_option, reported, root_of
+from bb7.refusal import Abort
+from bb7.state.records import Problem
 from bb7.state.store import init_project
 
 
@@ -22,9 +24,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     root = root_of(args)
     if not root.is_dir():
-        raise Failure(f"{root} is not a directory")
+        raise Abort(Problem("invalid_root", f"{root} is not a directory"))
     if root == root.home():
-        raise Failure("refusing to use the home directory as a project root")
+        raise Abort(Problem("invalid_root", "refusing to use the home directory as a project root"))
     with init_project(root) as store:
         print(f"initialised {store.path.parent} (schema {store.schema_version()})")
     return 0

@@ -7,12 +7,14 @@ import argparse
 import sys
 from typing import Any
 
-from bb7.commands.session import Failure, active_chat, add_root_option, check, reported
+from bb7.commands.session import active_chat, add_root_option, reported
 from bb7.fsio import atomic_write
+from bb7.refusal import Abort, advise, unwrap
 from bb7.state import outputs
 from bb7.state.context import resolve
 from bb7.state.local import local_file
 from bb7.state.merge import merge_output
+from bb7.state.records import Problem
 from bb7.state.review import reject_hunks
 from bb7.state.store import Store
 from bb7.text.merge import describe_lines
@@ -60,27 +62,48 @@ def register(subparsers: Any) -> None:
         add_root_option(sub)
 
 
+# What to do about a refused apply, in this command's flags (the core words what is wrong).
+APPLY = {
+    "read_only_file": "apply with --force to overwrite it; it stays read-only",
+    "exists": "apply with --force to overwrite it (undo with `bb7 output undo`), or discard "
+    "the output",
+    "gone": "apply with --force to write it again, or discard the output",
+    "conflict": "--merge takes the rest and leaves those pending, --force overwrites them (undo "
+    "with `bb7 output undo`)",
+}
+# Why `apply --all` left a file, and how to apply it alone.
+SKIPPED = {
+    "gone": "apply it alone with --force",
+    "conflict": "merge or apply it alone with --force",
+    "exists": "apply it alone with --force",
+}
+UNDO = {"changed": "use --force to undo anyway"}
+
+
 def _path(store: Any, raw: str) -> str:
-    return check(resolve(store, raw)).path
+    return unwrap(resolve(store, raw)).path
 
 
 @reported
 def run_apply(args: argparse.Namespace) -> int:
     if args.all == bool(args.path):
-        raise Failure("give either PATH or --all")
+        raise Abort(Problem("invalid_args", "give either PATH or --all"))
     with active_chat(args) as (_, store, chat):
         if args.all:
             reports = outputs.apply_all(store, chat.id)
             for report in reports:
-                print(f"{report.status:>2}  {report.path}: {report.message}")
+                advice = SKIPPED.get(report.kind)
+                said = f"{report.message}; {advice}" if advice else report.message
+                print(f"{report.status:>2}  {report.path}: {said}")
             failed = sum(not r.applied for r in reports)
             if failed:
-                raise Failure(f"{failed} of {len(reports)} pending outputs were not applied")
+                said = f"{failed} of {len(reports)} pending outputs were not applied"
+                raise Abort(Problem("partial", said))
             return 0
         path = _path(store, args.path)
         if args.merge and not args.force:
             return _merge(store, chat.id, path)
-        done = check(outputs.apply_output(store, chat.id, path, force=args.force))
+        done = unwrap(advise(outputs.apply_output(store, chat.id, path, force=args.force), APPLY))
         how = "merged and applied" if done.merged else "applied"
         print(f"{how} {done.path}")
     return 0
@@ -89,13 +112,16 @@ def run_apply(args: argparse.Namespace) -> int:
 def _merge(store: Store, chat_id: str, path: str) -> int:
     """The editor's `:BB7Merge`, on the file: overlaps stay pending and fail the command."""
     target = local_file(store, path)
-    merged = check(
+    merged = unwrap(
         merge_output(store, chat_id, path, None, lambda text: atomic_write(target, text))
     )
     if merged.overlaps:
-        raise Failure(
-            f"merged {path} except lines {describe_lines(merged.overlaps)}: they overlap your "
-            "local edits and stay pending (bb7 output diff shows them)"
+        raise Abort(
+            Problem(
+                "conflict",
+                f"merged {path} except lines {describe_lines(merged.overlaps)}: they overlap your "
+                "local edits and stay pending (bb7 output diff shows them)",
+            )
         )
     print(f"merged and applied {path}")
     return 0
@@ -104,7 +130,7 @@ def _merge(store: Store, chat_id: str, path: str) -> int:
 @reported
 def run_discard(args: argparse.Namespace) -> int:
     with active_chat(args) as (_, store, chat):
-        gone = check(outputs.discard_output(store, chat.id, _path(store, args.path)))
+        gone = unwrap(outputs.discard_output(store, chat.id, _path(store, args.path)))
         print(f"discarded the pending output of {gone.path}")
     return 0
 
@@ -112,10 +138,10 @@ def run_discard(args: argparse.Namespace) -> int:
 @reported
 def run_reject(args: argparse.Namespace) -> int:
     if "\n" in args.reason.strip():
-        raise Failure("--reason should be one line")
+        raise Abort(Problem("invalid_args", "--reason should be one line"))
     with active_chat(args) as (_, store, chat):
         path = _path(store, args.path)
-        check(reject_hunks(store, chat.id, path, None, None, reason=args.reason))
+        unwrap(reject_hunks(store, chat.id, path, None, None, reason=args.reason))
         said = f" ({' '.join(args.reason.split())})" if args.reason.strip() else ""
         print(f"rejected the pending change of {path}{said}")
     return 0
@@ -124,13 +150,14 @@ def run_reject(args: argparse.Namespace) -> int:
 @reported
 def run_diff(args: argparse.Namespace) -> int:
     with active_chat(args, lease=False) as (_, store, chat):
-        sys.stdout.write(check(outputs.output_diff(store, chat.id, _path(store, args.path))))
+        sys.stdout.write(unwrap(outputs.output_diff(store, chat.id, _path(store, args.path))))
     return 0
 
 
 @reported
 def run_undo(args: argparse.Namespace) -> int:
     with active_chat(args) as (_, store, chat):
-        done = check(outputs.undo_apply(store, chat.id, _path(store, args.path), force=args.force))
+        undone = outputs.undo_apply(store, chat.id, _path(store, args.path), force=args.force)
+        done = unwrap(advise(undone, UNDO))
         print(f"restored {done.path} as it was before the last apply")
     return 0

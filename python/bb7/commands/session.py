@@ -15,16 +15,13 @@ from typing import TypeVar
 
 import msgspec
 
+from bb7.refusal import Abort, unwrap
 from bb7.state.problems import is_store_trouble, store_error
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store, StoreError
 from bb7.state.workspace import Workspace, open_workspace
 
 T = TypeVar("T")
-
-
-class Failure(Exception):
-    """A refusal to report as `bb7: <message>` with a non-zero exit."""
 
 
 def add_root_option(parser: argparse.ArgumentParser) -> None:
@@ -60,21 +57,15 @@ def root_of(args: argparse.Namespace) -> Path:
     return Path(os.path.abspath(getattr(args, "root", None) or os.getcwd()))
 
 
-def check(value: T | Problem) -> T:
-    """The value, or a Failure carrying the problem's message."""
-    if isinstance(value, Problem):
-        raise Failure(value.message)
-    return value
-
-
 def reported(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Run a command; a Failure (or unusable database) becomes one line on stderr, exit 1."""
+    """Run a command; a refusal (`Abort`) or an unusable database becomes one line on stderr,
+    exit 1."""
 
     @functools.wraps(func)
     def run(args: argparse.Namespace) -> int:
         try:
             return func(args)
-        except (Failure, StoreError) as exc:
+        except (Abort, StoreError) as exc:
             print(f"bb7: {exc}", file=sys.stderr)
             return 1
 
@@ -85,8 +76,8 @@ def reported(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
 def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
     root = root_of(args)
     if not root.is_dir():
-        raise Failure(f"{root} is not a directory")
-    ws = check(open_workspace(root))
+        raise Abort(Problem("invalid_root", f"{root} is not a directory"))
+    ws = unwrap(open_workspace(root))
     for line in ws.recovered:
         print(f"bb7: {line}", file=sys.stderr)
     try:
@@ -117,7 +108,7 @@ def active_chat(
         found = ws.active()
         if found is None:
             if not create:
-                raise Failure("no active chat; `bb7 chats new` starts one")
+                raise Abort(Problem("no_chat", "no active chat; `bb7 chats new` starts one"))
             store = ws.home()
             chat = new_chat(store)
             ws.set_active(store, chat.id)
@@ -126,7 +117,7 @@ def active_chat(
         if not lease:
             yield ws, store, chat
             return
-        held = check(lock.acquire(store, chat.id))
+        held = unwrap(lock.acquire(store, chat.id))
         try:
             yield ws, store, chat
         finally:

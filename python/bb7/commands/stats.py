@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bb7.commands.session import add_root_option, check, print_json, reported, workspace
+from bb7.commands.session import add_root_option, print_json, reported, workspace
+from bb7.refusal import unwrap
 from bb7.state.records import PROJECT
 from bb7.stats import model_stats
 
@@ -25,7 +26,7 @@ def register(subparsers: Any) -> None:
 @reported
 def run(args: argparse.Namespace) -> int:
     with workspace(args) as ws:
-        store = check(ws.store(PROJECT))
+        store = unwrap(ws.store(PROJECT))
         stats = model_stats(store.messages(chat.id) for chat in store.chats())
     if args.json:
         print_json({"models": stats})

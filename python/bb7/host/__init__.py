@@ -3,7 +3,7 @@ that turns Lua's requests into calls of the core and sends the outcome back as r
 events.
 
 - `__main__`: the front door (logging, attach, run); `rpc`: pynvim <-> the registry;
-- `registry`: decoding, dispatch, `Refused` -> a Problem reply; `events`: batching for Lua;
+- `registry`: decoding, dispatch, `Abort` -> a Problem reply; `events`: batching for Lua;
 - `protocol`: the contract with Lua (calls, events, vocabulary, core -> wire,
   the generator of its Lua side);
   `handlers`: the one route table and the handlers;

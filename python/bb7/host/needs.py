@@ -7,7 +7,7 @@
   is none (what `:BB7Chat`, `:BB7Add` and a first send do).
 
 Each is built from the one below, so a handler that needs more than its route gave (the chat
-view, a chat by id) asks for it with the same methods. A refusal raises `Refused`, which the
+view, a chat by id) asks for it with the same methods. A refusal raises `Abort`, which the
 registry turns into the reply's Problem: handler bodies are only the core call.
 """
 
@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from bb7.host import editor
 from bb7.host.editor import EditorBuffers
 from bb7.host.protocol import BufferText
-from bb7.host.registry import Context, Refused, accept
+from bb7.host.registry import Context
 from bb7.host.session import Session
+from bb7.refusal import Abort, unwrap
 from bb7.state import chats
 from bb7.state.local import LocalView
 from bb7.state.outputs import Writer
@@ -45,7 +46,7 @@ class Call:
         self.ctx.emit(name, payload)
 
     def project(self) -> Project:
-        return Project(self.ctx, self.session, accept(self.session.project()))
+        return Project(self.ctx, self.session, unwrap(self.session.project()))
 
     def active(self) -> Reading | None:
         """The active chat to read, or None (no project, no chat): for routes that then have
@@ -65,13 +66,13 @@ class Project(Call):
 
     def find(self, chat_id: str) -> tuple[Store, Chat]:
         """A chat of the project or the global store, by id (or a unique id prefix)."""
-        return accept(self.ws.find(chat_id))
+        return unwrap(self.ws.find(chat_id))
 
     def reading(self) -> Reading:
         """The active chat, to read."""
         found = self.ws.active()
         if found is None:
-            raise Refused(Problem("no_chat", NO_CHAT))
+            raise Abort(Problem("no_chat", NO_CHAT))
         return Reading(self.ctx, self.session, self.ws, *found)
 
     def held(self, *, create: bool = False) -> Held:
@@ -79,7 +80,7 @@ class Project(Call):
         found = self.ws.active()
         if found is None:
             if not create:
-                raise Refused(Problem("no_chat", NO_CHAT))
+                raise Abort(Problem("no_chat", NO_CHAT))
             return self.new_chat(None)
         return self.hold(*found)
 
@@ -94,7 +95,7 @@ class Project(Call):
         """`chat` held by this host (refused when another bb7 holds it)."""
         problem = self.session.hold(store, chat)
         if problem is not None:
-            raise Refused(problem)
+            raise Abort(problem)
         return Held(self.ctx, self.session, self.ws, store, chat)
 
 
@@ -108,7 +109,7 @@ class Reading(Project):
     def path(self, raw: str) -> str:
         """The project path of the editor's path `raw` (refused when no file of the chat's
         store can be there)."""
-        return accept(editor.project_path(self.store, raw))
+        return unwrap(editor.project_path(self.store, raw))
 
     def editor_path(self, path: str) -> str:
         """The absolute path the editor knows the project path `path` by."""

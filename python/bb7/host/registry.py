@@ -1,7 +1,7 @@
 """The host's dispatch: method name -> (argument Struct, function), decoding and replies.
 
 A function is `fn(ctx, args) -> result`: `args` is the decoded Struct, `result` any
-msgspec-encodable value. When the user must act, it raises `Refused(problem)`; the reply then
+msgspec-encodable value. When the user must act, it raises `Abort(problem)`; the reply then
 carries the `Problem`. Requests (`vim.rpcrequest`) get the result back in a `Reply`;
 notifications (`vim.rpcnotify`, for long work such as `send`) reply through events.
 Functions run on pynvim's loop thread and must return in well under 10 ms: slow work goes to
@@ -22,27 +22,12 @@ import msgspec
 
 from bb7.host.events import EventSink
 from bb7.host.protocol import Notify, Problem, Reply
+from bb7.refusal import Abort
 from bb7.state.problems import StoreError
 
 logger = logging.getLogger(__name__)
 
 A = TypeVar("A")
-T = TypeVar("T")
-
-
-class Refused(Exception):
-    """A handler's "no, and here is what to do": the reply carries `problem`."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
-
-
-def accept(value: T | Problem) -> T:
-    """`value`, or `Refused` when the core refused (returned a `Problem`)."""
-    if isinstance(value, Problem):
-        raise Refused(value)
-    return value
 
 
 class Context:
@@ -158,7 +143,7 @@ def _run(route: Route[Any], ctx: Context, name: str, args: list[Any]) -> object:
         return Problem("invalid_args", f"bad arguments for `{name}`: {err}")
     try:
         return route.fn(ctx, decoded)
-    except Refused as refused:
+    except Abort as refused:  # "no, and here is what to do": the reply carries the problem
         return refused.problem
     except StoreError as err:  # the database cannot be used: the CLI's one line
         return Problem("unusable_state", str(err))

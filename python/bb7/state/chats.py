@@ -13,8 +13,8 @@ from datetime import datetime
 
 import msgspec
 
+from bb7.refusal import Abort
 from bb7.state import lock
-from bb7.state.problems import Abort
 from bb7.state.records import (
     Chat,
     Message,

@@ -147,8 +147,7 @@ def rebase_output(
         return Problem(
             "conflict",
             f"{output.path}: the pending output and your local edits change the same lines "
-            f"({plural(merged.conflicts, 'region')}); merge them first (bb7 output diff / "
-            ":BB7Diff) or discard the output",
+            f"({plural(merged.conflicts, 'region')}); merge them first or discard the output",
         )
     if same_text(merged.text, new_base):
         store.delete_output(chat_id, output.path)

@@ -13,6 +13,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
@@ -27,6 +28,7 @@ from bb7.fsio import (
 )
 from bb7.paths import project_path
 from bb7.process import identity
+from bb7.refusal import Abort, ProblemKind, from_path
 from bb7.state.local import (
     Buffers,
     LocalText,
@@ -38,7 +40,7 @@ from bb7.state.local import (
     view_of,
 )
 from bb7.state.lock import this_host
-from bb7.state.problems import Abort, StoreError, from_path
+from bb7.state.problems import StoreError
 from bb7.state.records import (
     GLOBAL,
     WRITABLE,
@@ -90,12 +92,14 @@ class FileApplied(msgspec.Struct, frozen=True):
 
 
 class ApplyReport(msgspec.Struct, frozen=True):
-    """One line of an apply-all: applied, or skipped/failed with the reason."""
+    """One line of an apply-all: applied, or skipped/failed with the reason (`kind`: the
+    refusal's, for a front end's advice)."""
 
     path: str
     status: Status
     applied: bool
     message: str
+    kind: ProblemKind | Literal[""] = ""
 
 
 def _target(store: Store, path: str) -> Path | Problem:
@@ -263,8 +267,7 @@ def _plan(
         raise Abort(
             Problem(
                 "read_only_file",
-                f"{path} is read-only on disk; nothing was written. Apply with --force "
-                "(:BB7Apply!) to overwrite it; it stays read-only",
+                f"{path} is read-only on disk; nothing was written",
             )
         )
     snapshot = None if entry is None else store.blob(entry.blob)
@@ -320,9 +323,8 @@ def _text_to_write(
             raise Abort(
                 Problem(
                     "exists",
-                    f"{path} now exists locally, but the model wrote it as a new file; apply "
-                    "with --force to overwrite it (undo with `bb7 output undo`), or discard "
-                    "the output",
+                    f"{path} now exists locally, but the model wrote it as a new file; "
+                    "nothing was written",
                 )
             )
         return output, False
@@ -330,8 +332,7 @@ def _text_to_write(
         raise Abort(
             Problem(
                 "gone",
-                f"{path} is gone: it was deleted or renamed since the model read it; apply "
-                "with --force (:BB7Apply!) to write it again, or discard the output",
+                f"{path} is gone: it was deleted or renamed since the model read it",
             )
         )
     if same_text(local, snapshot) or force:
@@ -347,8 +348,7 @@ def _text_to_write(
                 Problem(
                     "conflict",
                     f"{path}: your local edits and the pending output change the same "
-                    f"lines ({where}); merge by hand (bb7 output diff, :BB7Review) or apply "
-                    "with --force to overwrite",
+                    f"lines ({where})",
                 )
             )
     else:
@@ -357,8 +357,7 @@ def _text_to_write(
         Problem(
             "conflict",
             f"{path}: your local edits conflict with the pending output (lines {where}), "
-            "which would overwrite them; --merge (or :BB7Merge) takes the rest and leaves "
-            "those pending, --force (:BB7Apply!) overwrites them (undo with `bb7 output undo`)",
+            "which would overwrite them",
         )
     )
 
@@ -413,40 +412,45 @@ def apply_all(
     with store.transaction():
         for row in rows:
             if row.status not in (MODIFIED, ADDED):
-                reports[row.path] = ApplyReport(row.path, row.status, False, _skipped(row))
+                skipped = _skipped(row)
+                reports[row.path] = _refused(row.path, row.status, skipped)
                 continue
             seen = LocalView(row.local_hash, row.changedtick)
             try:
                 with store.savepoint():
                     plans.append(_plan(store, chat_id, row.path, seen, buffers, False, False))
             except Abort as abort:
-                reports[row.path] = ApplyReport(row.path, row.status, False, abort.problem.message)
+                reports[row.path] = _refused(row.path, row.status, abort.problem)
     written: list[_Plan] = []
     for plan in plans:
         refused = _replace(store, plan, buffers, write)
         if refused is None:
             written.append(plan)
         else:
-            reports[plan.intent.path] = ApplyReport(
-                plan.intent.path, plan.status, False, refused.message
-            )
+            reports[plan.intent.path] = _refused(plan.intent.path, plan.status, refused)
     failed = _record(store, written) if written else None
     for number, plan in enumerate(written):
         path = plan.intent.path
         if failed is None:
             reports[path] = ApplyReport(path, plan.status, True, "applied")
         else:
-            reports[path] = ApplyReport(path, plan.status, False, failed[number].message)
+            reports[path] = _refused(path, plan.status, failed[number])
     return [reports[row.path] for row in rows]
 
 
-def _skipped(row: StatusRow) -> str:
+def _refused(path: str, status: Status, problem: Problem) -> ApplyReport:
+    return ApplyReport(path, status, False, problem.message, problem.kind)
+
+
+def _skipped(row: StatusRow) -> Problem:
+    """Why apply-all leaves a file for the user to decide, by itself."""
     if row.status == CONFLICT and not row.local_hash:
-        return "skipped: the file is gone (deleted or renamed); apply it alone with --force"
-    return {
-        CONFLICT: "skipped: local changes conflict; merge or apply it alone with --force",
-        ADDED_EXISTS: "skipped: the file now exists locally; apply it alone with --force",
-    }.get(row.status, "skipped: nothing to apply")
+        return Problem("gone", "skipped: the file is gone (deleted or renamed)")
+    if row.status == CONFLICT:
+        return Problem("conflict", "skipped: local changes conflict")
+    if row.status == ADDED_EXISTS:
+        return Problem("exists", "skipped: the file now exists locally")
+    return Problem("nothing_pending", "skipped: nothing to apply")
 
 
 def discard_output(store: Store, chat_id: str, path: str) -> PendingOutput | Problem:
@@ -460,15 +464,35 @@ def discard_output(store: Store, chat_id: str, path: str) -> PendingOutput | Pro
         return output
 
 
-def output_diff(
+def over_local(
     store: Store, chat_id: str, path: str, buffers: Buffers | None = None
-) -> str | Problem:
-    """A unified diff from the local text to the pending output: what applying would do."""
+) -> tuple[str | None, str] | Problem:
+    """The local text and the pending output over it: rebased onto the user's edits when
+    they made some (at lines both changed, the model's version), so that showing the change
+    never shows the user's own edits as undone (`bb7 output diff`, `:BB7Diff`)."""
     output = store.output(chat_id, path)
     if output is None:
         return Problem("no_output", f"{path} has no pending output")
     local = text_of(read_local(store, path, buffers))
-    return unified_diff(path, local, store.blob(output.blob))
+    text = store.blob(output.blob)
+    entry = store.entry(chat_id, path)
+    if entry is None or local is None:
+        return local, text
+    snapshot = store.blob(entry.blob)
+    if same_text(local, snapshot):
+        return local, text
+    return local, plan_merge(snapshot, local, text).output
+
+
+def output_diff(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
+) -> str | Problem:
+    """A unified diff from the local text to the pending output over it: what applying would
+    do (at lines both changed, what a forced apply would do)."""
+    found = over_local(store, chat_id, path, buffers)
+    if isinstance(found, Problem):
+        return found
+    return unified_diff(path, *found)
 
 
 def undo_apply(
@@ -509,8 +533,7 @@ def _plan_undo(
         raise Abort(
             Problem(
                 "changed",
-                f"{path} changed since the apply; undo would overwrite those edits "
-                "(use --force to undo anyway)",
+                f"{path} changed since the apply; undo would overwrite those edits",
             )
         )
     if store.output(chat_id, path) is not None:

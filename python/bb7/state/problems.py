@@ -1,15 +1,10 @@
-"""Everything that can go wrong in `bb7.state`, in one place.
+"""What can go wrong in `bb7.state`: the kinds of its refusals, and the database errors.
 
-Refusals are values: a function returns `Problem` (or raises `Abort(problem)` inside a
-transaction, which the function turns back into the value at its edge). A database that cannot
-be used at all is an exception, `StoreError`, which the CLI and the host print as one line.
-The lower layers have their own values, converted here by `from_path` and `from_file`::
+Refusals are `bb7.refusal.Problem` values (raised as `Abort` inside a transaction, which the
+function turns back into the value at its edge); `StateProblemKind` lists the kinds the state
+layer gives them. A database that cannot be used at all is an exception, `StoreError`, which
+the CLI and the host print as one line::
 
-    Problem                 why a user action was refused: kind + one-line message
-    ├── from_path(...)      ← bb7.paths.PathProblem    (empty, outside_root, protected)
-    └── from_file(...)      ← bb7.fsio.FileProblem     (missing, binary, too_large, not_utf8,
-                                                        unreadable, special)
-    Abort(Exception)        carries a Problem out of a transaction, rolling it back
     StoreError(Exception)   the database cannot be used: kind + one-line message
     ├── locked              another process held the write lock past the timeout
     ├── damaged             not a database or malformed (a copy is kept next to it)
@@ -27,12 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-import msgspec
-
-from bb7.fsio import FileProblem, FileProblemKind
-from bb7.paths import PathProblem, PathProblemKind
-
-ActionProblemKind = Literal[
+StateProblemKind = Literal[
     # paths and the project
     "invalid_path",
     "invalid_range",
@@ -72,42 +62,9 @@ ActionProblemKind = Literal[
     # review and merge in the editor
     "new_file",
     "stale",
-    # the editor host
-    "not_available",
+    # a call whose arguments do not go together
     "invalid_args",
-    "unknown_method",
-    "settings",
-    "bad_effort",
-    "bug",
 ]
-# Path kinds: empty, outside_root, protected; file kinds: missing, binary, too_large, not_utf8,
-# unreadable, special.
-ProblemKind = PathProblemKind | FileProblemKind | ActionProblemKind
-
-
-class Problem(msgspec.Struct, frozen=True):
-    """Why an action was refused, for the user: `kind` for code, `message` says what to do."""
-
-    kind: ProblemKind
-    message: str
-
-
-def from_path(problem: PathProblem) -> Problem:
-    return Problem(problem.kind, problem.message)
-
-
-def from_file(problem: FileProblem, hint: str | None = None) -> Problem:
-    return Problem(problem.kind, f"{problem.message}; {hint}" if hint else problem.message)
-
-
-class Abort(Exception):
-    """Raised inside a transaction to roll it back and hand `problem` to the caller."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
-
-
 StoreErrorKind = Literal["locked", "damaged", "empty", "full", "io", "newer", "failed"]
 
 

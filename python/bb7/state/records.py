@@ -10,7 +10,7 @@ from typing import Literal, TypeVar
 import msgspec
 
 from bb7.fileid import entry_file_id
-from bb7.state.problems import Problem
+from bb7.refusal import Problem
 
 __all__ = ["Problem"]  # re-exported: refusals travel with the records
 

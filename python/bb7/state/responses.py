@@ -18,7 +18,7 @@ import msgspec
 
 from bb7.fileid import file_id
 from bb7.paths import project_path
-from bb7.state.problems import Abort
+from bb7.refusal import Abort
 from bb7.state.records import (
     GLOBAL,
     SECTION,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -24,7 +25,6 @@ from typing import Any
 import msgspec
 
 from bb7.state import rows
-from bb7.state.problems import Abort as Abort  # re-exported for callers outside state/
 from bb7.state.problems import StoreError as StoreError
 from bb7.state.problems import empty_database, is_store_trouble, store_error
 from bb7.state.records import (
@@ -52,6 +52,7 @@ GITIGNORE = "# bb7's chats and snapshots are local state, not project files.\n*\
 
 # Seconds to wait for another process's write lock before saying the database is locked.
 LOCK_TIMEOUT_ENV = "BB7_LOCK_TIMEOUT"
+log = logging.getLogger(__name__)
 DEFAULT_LOCK_TIMEOUT = 30.0
 
 
@@ -90,6 +91,21 @@ def _is_empty(path: Path) -> bool:
     return not wal.exists() or wal.stat().st_size == 0
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
 _SELECT_OUTPUTS = f"SELECT {columns(rows.OUTPUT)} FROM outputs WHERE chat_id = ?"
 
 
@@ -103,19 +119,50 @@ class Store:
         self.timeout = lock_timeout()
         self._lock = threading.RLock()
         self._depth = 0
+        self._wal: tuple[int, int] | None = None  # the write-ahead log this connection has open
         with self.translated():
             path.parent.mkdir(parents=True, exist_ok=True)
             if _is_empty(path):
                 raise empty_database(path)
-            # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per action.
-            self.conn = sqlite3.connect(
-                path, isolation_level=None, timeout=self.timeout, check_same_thread=False
-            )
+            self.conn = self._connect()
             try:
                 self._open()
             except BaseException:
                 self.conn.close()
                 raise
+            self._wal = _identity(self._wal_path())
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per action.
+        return sqlite3.connect(
+            self.path, isolation_level=None, timeout=self.timeout, check_same_thread=False
+        )
+
+    def _wal_path(self) -> Path:
+        return self.path.with_name(self.path.name + "-wal")
+
+    def _follow_wal(self) -> None:
+        """Another program deleted (or replaced) the write-ahead log this connection has open.
+
+        While nobody else has written a new log, the commits not yet in the database file
+        live only in the deleted one, which this process still has open: a checkpoint through
+        the old connection copies them into the database (other processes get an I/O error
+        and change nothing until then). Once another process has written a new log, what it
+        committed lives there: the old log is stale and must not be copied. Either way a new
+        connection then takes over, and the old one closes while the new one is open (not the
+        last, it checkpoints and deletes nothing; a last close would delete the new log, and
+        with it what others committed)."""
+        if self._wal is None or _identity(self._wal_path()) == self._wal:
+            return
+        log.warning("%s: its write-ahead log was deleted or replaced; reconnecting", self.path)
+        if _size(self._wal_path()) == 0:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        stale, self.conn = self.conn, self._connect()
+        self._open()
+        self._wal = _identity(self._wal_path())
+        with contextlib.suppress(sqlite3.Error):
+            stale.close()
 
     def _open(self) -> None:
         # Setting WAL on a database already in WAL is a read: opening takes no write lock
@@ -146,6 +193,8 @@ class Store:
             raise store_error(exc, self.path, self.timeout) from exc
 
     def close(self) -> None:
+        with self._lock, contextlib.suppress(StoreError):
+            self._follow_wal()
         self.conn.close()
 
     def __enter__(self) -> Store:
@@ -168,6 +217,7 @@ class Store:
                     self._depth -= 1
                 return
             with self.translated():
+                self._follow_wal()
                 self.conn.execute("BEGIN IMMEDIATE")
                 self._depth = 1
                 try:

@@ -8,7 +8,7 @@ elsewhere) is the reply: a handler body is only the core call.
 
 To add a method: write `handler(need, args)` in the module of its area (`project`, `context`,
 `outputs`, `chats`, `view`, `send`), its `*Args` Struct in `bb7.host.protocol`, and one row
-below. When the core refuses, `accept(value)` raises `Refused` for its Problem; a route that
+below. When the core refuses, `unwrap(value)` raises `Abort` for its Problem; a route that
 changes files' statuses calls `project.publish` (or wraps the change in `project.publishing`).
 tests/host/test_host_registry.py checks that every method Lua sends has exactly one route.
 

@@ -27,7 +27,7 @@ from bb7.host.protocol import (
     SearchChatsArgs,
     SetModelArgs,
 )
-from bb7.host.registry import Refused, accept
+from bb7.refusal import Abort, unwrap
 from bb7.state import chats, history
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
@@ -68,7 +68,7 @@ def new_chat(p: Project, args: NewChatArgs) -> Said:
 
 def set_model(h: Held, args: SetModelArgs) -> Said:
     effort = h.chat.reasoning_effort
-    accept(chats.save_settings(h.store, h.chat.id, model=args.model, reasoning_effort=effort))
+    unwrap(chats.save_settings(h.store, h.chat.id, model=args.model, reasoning_effort=effort))
     return Said(f"model of {h.chat.name}: {args.model}")
 
 
@@ -83,12 +83,12 @@ def switch_chat(p: Project, args: ChatIdArgs) -> ChatSummary:
 
 def rename_chat(p: Project, args: RenameChatArgs) -> ChatSummary:
     store, chat = p.find(args.chat_id)
-    return summary(p.ws, accept(chats.rename_chat(store, chat.id, args.name)))
+    return summary(p.ws, unwrap(chats.rename_chat(store, chat.id, args.name)))
 
 
 def pin_chat(p: Project, args: PinChatArgs) -> ChatSummary:
     store, chat = p.find(args.chat_id)
-    return summary(p.ws, accept(chats.set_pinned(store, chat.id, args.pinned)))
+    return summary(p.ws, unwrap(chats.set_pinned(store, chat.id, args.pinned)))
 
 
 def delete_chat(p: Project, args: ChatIdArgs) -> ChatSummary | None:
@@ -96,7 +96,7 @@ def delete_chat(p: Project, args: ChatIdArgs) -> ChatSummary | None:
     (returned), or none."""
     store, chat = p.find(args.chat_id)
     active = p.ws.active()
-    accept(chats.delete_chat(store, chat.id))
+    unwrap(chats.delete_chat(store, chat.id))
     if active is not None and active[1].id != chat.id:
         return summary(p.ws, active[1])
     rest = chats.list_chats(p.ws.stores())
@@ -120,7 +120,7 @@ def _restore(
     """Fork or edit from a user message of the active chat; the chat it leaves active (the
     fork, or the cut chat) shows its files' statuses."""
     buffers = h.buffers(args.buffers).text
-    restored = accept(restore(h.store, h.chat.id, args.message_id, buffers=buffers))
+    restored = unwrap(restore(h.store, h.chat.id, args.message_id, buffers=buffers))
     activate(h, h.store, restored.chat)
     return ChatRestored(
         chat_id=restored.chat.id,
@@ -146,22 +146,22 @@ def edit_message(h: Held, args: MessageArgs) -> ChatRestored:
 def save_draft(p: Project, args: SaveDraftArgs) -> None:
     store, chat = p.find(args.chat_id)
     if chat.draft != args.draft:
-        accept(chats.save_draft(store, chat.id, args.draft))
+        unwrap(chats.save_draft(store, chat.id, args.draft))
 
 
 def move_chat(p: Project, args: MoveChatArgs) -> ChatSummary:
     """Move a chat between the project's store and the global one (the core says what may
     not move: pending outputs, files a global chat cannot keep)."""
     source, chat = p.find(args.chat_id)
-    target = accept(p.ws.store(args.scope))
+    target = unwrap(p.ws.store(args.scope))
     if target is source:
         return summary(p.ws, chat)
     active = p.ws.active()
     was_active = active is not None and active[1].id == chat.id
     root = p.ws.root if p.ws.root is not None else p.session.root
     if root is None:
-        raise Refused(Problem("not_initialized", "a chat moves to a project from inside one"))
-    moved = accept(history.move_chat(source, target, chat.id, root))
+        raise Abort(Problem("not_initialized", "a chat moves to a project from inside one"))
+    moved = unwrap(history.move_chat(source, target, chat.id, root))
     if was_active:
         activate(p, target, moved)
     return summary(p.ws, moved)

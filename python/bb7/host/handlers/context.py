@@ -16,7 +16,7 @@ from bb7.host.protocol import (
     SetReadonlyArgs,
     Updated,
 )
-from bb7.host.registry import accept
+from bb7.refusal import advise, unwrap
 from bb7.state import context
 from bb7.state.records import ContextEntry, Problem
 
@@ -40,7 +40,7 @@ def add(h: Held, args: AddArgs) -> Said:
         # The file as the user named it (relative inside the project), not the absolute path
         # the editor sends: the message must fit one line of the command area.
         added = Problem(added.kind, added.message.replace(args.path, h.shown(args.path)))
-    entry = accept(added)
+    entry = unwrap(added)
     publish(h, buffers, [entry.path])
     # The point first: a long chat name may be cut at the end of the command line.
     verb = context.added_verb(before, entry)
@@ -49,9 +49,13 @@ def add(h: Held, args: AddArgs) -> Said:
 
 def remove(h: Held, args: PathArgs) -> Said:
     target = context.Target(args.path)
-    entry = accept(context.remove(h.store, h.chat.id, target, base=h.session.root))
+    entry = unwrap(context.remove(h.store, h.chat.id, target, base=h.session.root))
     publish(h, h.buffers(args.buffers).text, [entry.path])
     return Said(f"removed {entry.label()} from {h.chat.name}")
+
+
+# A pending output in the way of an update: where to see it.
+UPDATE = {"conflict": ":BB7Diff shows it"}
 
 
 def update_file(h: Held, args: FileArgs) -> str:
@@ -59,7 +63,8 @@ def update_file(h: Held, args: FileArgs) -> str:
     path, buffers = h.path(args.path), h.buffers(args.buffers).text
     with publishing(h, buffers, [path]):
         target = context.Target(path, args.start_line, args.end_line)
-        return accept(context.update(h.store, h.chat.id, target, buffers=buffers)).path
+        updated = context.update(h.store, h.chat.id, target, buffers=buffers)
+        return unwrap(advise(updated, UPDATE)).path
 
 
 def update_all(h: Held, args: FileListArgs) -> Updated:
@@ -68,7 +73,7 @@ def update_all(h: Held, args: FileListArgs) -> Updated:
     publish(h, buffers)
     return Updated(
         updated=[path for path, got in results if isinstance(got, ContextEntry)],
-        problems=[got.message for _, got in results if isinstance(got, Problem)],
+        problems=[advise(got, UPDATE).message for _, got in results if isinstance(got, Problem)],
     )
 
 
@@ -76,4 +81,4 @@ def set_readonly(h: Held, args: SetReadonlyArgs) -> str:
     path, buffers = h.path(args.path), h.buffers(args.buffers).text
     with publishing(h, buffers, [path]):
         target = context.Target(path)
-        return accept(context.set_readonly(h.store, h.chat.id, target, args.readonly)).path
+        return unwrap(context.set_readonly(h.store, h.chat.id, target, args.readonly)).path

@@ -14,7 +14,7 @@ from bb7.host.editor import to_lines
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held, Reading
 from bb7.host.protocol import ApplyArgs, BuffersArgs, DiffView, FileArgs, PathArgs, Problem, Said
-from bb7.host.registry import Refused, accept
+from bb7.refusal import Abort, unwrap
 from bb7.state import outputs
 from bb7.state.merge import finish_merge as core_finish_merge
 
@@ -36,12 +36,16 @@ APPLY_REFUSALS = {
     "exists": "{path} now exists locally (!A); :BB7Apply! overwrites it\n"
     "{path}: the model wrote it as a new file. :BB7Apply! overwrites the local one (undo with "
     ":BB7UndoApply), :BB7Diff merges by hand.",
+    "read_only_file": "{path} is read-only on disk; :BB7Apply! overwrites it\n"
+    "{path}: nothing was written. :BB7Apply! writes the pending change over it; the file stays "
+    "read-only.",
 }
 
-# Why apply-all skipped a file, in editor terms (the core words it for the command line).
+# Why apply-all skipped a file, by the refusal's kind, in editor terms.
 SKIPPED = {
-    "~M": "changed locally; :BB7Merge keeps both, :BB7Apply! applies over them",
-    "!A": "now exists locally; :BB7Apply! overwrites it",
+    "conflict": "changed locally; :BB7Merge keeps both, :BB7Apply! applies over them",
+    "exists": "now exists locally; :BB7Apply! overwrites it",
+    "gone": "gone (deleted or renamed); :BB7Apply! writes it again",
 }
 
 MERGE_OUTCOMES = {
@@ -52,10 +56,10 @@ MERGE_OUTCOMES = {
 
 
 def _in_editor_terms(h: Held, raw: str, done: T | Problem, hints: dict[str, str]) -> T:
-    """`done`, or `Refused` saying it the editor's way when `hints` has its kind."""
+    """`done`, or `Abort` saying it the editor's way when `hints` has its kind."""
     if isinstance(done, Problem):
         hint = hints.get(done.kind)
-        raise Refused(Problem(done.kind, hint.format(path=h.shown(raw))) if hint else done)
+        raise Abort(Problem(done.kind, hint.format(path=h.shown(raw))) if hint else done)
     return done
 
 
@@ -86,21 +90,21 @@ def apply_all(h: Held, args: BuffersArgs) -> Said:
     reports = outputs.apply_all(h.store, h.chat.id, buffers.text, write=h.writer(buffers))
     publish(h, buffers.text)
     if not reports:
-        raise Refused(Problem("nothing_pending", f"{h.chat.name} has no pending changes"))
+        raise Abort(Problem("nothing_pending", f"{h.chat.name} has no pending changes"))
     applied = sum(r.applied for r in reports)
     head = f"applied {applied} of {len(reports)} pending changes"
     skipped = [r for r in reports if not r.applied]
     if not skipped:
         return Said(head)
     head += "; skipped " + ", ".join(f"{r.path} ({r.status})" for r in skipped)
-    lines = [f"{r.path}: {SKIPPED.get(r.status, r.message)}" for r in skipped]
+    lines = [f"{r.path}: {SKIPPED.get(r.kind, r.message)}" for r in skipped]
     return Said("\n".join([head, *lines]))
 
 
 def discard(h: Held, args: PathArgs) -> Said:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
-        gone = accept(outputs.discard_output(h.store, h.chat.id, path))
+        gone = unwrap(outputs.discard_output(h.store, h.chat.id, path))
     return Said(f"discarded the pending change of {gone.path}")
 
 
@@ -126,12 +130,12 @@ def undo_apply(h: Held, args: ApplyArgs) -> Said:
 
 
 def diff(r: Reading, args: PathArgs) -> DiffView:
-    """The pending output of a file, for `:BB7Diff`."""
+    """The pending output of a file over its local text, for `:BB7Diff`."""
     path = r.path(args.path)
-    output = r.store.output(r.chat.id, path)
-    if output is None:
-        raise Refused(Problem("no_output", f"{path} has no pending change to merge"))
-    content = to_lines(r.store.blob(output.blob))
+    found = outputs.over_local(r.store, r.chat.id, path, r.buffers(args.buffers).text)
+    if isinstance(found, Problem):
+        raise Abort(Problem("no_output", f"{path} has no pending change to merge"))
+    content = to_lines(found[1])
     return DiffView(path=r.editor_path(path), name=path, lines=content.lines, eol=content.eol)
 
 
@@ -139,11 +143,11 @@ def finish_merge(h: Held, args: PathArgs) -> Said:
     """The diff tab of `:BB7Diff` closed: record what the user took from the output."""
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
-        outcome = accept(core_finish_merge(h.store, h.chat.id, path, buffers.text))
+        outcome = unwrap(core_finish_merge(h.store, h.chat.id, path, buffers.text))
     return Said(MERGE_OUTCOMES[outcome.outcome].format(path=outcome.path))
 
 
 def file_diff(r: Reading, args: FileArgs) -> str:
     """The pending change of a file as a unified diff (local text -> pending output)."""
     path = r.path(args.path)
-    return accept(outputs.output_diff(r.store, r.chat.id, path, r.buffers(args.buffers).text))
+    return unwrap(outputs.output_diff(r.store, r.chat.id, path, r.buffers(args.buffers).text))

@@ -21,7 +21,7 @@ from bb7.host.protocol import (
     StatusesArgs,
     StatusItem,
 )
-from bb7.host.registry import Refused
+from bb7.refusal import Abort
 from bb7.state.local import Buffers, LocalView
 from bb7.state.review import pending_marks
 from bb7.state.status import StatusRow, file_statuses
@@ -102,11 +102,9 @@ def open_project(c: Call, args: OpenArgs) -> Opened:
 def init(c: Call, args: InitArgs) -> Said:
     root = Path(args.root)
     if not root.is_dir():
-        raise Refused(Problem("invalid_root", f"{root} is not a directory"))
+        raise Abort(Problem("invalid_root", f"{root} is not a directory"))
     if root.resolve() == Path.home().resolve():
-        raise Refused(
-            Problem("invalid_root", "refusing to use the home directory as a project root")
-        )
+        raise Abort(Problem("invalid_root", "refusing to use the home directory as a project root"))
     state = c.session.init(root)
     publish_all(c)
     return Said(f"project ready in {shown(None, str(root))} (its state in {state.name}/)")

@@ -17,7 +17,7 @@ from bb7.host.editor import EditorBuffers
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held
 from bb7.host.protocol import MergeReply, PathArgs, ReviewActArgs, ReviewReply
-from bb7.host.registry import accept
+from bb7.refusal import unwrap
 from bb7.state.local import Buffers, LocalText
 from bb7.state.merge import merge_output
 from bb7.state.review import accept_hunks, current, reject_hunks
@@ -66,7 +66,7 @@ def review(h: Held, args: PathArgs) -> ReviewReply:
     """The hunks of the pending change of `args.path` over its buffer text."""
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
-        done = accept(current(h.store, h.chat.id, path, buffers.text))
+        done = unwrap(current(h.store, h.chat.id, path, buffers.text))
     return ReviewReply(path=args.path, hunks=done.hunks)
 
 
@@ -74,7 +74,7 @@ def review_accept(h: Held, args: ReviewActArgs) -> ReviewReply:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     put = _Putting(h, buffers, path)
     with put.publishing():
-        done = accept(
+        done = unwrap(
             accept_hunks(
                 h.store, h.chat.id, path, _chosen(args), buffers.text, put, amended=args.amended
             )
@@ -85,7 +85,7 @@ def review_accept(h: Held, args: ReviewActArgs) -> ReviewReply:
 def review_reject(h: Held, args: ReviewActArgs) -> ReviewReply:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
-        done = accept(
+        done = unwrap(
             reject_hunks(h.store, h.chat.id, path, _chosen(args), buffers.text, reason=args.reason)
         )
     return ReviewReply(path=args.path, hunks=done.hunks)
@@ -96,7 +96,7 @@ def merge(h: Held, args: PathArgs) -> MergeReply:
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     put = _Putting(h, buffers, path)
     with put.publishing():
-        done = accept(merge_output(h.store, h.chat.id, path, buffers.text, put))
+        done = unwrap(merge_output(h.store, h.chat.id, path, buffers.text, put))
     name = h.shown(args.path)
     if done.overlaps:
         # One short line (it fits 80 columns); the review opens on those lines.

@@ -41,7 +41,6 @@ from bb7.host.protocol import (
     SetReasoningEffortArgs,
     convert,
 )
-from bb7.host.registry import Refused, accept
 from bb7.host.session import Session
 from bb7.llm.instructions import load_instructions
 from bb7.llm.keys import ApiKey, resolve_api_key
@@ -56,6 +55,7 @@ from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfi
 from bb7.llm.prompt import FollowEdits
 from bb7.llm.provider import provider_config
 from bb7.llm.wire import ReasoningEffort
+from bb7.refusal import Abort, unwrap
 from bb7.state import chats
 from bb7.state.records import GLOBAL, Chat, Problem
 from bb7.stats import model_stats
@@ -78,24 +78,26 @@ def provider(session: Session) -> ProviderConfig:
     config = provider_config(
         p.preset, p.base_url, timeout=p.timeout, idle_timeout=p.idle_timeout, retries=p.retries
     )
-    return accept(Problem("settings", config) if isinstance(config, str) else config)
+    return unwrap(Problem("settings", config) if isinstance(config, str) else config)
 
 
 def send(c: Call, args: SendArgs) -> None:
     """Start a send in the active chat (a new one if none); the answer comes as events."""
     try:
         h = c.project().held(create=True)
-        handle = accept(
+        config = _config(h.session, h.chat, args.model)
+        buffers = h.buffers(args.buffers).text
+        handle = unwrap(
             start_send(
                 h.store,
                 h.chat.id,
                 args.text,
-                _config(h.session, h.chat, args.model),
+                config,
                 _Forward(h, args.request_id),
-                buffers=h.buffers(args.buffers).text,
+                buffers=buffers,
             )
         )
-    except Refused as refused:
+    except Abort as refused:
         # A send that could not start still ends with `done`, so nothing waits for it forever.
         problem = refused.problem
         c.emit(
@@ -103,6 +105,9 @@ def send(c: Call, args: SendArgs) -> None:
         )
         raise
     c.session.sends[args.request_id] = handle
+    if config.follow_edits != "off":
+        # The context followed the user's edits: their `~` goes at once, not at the answer.
+        publish(h, buffers)
 
 
 def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
@@ -176,7 +181,7 @@ def cancel(c: Call, args: CancelArgs) -> None:
 
 def paste(h: Held, args: PasteArgs) -> Said:
     buffers = h.buffers(args.buffers).text
-    pasted = accept(paste_response(h.store, h.chat.id, args.text, diff_mode(h.session), buffers))
+    pasted = unwrap(paste_response(h.store, h.chat.id, args.text, diff_mode(h.session), buffers))
     recorded = pasted.recorded
     changed = [o.path for o in recorded.outputs]
     publish(h, buffers, [*changed, *recorded.reverted, *pasted.added])
@@ -192,11 +197,11 @@ def set_reasoning_effort(h: Held, args: SetReasoningEffortArgs) -> Said:
     default for chats without their own."""
     efforts = get_args(ReasoningEffort)
     if args.effort and args.effort not in efforts:
-        accept(Problem("bad_effort", f"reasoning effort should be one of {', '.join(efforts)}"))
+        unwrap(Problem("bad_effort", f"reasoning effort should be one of {', '.join(efforts)}"))
     s = h.session
     chosen = msgspec.structs.replace(s.settings.provider, reasoning_effort=args.effort or None)
     s.settings = msgspec.structs.replace(s.settings, provider=chosen)
-    accept(
+    unwrap(
         chats.save_settings(h.store, h.chat.id, model=h.chat.model, reasoning_effort=args.effort)
     )
     return Said(f"reasoning effort of {h.chat.name}: {args.effort or 'the model default'}")

@@ -1,0 +1,171 @@
+"""Benchmark: what a 10-turn chat over a 2,000-line file costs with the provider's prompt cache
+against without it, at the scripted model's prices.
+
+Run: .venv/bin/python benchmarks/chat_cost.py
+
+Each turn goes through the real send (`bb7.chat.send.start_send`: the prompt is built from the
+store as the editor's send builds it, with the cache marks bb7 puts for an Anthropic model on
+OpenRouter) to the scripted server tests/llm_server.py, which records every request and serves
+the models list (Anthropic's prices: $3/M input, $15/M output, a cache read at a tenth, a cache
+write at 1.25 times). The chat is benchmarks/chat_turns.py's: the user edits a few lines
+between turns; the model changes the file once.
+
+The requests are then billed as Anthropic's cache bills them: a request's `cache_control` marks
+write the prefix up to each mark to the cache; a later request reads the longest cached prefix
+that ends at one of its block boundaries up to 20 blocks before one of its marks. Token counts
+are bb7's estimate (`bb7.text.tokens`) of each block; the cost is `bb7.chat.pricing`'s. Printed
+per turn: input tokens, of them read from the cache, written to it, billed at full price; then
+the totals, the cost with the cache and without, and their ratio. Target: with the cache at
+most 30% of the cost without.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from bb7.chat import pricing  # noqa: E402
+from bb7.chat.config import SendConfig  # noqa: E402
+from bb7.llm import events as llm  # noqa: E402
+from bb7.llm.config import ProviderConfig  # noqa: E402
+from bb7.llm.models import Pricing, parse_models  # noqa: E402
+from bb7.text.tokens import estimate_tokens  # noqa: E402
+from chat_turns import SOURCE, TURNS, scripted_chat  # noqa: E402
+
+TARGET = 0.30
+MODEL = "anthropic/claude-sonnet-4.5"
+PRICES = {
+    "prompt": "0.000003",
+    "completion": "0.000015",
+    "input_cache_read": "0.0000003",
+    "input_cache_write": "0.00000375",
+}
+# Anthropic looks for a cached prefix at the block boundaries this far before each mark.
+LOOKBACK = 20
+
+
+@dataclass
+class Billed:
+    """One request as the cache bills it (tokens)."""
+
+    tokens: int
+    cached: int
+    written: int
+    completion: int
+
+    def usage(self) -> llm.Usage:
+        return llm.Usage(
+            prompt_tokens=self.tokens,
+            completion_tokens=self.completion,
+            cached_tokens=self.cached,
+            cache_write_tokens=self.written,
+        )
+
+
+def _blocks(body: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The request as the cache sees it: (text, marked) blocks, tools first, then the
+    messages' content parts in order."""
+    blocks: list[tuple[str, bool]] = []
+    if body.get("tools"):
+        blocks.append((json.dumps(body["tools"], sort_keys=True), False))
+    for message in body["messages"]:
+        content = message["content"]
+        parts = [{"text": content}] if isinstance(content, str) else content
+        for part in parts:
+            blocks.append((f"{message['role']}:{part['text']}", "cache_control" in part))
+    return blocks
+
+
+class AnthropicCache:
+    """The prefixes a run of requests has written, and what each request reads and writes."""
+
+    def __init__(self) -> None:
+        self.written: set[str] = set()
+
+    def bill(self, body: dict[str, Any], completion: int) -> Billed:
+        blocks = _blocks(body)
+        keys, sizes = [], []
+        digest, total = hashlib.sha256(), 0
+        for text, _ in blocks:
+            digest.update(text.encode())
+            keys.append(digest.hexdigest())
+            total += estimate_tokens(text)
+            sizes.append(total)
+        marks = [i for i, (_, marked) in enumerate(blocks) if marked]
+        cached = 0
+        for mark in marks:
+            for i in range(mark, max(-1, mark - LOOKBACK - 1), -1):
+                if keys[i] in self.written:
+                    cached = max(cached, sizes[i])
+                    break
+        written = max(0, sizes[marks[-1]] - cached) if marks else 0
+        self.written.update(keys[i] for i in marks)
+        return Billed(total, cached, written, completion)
+
+
+def run_chat() -> tuple[list[Billed], Pricing]:
+    """Every request of the chat, billed; and the model's prices as bb7 reads the models list."""
+    model = {
+        "id": MODEL,
+        "context_length": 200_000,
+        "pricing": PRICES,
+        "supported_parameters": ["tools", "tool_choice", "max_tokens"],
+    }
+
+    def config(base_url: str, tmp: Path) -> SendConfig:
+        # OpenRouter's dialect (Anthropic models get cache marks) on the scripted server.
+        os.environ["BB7_BENCH_KEY"] = "sk-or-bench"  # OpenRouter wants a key; the server none
+        provider = ProviderConfig(base_url=base_url, preset="openrouter")
+        cache = str(tmp / "cache")
+        return SendConfig(
+            model=MODEL, provider=provider, api_key="BB7_BENCH_KEY", models_cache=cache
+        )
+
+    bodies, answers = scripted_chat(config, models=[model])
+    listed = parse_models(json.dumps({"data": [model]}).encode())
+    assert isinstance(listed, list), listed
+    prices = pricing.prices(listed[0])
+    assert prices is not None
+    cache = AnthropicCache()
+    billed = [
+        cache.bill(json.loads(body), estimate_tokens(answer))
+        for body, answer in zip(bodies, answers, strict=True)
+    ]
+    return billed, prices
+
+
+def main() -> int:
+    billed, prices = run_chat()
+    lines = SOURCE.count("\n")
+    print(f"{TURNS}-turn chat over a {lines:,}-line file ({MODEL} prices, Anthropic's cache)")
+    print(f"{'turn':>4}  {'input':>7}  {'cached':>7}  {'written':>7}  {'full price':>10}")
+    for turn, b in enumerate(billed, start=1):
+        full = b.tokens - b.cached - b.written
+        print(f"{turn:>4}  {b.tokens:>7,}  {b.cached:>7,}  {b.written:>7,}  {full:>10,}")
+    tokens = sum(b.tokens for b in billed)
+    cached = sum(b.cached for b in billed)
+    written = sum(b.written for b in billed)
+    full = tokens - cached - written
+    with_cache = sum(pricing.cost(b.usage(), prices) for b in billed)
+    without = sum(pricing.uncached_cost(b.usage(), prices) for b in billed)
+    ratio = with_cache / without
+    print(
+        f"input tokens: {tokens:,}; read from the cache {cached:,}, written {written:,}, "
+        f"billed at full price {full:,} ({full / tokens:.0%})"
+    )
+    print(f"cost with the cache ${with_cache:.4f}, without ${without:.4f}: ratio {ratio:.2f}")
+    met = "met" if ratio <= TARGET else "NOT met"
+    print(f"target: with the cache at most {TARGET:.0%} of the cost without: {met}")
+    return 0 if ratio <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

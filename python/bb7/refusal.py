@@ -1,0 +1,79 @@
+"""One way to refuse, for every layer and both front ends, drawn here once.
+
+A refusal is a value where the caller decides (`Problem`: a kind for code, one line for the
+user) and a raise where it cannot (`Abort`: out of a transaction, which rolls back; out of a
+host handler, which replies with the problem; out of a CLI command, which prints it and exits
+1). `unwrap` is the one way from a value to a raise; catching `Abort` is the way back::
+
+    Problem(kind, message)   the value
+    ├── from_path(...)       ← bb7.paths.PathProblem    (empty, outside_root, protected)
+    └── from_file(...)       ← bb7.fsio.FileProblem     (missing, binary, ...)
+    Abort(problem)           the raise; `unwrap(value)`: the value, or Abort
+    advise(value, advice)    a front end's advice for the kind, after the core's message
+
+A core message says what is wrong and what was kept; it names no flag of the CLI and no command
+of the editor. Each front end adds its own advice by kind (`bb7.commands.output`,
+`bb7.host.handlers.outputs`). A database that cannot be used at all is not a refusal but
+`bb7.state.problems.StoreError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal, TypeVar
+
+import msgspec
+
+from bb7.fsio import FileProblem, FileProblemKind
+from bb7.paths import PathProblem, PathProblemKind
+from bb7.state.problems import StateProblemKind
+
+T = TypeVar("T")
+
+# The command line's own refusal: a batch (apply --all, update --all) that finished with some
+# files refused. Arguments that do not go together are `invalid_args`, as in every layer.
+CommandProblemKind = Literal["partial"]
+# The editor host's own: a call it cannot route, options it cannot use, a bug.
+HostProblemKind = Literal["unknown_method", "settings", "bad_effort", "bug"]
+
+ProblemKind = (
+    PathProblemKind | FileProblemKind | StateProblemKind | CommandProblemKind | HostProblemKind
+)
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Why an action was refused, for the user: `kind` for code, `message` says what to do."""
+
+    kind: ProblemKind
+    message: str
+
+
+class Abort(Exception):
+    """A `Problem` raised where it cannot be returned; caught at the layer's edge."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def unwrap(value: T | Problem) -> T:
+    """`value`, or `Abort` when it is a Problem."""
+    if isinstance(value, Problem):
+        raise Abort(value)
+    return value
+
+
+def advise(value: T | Problem, advice: Mapping[str, str]) -> T | Problem:
+    """A front end's advice for the problem's kind after the core's message (which says what
+    is wrong); a value, or a kind without advice, passes unchanged."""
+    if isinstance(value, Problem) and value.kind in advice:
+        return Problem(value.kind, f"{value.message}; {advice[value.kind]}")
+    return value
+
+
+def from_path(problem: PathProblem) -> Problem:
+    return Problem(problem.kind, problem.message)
+
+
+def from_file(problem: FileProblem, hint: str | None = None) -> Problem:
+    return Problem(problem.kind, f"{problem.message}; {hint}" if hint else problem.message)
