@@ -23,7 +23,7 @@ end
 --- The absolute path an optional `[path]` argument names (default: the current buffer's file).
 local function target(opts)
   local arg = opts.fargs[1]
-  local path = arg and vim.fn.expand(arg) or vim.api.nvim_buf_get_name(0)
+  local path = arg and vim.fn.expand(arg) --[[@as string]] or vim.api.nvim_buf_get_name(0)
   if path == '' then usage('no file: give a path, or run the command from a file buffer') end
   return vim.fn.fnamemodify(path, ':p')
 end
@@ -91,7 +91,7 @@ local function paste(opts)
   local text = ''
   for _, r in ipairs(reg and { reg } or clipboard and { '+', '"' } or { '"' }) do
     local ok, value = pcall(vim.fn.getreg, r)
-    if ok and value ~= '' then
+    if ok and type(value) == 'string' and value ~= '' then
       text = value
       break
     end
@@ -259,14 +259,16 @@ the same merge, on the file.]],
     nargs = '?',
     complete = context_files(PENDING),
     desc = 'bb7: merge the pending change of a file in vimdiff',
-    doc = [[Opens the local file beside its pending output (read-only) in a diff
-tab: use |]c|, |[c|, |do| and |dp|. Closing the tab (or `q` in the output
+    doc = [[Opens the local file beside its pending output (read-only; rebased onto
+your own edits, so those never show as undone) in a diff tab: use |]c|,
+|[c|, |do| and |dp|. Closing the tab (or `q` in the output
 window) records what was merged: all of it (the change is applied), part
 (the rest stays pending and the next :BB7Diff shows only that) or nothing.
 The file is not written: hunks you took stay in the buffer, modified, like
 any Vim diff; |:w| writes them.]],
     run = function(opts)
-      backend().request('diff', { path = target(opts) }, function(err, view)
+      local path = target(opts)
+      backend().request('diff', { path = path, buffers = buffers(path) }, function(err, view)
         if err then return backend().report(err) end
         require('bb7.diff').open(view)
       end)
@@ -385,7 +387,9 @@ M.plugs = {
 function M.run(spec, opts)
   local ok, err = pcall(spec.run, opts)
   if not ok then
-    if getmetatable(err) == Usage then return notify(err.message, 'error') end
+    if getmetatable(err) == Usage then
+      return notify((err --[[@as table]]).message, 'error')
+    end
     error(err, 0)
   end
 end

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bb7.chat.config import SendConfig
@@ -58,6 +59,13 @@ def test_a_first_message_is_priced_in_full(chat: tuple[Store, str]) -> None:
     assert first.tokens > 7_000 and first.cached == 0
     assert first.cost == pytest.approx(first.tokens * 3e-6)
     assert first.text.startswith(f"~{first.tokens // 1000}") and " · ~$0.0" in first.text
+
+
+def test_a_prompt_over_the_context_says_so_before_it_is_sent(chat: tuple[Store, str]) -> None:
+    small = msgspec.structs.replace(MODEL, context_length=4_000)
+    config = SendConfig(model=MODEL.id)
+    found = estimate_next(*chat, config, small, Instructions())
+    assert found.text.endswith(" · over the model's 4.0k context")
 
 
 def test_after_an_answer_the_previous_request_is_expected_from_the_cache(

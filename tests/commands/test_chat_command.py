@@ -149,9 +149,11 @@ def test_bb7_chat_prints_the_usage_line_and_bb7_usage_counts_the_answer(
         line,
     ), line
     spent = cli("usage", "--no-credit")
-    assert spent.stdout == (
-        "today: $0.0087 in 1 request (1 chat), 13k tokens in, 11k cached; the cache saved $0.029\n"
+    today, chat = spent.stdout.splitlines()
+    assert today == (
+        "today: $0.0087 in 1 request (1 chat), 13k tokens in, 11k cached; the cache saved $0.029"
     )
+    assert re.fullmatch(r"active chat '.+': 13k tokens · \$0\.0087 \(saved \$0\.029\)", chat)
 
 
 def test_failed_edits_exit_1_and_the_next_bb7_chat_sends_the_retry_context(

@@ -38,16 +38,22 @@ def _facts(listed: ModelList) -> dict[str, tuple[bool | None, int | None, str]]:
     }
 
 
-def test_ollama_models_are_asked_about_one_by_one_with_api_show(tmp_path: Path) -> None:
+def test_ollama_models_are_asked_about_one_by_one_and_the_answer_is_cached(
+    tmp_path: Path,
+) -> None:
     with _server("ollama") as server:
         listed = _load(server, tmp_path, "ollama")
         asked = [r["json"] for r in server.requests if r["path"] == "/api/show"]
+        again = _load(server, tmp_path, "ollama")
+        requests = len(server.requests)
     assert _facts(listed) == {
         # num_ctx in the parameters is the window Ollama uses; else the model's own.
         "llama3:8b": (False, 8192, "Ollama /api/show"),
         "qwen2.5-coder:7b": (True, 32768, "Ollama /api/show"),
     }
     assert sorted(a["model"] for a in asked) == ["llama3:8b", "qwen2.5-coder:7b"]
+    # Cached with the models list: the second load asks nothing.
+    assert again.from_cache and _facts(again) == _facts(listed) and requests == 3
 
 
 def test_llamacpp_props_give_the_template_tool_support_and_the_slot_context(
@@ -73,15 +79,6 @@ def test_an_unnamed_local_server_is_asked_each_way_until_one_answers(tmp_path: P
         paths = [r["path"] for r in server.requests]
     assert _facts(listed)["gpt-oss-20b-Q4_K_M.gguf"] == (True, 16384, "llama.cpp /props")
     assert paths == ["/v1/models", "/api/show", "/props"]
-
-
-def test_the_answer_is_cached_with_the_models_list(tmp_path: Path) -> None:
-    with _server("ollama") as server:
-        first = _load(server, tmp_path, "ollama")
-        second = _load(server, tmp_path, "ollama")
-        requests = len(server.requests)
-    assert second.from_cache and _facts(second) == _facts(first)
-    assert requests == 3  # /v1/models and two /api/show, once
 
 
 def test_a_server_that_answers_none_of_the_apis_leaves_the_models_unknown(

@@ -11,6 +11,7 @@ import pytest
 from bb7.fileid import file_id
 from bb7.llm import prompt_format
 from bb7.llm.instructions import Instructions, load_instructions
+from bb7.llm.presets import PRESETS
 from bb7.llm.prompt import (
     ContextFile,
     HistoryEntry,
@@ -25,7 +26,7 @@ from bb7.llm.prompt import (
     choose_edit_format,
 )
 from bb7.llm.titles import clean_title, title_request
-from bb7.llm.wire import ToolSpec
+from bb7.llm.wire import ToolSpec, explicit_cache
 from bb7.text.tokens import estimate_tokens
 
 TOOL = ToolSpec("write_file", "Write a whole file.", {"type": "object"})
@@ -333,3 +334,46 @@ def test_title_request_and_cleanup() -> None:
     assert clean_title("  \n ") is None
     long = clean_title("word " * 40)
     assert long is not None and len(long) <= 60 and long.endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("preset", "model", "marked"),
+    [
+        ("openrouter", "anthropic/claude-sonnet-4.5", True),
+        ("openrouter", "google/gemini-2.5-pro", True),
+        ("openrouter", "openai/gpt-5", False),
+        ("anthropic", "claude-sonnet-4-5", True),
+        ("openai", "gpt-5", False),
+        ("gemini", "gemini-2.5-pro", False),  # Gemini's own endpoint caches by itself
+        ("deepseek", "deepseek-chat", False),
+    ],
+)
+def test_cache_marks_go_only_where_the_provider_caches_what_is_marked(
+    preset: str, model: str, marked: bool
+) -> None:
+    assert explicit_cache(PRESETS[preset], model) is marked
+
+
+def test_the_models_change_and_the_users_edit_after_it_are_two_diffs() -> None:
+    written = BIG.replace("line 7\n", "line seven\n")
+    edited = written.replace("line 90\n", "line ninety\n")
+    history: list[HistoryEntry] = [
+        HistoryTurn(files=[ContextFile("app.py", BIG)]),
+        HistoryMessage("user", "Rename line 7."),
+        HistoryMessage("assistant", "Done."),
+        HistoryEvent(
+            "assistant_wrote", "app.py", file_id=file_id("app.py", written), content=written
+        ),
+        HistoryEvent("user_updated", "app.py"),
+    ]
+    text = user_text(
+        PromptInput(
+            user_text="Thanks.",
+            files=[ContextFile("app.py", BIG.replace("line 90\n", "line ninety\n"))],
+            outputs=[PendingOutput("app.py", edited)],
+            history=history,
+        )
+    )
+    mine, theirs = text.split("@diff ")[1:]
+    assert "by=assistant\n" in mine and "+line seven\n" in mine and "ninety" not in mine
+    assert "by=user\n" in theirs and "+line ninety\n" in theirs and "seven" not in theirs

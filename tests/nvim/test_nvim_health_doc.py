@@ -59,11 +59,22 @@ def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launc
     assert "WARNING unknown option `x` (ignored)" in report
 
 
-def test_checkhealth_knows_a_local_server_needs_no_key(launch: Any) -> None:
-    nvim = launch()
-    nvim.exec_lua("require('bb7').setup({ provider = { base_url = 'http://127.0.0.1:8080/v1' } })")
-    report = checkhealth(nvim)
+def test_checkhealth_knows_a_local_server_needs_no_key_and_what_it_says_about_tools(
+    launch: Any,
+) -> None:
+    fixture = json.loads((ROOT / "tests/llm/local_servers/ollama.json").read_text())
+    with LLMServer(models=fixture["models"], native=fixture["native"]) as server:
+        nvim = launch()
+        nvim.exec_lua(
+            "require('bb7').setup({ provider = { preset = 'ollama', base_url = ... } })",
+            server.base_url,
+        )
+        report = checkhealth(nvim)
     assert "OK none needed: the provider is a server on this machine" in report
+    assert (
+        "OK tool support from Ollama /api/show: 1 with tools, 1 without (text edit blocks: "
+        "llama3:8b)" in report
+    )
 
 
 def test_the_help_file_is_generated_from_the_current_sources() -> None:
@@ -188,18 +199,3 @@ def test_checkhealth_reports_an_empty_or_damaged_database(launch: Any, project: 
     report = checkhealth(nvim)
     assert f"ERROR {db} is damaged: it is not an SQLite database" in report
     assert f"OK {db}" not in report
-
-
-def test_checkhealth_shows_what_a_local_server_says_about_tools(launch: Any) -> None:
-    fixture = json.loads((ROOT / "tests/llm/local_servers/ollama.json").read_text())
-    with LLMServer(models=fixture["models"], native=fixture["native"]) as server:
-        nvim = launch()
-        nvim.exec_lua(
-            "require('bb7').setup({ provider = { preset = 'ollama', base_url = ... } })",
-            server.base_url,
-        )
-        report = checkhealth(nvim)
-    assert (
-        "OK tool support from Ollama /api/show: 1 with tools, 1 without (text edit blocks: "
-        "llama3:8b)" in report
-    )

@@ -105,38 +105,36 @@ def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     assert ready.current.buffer[:] == A
 
 
-def test_an_unsaved_edit_away_from_the_change_keeps_m_and_apply_keeps_both(
+def test_amend_one_hunk_reject_one_for_a_reason_and_apply_the_rest_around_an_edit(
     ready: Any, project: Path
 ) -> None:
-    pending(ready, project, ("a.py", "three = 3", "three = 33"))
-    type_keys(ready, "ggOzero = 0<Esc>")
-    # The signs of the new text: still M, the model's line and the user's apart.
-    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 3")
-    assert signs(ready) == [[1, "M "], [1, "┆ "], [4, "│ "]]
-    assert run(ready, "BB7Apply") == "bb7: applied a.py, keeping your local edits"
-    assert ready.current.buffer[:] == ["zero = 0", *A[:2], "three = 33"]
-    wait_for_status(ready, project / "a.py", "")
-
-
-def test_an_amended_hunk_is_taken_as_edited_and_a_rejection_keeps_its_reason(
-    ready: Any, project: Path
-) -> None:
-    pending(ready, project, ("a.py", "one = 1", "one = 11"), ("a.py", "three = 3", "three = 33"))
+    (project / "c.py").write_text("".join(line + "\n" for line in C))
+    ready.command("edit c.py")
+    run(ready, "BB7Add")
+    model = [(f"c{i} = {i}", f"c{i} = 'model'") for i in (2, 5, 8)]
+    pending(ready, project, *(("c.py", old, new) for old, new in model))
+    type_keys(ready, "10GA # mine<Esc>")  # unsaved, away from the model's lines
+    # Signs of the new text: still M, the model's lines and the user's apart.
+    wait_for(ready, "#vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1, {}) == 5")
+    assert signs(ready) == [[1, "M "], [2, "│ "], [5, "│ "], [8, "│ "], [10, "┆ "]]
     review(ready)
-    type_keys(ready, "gggm")
-    assert ready.current.buffer.name.endswith("[bb7 amend] a.py:1")
-    assert ready.current.buffer[:] == ["one = 11"]
-    type_keys(ready, "ccone = 111<Esc>")
+    type_keys(ready, "2Ggm")
+    assert ready.current.buffer.name.endswith("[bb7 amend] c.py:2")
+    assert ready.current.buffer[:] == ["c2 = 'model'"]
+    type_keys(ready, "ccc2 = 'mine'<Esc>")
     ready.command("write")
-    wait_for(ready, "vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] == 'one = 111'")
-    assert ready.current.buffer[:] == ["one = 111", "two = 2", "three = 3"]
-    type_keys(ready, "3G")
+    wait_for(ready, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'mine'\"")
+    type_keys(ready, "5G")
     ready.input("gr")  # alone: typed ahead, `grn` would be Neovim's rename
     deadline = time.monotonic() + 5
     while ready.api.get_mode()["mode"] != "c" and time.monotonic() < deadline:
         time.sleep(0.005)  # until the prompt for the reason is up
-    ready.input("not the third<CR>")
-    wait_for_message(ready, "nothing pending")
+    ready.input("not c5<CR>")
+    wait_for(ready, "#require('bb7.review').hunks(0) == 1")
+    type_keys(ready, "q")
+    assert run(ready, "BB7Apply") == "bb7: applied c.py, keeping your local edits"
+    expected = [*C[:1], "c2 = 'mine'", *C[2:7], "c8 = 'model'", C[8], "c10 = 10 # mine"]
+    assert ready.current.buffer[:] == expected
     store = open_project(project)
     assert not isinstance(store, Problem)
     events = [
@@ -145,8 +143,8 @@ def test_an_amended_hunk_is_taken_as_edited_and_a_rejection_keeps_its_reason(
     store.close()
     done = [(e.action, e.diff, e.reason) for e in events if e.action.endswith("_hunk")]
     assert done == [
-        ("user_amended_hunk", "-one = 11\n+one = 111\n", ""),
-        ("user_rejected_hunk", "", "not the third"),
+        ("user_amended_hunk", "-c2 = 'model'\n+c2 = 'mine'\n", ""),
+        ("user_rejected_hunk", "", "not c5"),
     ]
 
 

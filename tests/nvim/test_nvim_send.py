@@ -192,14 +192,15 @@ def test_add_again_refreshes_and_an_edit_between_two_turns_goes_as_a_diff(
     chat.exec_lua("vim.api.nvim_buf_set_lines(0, 0, -1, true, ...)", lines)
     chat.command("write")
     assert run(chat, "BB7Add").startswith("bb7: refreshed a.py (writable) to ")
-    server.push(
-        stream(text_chunk("It is 2."), finish()), stream(text_chunk("Now 'TWO'."), finish())
-    )
+    server.push(stream(text_chunk("It is 2."), finish()))
     send(chat, "What is n2?")
     done(chat)
     chat.exec_lua("vim.api.nvim_buf_set_lines(0, 2, 3, true, { \"n2 = 'TWO'\" })")  # unsaved
     wait_for_status(chat, project / "a.py", "~")
+    server.push(stream({"gate": "answer"}, text_chunk("Now 'TWO'."), finish()))
     send(chat, "And now?")
+    wait_for_status(chat, project / "a.py", "")  # the `~` goes as the message is sent
+    server.open_gate("answer")
     assert done(chat, 2)["ok"] is True
     before = "".join(line + "\n" for line in lines)
     edited = before.replace("n2 = 2\n", "n2 = 'TWO'\n")
@@ -208,4 +209,4 @@ def test_add_again_refreshes_and_an_edit_between_two_turns_goes_as_a_diff(
     assert f"path=a.py file_id={new} prev_file_id={old} by=user" in prompt
     assert "-n2 = 2\n+n2 = 'TWO'\n" in prompt and prompt.count("n30 = 30") == 1
     assert f"- {new} a.py rw original" in prompt
-    wait_for_status(chat, project / "a.py", "")  # no `~` after the send
+    wait_for_status(chat, project / "a.py", "")  # nor after it

@@ -94,6 +94,16 @@ def test_a_plain_apply_keeps_local_edits_away_from_the_change(project: Project) 
     assert project.read("f.txt") == "a\nb\nc\nD\n"
 
 
+def test_the_diff_of_a_change_rebased_onto_local_edits_shows_only_the_models(
+    project: Project,
+) -> None:
+    _setup(project, "a\nb\nc\nd\n")
+    project.model_writes("f.txt", "a\nB\nc\nd\n")
+    project.write("f.txt", "a\nb\nc\nD\n")
+    diff = outputs.output_diff(project.store, project.chat_id, "f.txt")
+    assert isinstance(diff, str) and "-b\n+B\n" in diff and "-D" not in diff
+
+
 def test_forced_apply_over_a_conflict_is_undoable(project: Project) -> None:
     _setup(project)
     project.model_writes("f.txt", "a\nB\nc\n")

@@ -76,4 +76,5 @@ def test_the_files_panel_counts_cjk_as_the_context_warning_does(
     assert row.tokens == estimate_tokens(cjk) > len(cjk) * 0.9  # not a quarter of that
     assert 0 <= part.tokens - row.tokens <= 20  # the prompt adds only the file's header
     assert shown.total_tokens_text == format_tokens(row.tokens) == "1.1k"
-    assert [n.kind for n in turn.notices] == ["context_over"]  # what the warning counted
+    # The refusal before sending counted the same tokens: the file alone is over 1,200.
+    assert turn.too_large is not None and "notes.md 1.1k" in turn.too_large

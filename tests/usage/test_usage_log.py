@@ -71,6 +71,7 @@ def test_no_log_yet_is_a_day_without_spend(tmp_path: Path) -> None:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)  # no project here: no active chat to report
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.delenv("BB7_DATA_DIR", raising=False)
     monkeypatch.delenv("NVIM_APPNAME", raising=False)

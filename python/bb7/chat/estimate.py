@@ -84,6 +84,8 @@ def estimate_next(
         shown += f" ({format_tokens(cached)} cached)"
     if cost is not None:
         shown += f" · ~{format_cost(cost)}"
+    if turn.too_large is not None and model is not None and model.context_length:
+        shown += f" · over the model's {format_tokens(model.context_length)} context"
     return Estimate(tokens=tokens, cached=cached, cost=cost, text=shown)
 
 

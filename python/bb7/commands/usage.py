@@ -1,5 +1,6 @@
-"""`bb7 usage`: what today's requests cost over every chat and project (the usage log), and
-what is left of the OpenRouter key's credit when the key may read it (`GET /key`)."""
+"""`bb7 usage`: what today's requests cost over every chat and project (the usage log), what the
+active chat cost (in a project), and what is left of the OpenRouter key's credit when the key
+may read it (`GET /key`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bb7.commands.session import add_provider_options, print_json
+from bb7.chatview.conversation import total_usage
+from bb7.commands.session import active_chat, add_provider_options, add_root_option, print_json
 from bb7.llm.provider import provider_config
+from bb7.refusal import Abort
+from bb7.state.store import StoreError
 from bb7.usage.log import day_spend, usage_log_path
 from bb7.usage.report import credit_line, day_line, read_credit
 
@@ -27,6 +31,7 @@ def register(subparsers: Any) -> None:
         "--no-credit", action="store_true", help="only the usage log: ask the provider nothing"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_root_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -39,10 +44,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"bb7: {provider}", file=sys.stderr)
             return 2
         credit = read_credit(provider, args.api_key, cwd=Path(os.getcwd()))
+    chat = _active_chat(args)
     if args.json:
-        print_json({"today": spend, "credit": credit})
+        print_json({"today": spend, "chat": chat, "credit": credit})
         return 0
     print(day_line(spend))
+    if chat is not None:
+        name, totals = chat
+        print(f"active chat {name!r}: {totals or 'nothing spent yet'}")
     if credit is not None:
         print(credit_line(credit))
     return 0
+
+
+def _active_chat(args: argparse.Namespace) -> tuple[str, str] | None:
+    """The active chat's name and totals, when there is a project with one."""
+    try:
+        with active_chat(args, lease=False) as (_ws, store, chat):
+            return chat.name, total_usage(store.messages(chat.id))
+    except (Abort, StoreError):
+        return None

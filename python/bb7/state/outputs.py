@@ -464,15 +464,35 @@ def discard_output(store: Store, chat_id: str, path: str) -> PendingOutput | Pro
         return output
 
 
-def output_diff(
+def over_local(
     store: Store, chat_id: str, path: str, buffers: Buffers | None = None
-) -> str | Problem:
-    """A unified diff from the local text to the pending output: what applying would do."""
+) -> tuple[str | None, str] | Problem:
+    """The local text and the pending output over it: rebased onto the user's edits when
+    they made some (at lines both changed, the model's version), so that showing the change
+    never shows the user's own edits as undone (`bb7 output diff`, `:BB7Diff`)."""
     output = store.output(chat_id, path)
     if output is None:
         return Problem("no_output", f"{path} has no pending output")
     local = text_of(read_local(store, path, buffers))
-    return unified_diff(path, local, store.blob(output.blob))
+    text = store.blob(output.blob)
+    entry = store.entry(chat_id, path)
+    if entry is None or local is None:
+        return local, text
+    snapshot = store.blob(entry.blob)
+    if same_text(local, snapshot):
+        return local, text
+    return local, plan_merge(snapshot, local, text).output
+
+
+def output_diff(
+    store: Store, chat_id: str, path: str, buffers: Buffers | None = None
+) -> str | Problem:
+    """A unified diff from the local text to the pending output over it: what applying would
+    do (at lines both changed, what a forced apply would do)."""
+    found = over_local(store, chat_id, path, buffers)
+    if isinstance(found, Problem):
+        return found
+    return unified_diff(path, *found)
 
 
 def undo_apply(

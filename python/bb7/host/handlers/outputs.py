@@ -130,12 +130,12 @@ def undo_apply(h: Held, args: ApplyArgs) -> Said:
 
 
 def diff(r: Reading, args: PathArgs) -> DiffView:
-    """The pending output of a file, for `:BB7Diff`."""
+    """The pending output of a file over its local text, for `:BB7Diff`."""
     path = r.path(args.path)
-    output = r.store.output(r.chat.id, path)
-    if output is None:
+    found = outputs.over_local(r.store, r.chat.id, path, r.buffers(args.buffers).text)
+    if isinstance(found, Problem):
         raise Abort(Problem("no_output", f"{path} has no pending change to merge"))
-    content = to_lines(r.store.blob(output.blob))
+    content = to_lines(found[1])
     return DiffView(path=r.editor_path(path), name=path, lines=content.lines, eol=content.eol)
 
 

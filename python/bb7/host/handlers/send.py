@@ -85,14 +85,16 @@ def send(c: Call, args: SendArgs) -> None:
     """Start a send in the active chat (a new one if none); the answer comes as events."""
     try:
         h = c.project().held(create=True)
+        config = _config(h.session, h.chat, args.model)
+        buffers = h.buffers(args.buffers).text
         handle = unwrap(
             start_send(
                 h.store,
                 h.chat.id,
                 args.text,
-                _config(h.session, h.chat, args.model),
+                config,
                 _Forward(h, args.request_id),
-                buffers=h.buffers(args.buffers).text,
+                buffers=buffers,
             )
         )
     except Abort as refused:
@@ -103,6 +105,9 @@ def send(c: Call, args: SendArgs) -> None:
         )
         raise
     c.session.sends[args.request_id] = handle
+    if config.follow_edits != "off":
+        # The context followed the user's edits: their `~` goes at once, not at the answer.
+        publish(h, buffers)
 
 
 def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
