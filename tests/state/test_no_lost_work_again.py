@@ -399,3 +399,33 @@ def _active_chat(root: Path) -> str:
         return found[1].id
     finally:
         ws.close()
+
+
+def test_a_chat_stopped_past_its_lease_ends_with_a_message_and_stores_nothing_more(
+    bb7: Bb7,
+) -> None:
+    bb7.write("f.txt", BASE)
+    bb7.write("g.txt", BASE)
+    bb7("add", "f.txt")
+    answer = stream(text_chunk("Part one, "), {"gate": "go"}, text_chunk("part two."), finish())
+    with LLMServer([answer]) as server:
+        chat = _chat_child(bb7, server)
+        try:
+            _wait_for_a_request(server)
+            os.kill(chat.pid, signal.SIGSTOP)  # Ctrl-Z
+            # Over a minute later (its heartbeat that old), another process takes the chat.
+            db = sqlite3.connect(bb7.root / ".bb7" / "bb7.db")
+            with db:
+                db.execute("UPDATE leases SET heartbeat = heartbeat - 120")
+            db.close()
+            bb7("add", "g.txt")
+        finally:
+            server.open_gate("go")
+            os.kill(chat.pid, signal.SIGCONT)  # fg
+            err = chat.communicate(timeout=30)[1]
+    assert chat.returncode == 1
+    assert "no longer holds chat" in err and "nothing more was stored" in err
+    assert "Traceback" not in err
+    stored = _history(bb7.root)
+    assert "Hi" in stored and "part two." not in stored
+    assert bb7.statuses() == {"f.txt": "", "g.txt": ""}
