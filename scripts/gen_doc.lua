@@ -3,7 +3,8 @@
 -- highlight groups (lua/bb7/highlight.lua).
 --   nvim -l scripts/gen_doc.lua            write doc/bb7.txt
 --   nvim -l scripts/gen_doc.lua --check    exit 1 if doc/bb7.txt is out of date
-local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
+local root =
+  vim.fn.fnamemodify((debug.getinfo(1, 'S') --[[@as { source: string }]]).source:sub(2), ':p:h:h')
 vim.opt.runtimepath:prepend(root)
 
 local WIDTH = 78

@@ -11,11 +11,20 @@ local STDERR_LINES = 20
 --- A host that has not said `ready` by then is stopped and reported (it hangs at start-up).
 M.READY_TIMEOUT_MS = 10000
 
+---@class bb7.BackendState
+---@field state bb7.HostState
+---@field chan integer? the host's channel once started
+---@field queue table[] calls waiting for `ready`
+---@field stderr string[] last lines the host wrote to stderr
+---@field partial string
+---@field info bb7.Ready?
+---@field started number? `hrtime()` when the host was started
+---@field ready_ms number?
 local H = {
-  state = 'stopped', -- 'stopped' | 'starting' | 'ready'
+  state = 'stopped',
   chan = nil,
   queue = {},
-  stderr = {}, -- last lines the host wrote to stderr
+  stderr = {},
   partial = '',
   info = nil,
   started = nil,
@@ -166,7 +175,7 @@ function M.start()
   else
     ok, problem = start_job()
   end
-  if not ok then log.notify(problem, 'error') end
+  if not ok then log.notify(problem or 'the host could not start', 'error') end
   return ok, problem
 end
 
@@ -207,7 +216,8 @@ local function transmit(kind, method, args)
   if transport() == 'rplugin' then
     return pcall(kind == 'request' and vim.fn.BB7Rpc or vim.fn.BB7Notify, method, args)
   end
-  return pcall(kind == 'request' and vim.rpcrequest or vim.rpcnotify, H.chan, method, args)
+  local chan = H.chan --[[@as integer]] -- set before any call is transmitted
+  return pcall(kind == 'request' and vim.rpcrequest or vim.rpcnotify, chan, method, args)
 end
 
 local function send(call)
@@ -267,7 +277,7 @@ function M.on_ready(info)
     return
   end
   H.state, H.info = 'ready', info
-  H.ready_ms = (vim.uv.hrtime() - H.started) / 1e6
+  H.ready_ms = (vim.uv.hrtime() - (H.started or vim.uv.hrtime())) / 1e6
   log.info('host ready in %.1f ms (bb7 %s, pid %d)', H.ready_ms, info.version, info.pid)
   M.open()
   local queue = H.queue
@@ -311,11 +321,11 @@ function M.notify(method, args) enqueue({ kind = 'notify', method = method, args
 ---@param method string
 ---@param args? table
 ---@param timeout_ms? integer default 5000
----@return bb7.Problem? err
+---@return { kind: string, message: string }? err
 ---@return any value
 function M.request_sync(method, args, timeout_ms)
   local ok, problem = M.start()
-  if not ok then return { kind = 'no_host', message = problem } end
+  if not ok then return { kind = 'no_host', message = problem or 'the host could not start' } end
   vim.wait(timeout_ms or 5000, function() return H.state ~= 'starting' end, 5)
   if H.state ~= 'ready' then
     return { kind = 'not_ready', message = 'the host did not become ready; see :BB7Log' }

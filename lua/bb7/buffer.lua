@@ -41,15 +41,18 @@ function M.for_request(path)
   return out
 end
 
+-- `vim.text.diff` from Neovim 0.12 on, `vim.diff` (its name before) on 0.11.
+---@diagnostic disable-next-line: deprecated
 local diff = vim.text and vim.text.diff or vim.diff
 
 -- Replaces only the lines that differ (bottom up, so earlier hunks keep their positions).
 local function set_changed_lines(buf, old, new)
   local hunks = diff(table.concat(old, '\n') .. '\n', table.concat(new, '\n') .. '\n', {
     result_type = 'indices',
-  })
+  }) --[[@as integer[][] ]]
   for i = #hunks, 1, -1 do
-    local start_old, count_old, start_new, count_new = unpack(hunks[i])
+    local hunk = hunks[i]
+    local start_old, count_old, start_new, count_new = hunk[1], hunk[2], hunk[3], hunk[4]
     -- With nothing removed, `start_old` is the line the new lines go after.
     local first = count_old == 0 and start_old or start_old - 1
     local lines = vim.list_slice(new, start_new, start_new + count_new - 1)
@@ -113,19 +116,18 @@ function M.replace(buf, changedtick, lines, eol)
   local err = M.put(buf, changedtick, lines, eol)
   if err then return err end
   -- The host already knows the new status: no refresh from our own BufWritePost.
-  local ok
-  ok, err = pcall(require('bb7.status').quietly, function()
+  local ok, failed = pcall(require('bb7.status').quietly, function()
     vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepalt write! ++p') end)
   end)
   if ok then return nil end
   vim.bo[buf].endofline, vim.bo[buf].fixendofline = old_eol, old_fixeol
   if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), old) then
     pcall(vim.api.nvim_buf_call, buf, function() vim.cmd('silent undo') end)
-    if not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), old) then
+    if old and not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), old) then
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, old)
     end
   end
-  return first_line(err)
+  return first_line(failed)
 end
 
 return M

@@ -23,7 +23,7 @@ end
 --- The absolute path an optional `[path]` argument names (default: the current buffer's file).
 local function target(opts)
   local arg = opts.fargs[1]
-  local path = arg and vim.fn.expand(arg) or vim.api.nvim_buf_get_name(0)
+  local path = arg and vim.fn.expand(arg) --[[@as string]] or vim.api.nvim_buf_get_name(0)
   if path == '' then usage('no file: give a path, or run the command from a file buffer') end
   return vim.fn.fnamemodify(path, ':p')
 end
@@ -91,7 +91,7 @@ local function paste(opts)
   local text = ''
   for _, r in ipairs(reg and { reg } or clipboard and { '+', '"' } or { '"' }) do
     local ok, value = pcall(vim.fn.getreg, r)
-    if ok and value ~= '' then
+    if ok and type(value) == 'string' and value ~= '' then
       text = value
       break
     end
@@ -387,7 +387,9 @@ M.plugs = {
 function M.run(spec, opts)
   local ok, err = pcall(spec.run, opts)
   if not ok then
-    if getmetatable(err) == Usage then return notify(err.message, 'error') end
+    if getmetatable(err) == Usage then
+      return notify((err --[[@as table]]).message, 'error')
+    end
     error(err, 0)
   end
 end

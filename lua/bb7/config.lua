@@ -90,8 +90,8 @@ local types = {
       if type(v) ~= 'string' then return false end
       local spec = vim.trim(v)
       local prefix, rest = spec:match('^(%l+):(.*)$')
-      if prefix == 'cmd' or prefix == 'file' then return vim.trim(rest) ~= '' end
-      if prefix == 'env' then return vim.trim(rest):match('^[%a_][%w_]*$') ~= nil end
+      if prefix == 'cmd' or prefix == 'file' then return vim.trim(rest or '') ~= '' end
+      if prefix == 'env' then return vim.trim(rest or ''):match('^[%a_][%w_]*$') ~= nil end
       return spec == '' or spec:match('^[%u_][%u%d_]*$') ~= nil
     end,
   },
@@ -106,7 +106,15 @@ local function sign(name, text, hl, what)
   }
 end
 
+---@class bb7.Option
+---@field name string dotted: `signs.modified` is `signs = { modified = ... }`
+---@field default any
+---@field type table how its value is checked (one of the types above)
+---@field doc string
+---@field parts? string[] the name's parts (indexed once, below)
+
 --- The schema: one entry per option, in documentation order. Dotted names are nested tables.
+---@type bb7.Option[]
 M.schema = {
   {
     name = 'python',
@@ -361,7 +369,7 @@ end
 --- A fresh table of all defaults; with `opts`, the user's values over them (sign tables are
 --- merged key by key, so `{ text = '+' }` keeps the default highlight).
 ---@param opts table?
----@return table
+---@return bb7.Config
 function M.defaults(opts)
   local out = {}
   for _, option in ipairs(M.schema) do
@@ -381,7 +389,7 @@ function M.defaults(opts)
     end
     if value ~= nil then path_set(out, option.parts, value) end
   end
-  return out
+  return out --[[@as bb7.Config]]
 end
 
 local function fail(name, expect, value, secret)
@@ -426,11 +434,16 @@ function M.resolve(opts)
   return merged, unknown
 end
 
+---@class bb7.Config: table
+---@field signs table<string, any> `enabled`, `priority` and one { text, hl } per sign
+---@field keys table<string, string|false>
+
 --- The configuration in force: `setup()`'s, or the defaults when `setup()` was never called.
+---@type bb7.Config?
 M.current = nil
 M.unknown = {}
 
----@return table
+---@return bb7.Config
 function M.get()
   if M.current == nil then M.current = M.defaults() end
   return M.current

@@ -18,7 +18,7 @@ end
 -- the user at a hit-enter prompt while typing there).
 ---@param p bb7.SendDone
 local function done(p)
-  local view = package.loaded['bb7.chat']
+  local view = package.loaded['bb7.chat'] --[[@as table?]]
   local shown = view ~= nil and view.is_open()
   if not shown then require('bb7.status').refresh(vim.api.nvim_list_bufs(), true) end
   if not p.ok and p.message and p.message ~= '' and not shown then

@@ -32,7 +32,7 @@ local function check_python(h)
   if result.code ~= 0 then
     return h.error('cannot run Python: ' .. vim.trim(result.stderr or ''))
   end
-  local lines = vim.split(vim.trim(result.stdout), '\n')
+  local lines = vim.split(vim.trim(result.stdout or ''), '\n')
   h.ok('Python ' .. lines[1])
   for i = 2, #lines do
     local name, version = unpack(vim.split(lines[i], ' '))
@@ -55,7 +55,7 @@ local function check_host(h)
     local start = vim.uv.hrtime()
     backend.request_sync('ping', vim.empty_dict(), 5000)
     local round_trip = (vim.uv.hrtime() - start) / 1e6
-    local info = status.info
+    local info = status.info --[[@as bb7.Ready]] -- a host that answered is ready
     h.ok(('bb7 %s, protocol %d, pid %d'):format(info.version, info.protocol, info.pid))
     if status.ready_ms then h.info(('cold start: %.0f ms'):format(status.ready_ms)) end
     h.ok(('round trip: %.2f ms'):format(round_trip))
@@ -106,7 +106,7 @@ local function check_provider(h)
     local lines = vim.split(vim.trim(result.stderr or ''), '\n')
     return h.error('cannot check the provider: ' .. vim.trim(lines[#lines]))
   end
-  local info = vim.json.decode(result.stdout, { luanil = { object = true } })
+  local info = vim.json.decode(result.stdout or '', { luanil = { object = true } })
   local named = provider.preset and 'preset' or 'preset (from the base URL)'
   h.ok(('%s %s: %s, %s'):format(named, info.preset, info.title, info.base_url))
   if info.answers then
@@ -145,9 +145,12 @@ local function check_api_key(h, info)
   source = vim.trim(source:match('^env:(.*)') or source)
   if command then
     -- Only the program: an inline argument could be the key itself.
-    h.info(('from the output of a command (%s ...); not run here'):format(command:match('%S+')))
+    local program = command:match('%S+') --[[@as string]]
+    h.info(('from the output of a command (%s ...); not run here'):format(program))
   elseif path then
-    if vim.fn.filereadable(vim.fn.expand(path)) == 1 then
+    if
+      vim.fn.filereadable(vim.fn.expand(path) --[[@as string]]) == 1
+    then
       h.ok('from the file ' .. path)
     else
       h.warn('the key file ' .. path .. ' is missing or unreadable')
@@ -195,7 +198,7 @@ end
 function M.check()
   local h = vim.health
   h.start('bb7: Neovim')
-  local version = tostring(vim.version())
+  local version = tostring((vim.version --[[@as fun(): vim.Version]])())
   if vim.fn.has('nvim-0.11.4') == 1 then
     h.ok('Neovim ' .. version)
   else

@@ -6,7 +6,8 @@
 local M = {}
 
 --- The plugin checkout (the directory holding lua/, plugin/, python/, pyproject.toml).
-M.root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
+M.root =
+  vim.fn.fnamemodify((debug.getinfo(1, 'S') --[[@as { source: string }]]).source:sub(2), ':p:h:h:h')
 
 --- Where `:BB7Install` puts bb7's venv.
 ---@return string

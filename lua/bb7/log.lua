@@ -76,7 +76,8 @@ local NOTIFY_LEVELS = {
 function M.one_line(message)
   -- Without a screen (a headless editor, a script) nothing can wait for Enter.
   if #vim.api.nvim_list_uis() == 0 then return message, false end
-  local first, rest = message:match('^([^\n]*)\n?(.*)$')
+  local first = message:match('^[^\n]*') --[[@as string]]
+  local rest = message:sub(#first + 2)
   local room = math.max(20, vim.v.echospace - #'bb7: ')
   if not rest:find('%S') and vim.api.nvim_strwidth(first) <= room then return first, false end
   local more = ' (:BB7Log)'

@@ -117,7 +117,7 @@ end
 --- Ends the review of `buf` (the current buffer by default): the overlay and keys go.
 ---@param buf integer?
 function M.stop(buf)
-  buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
+  if buf == nil or buf == 0 then buf = vim.api.nvim_get_current_buf() end
   local session = H.sessions[buf]
   if not session then return end
   H.sessions[buf] = nil
@@ -304,9 +304,9 @@ function M.jump(buf, direction)
   for _, hunk in ipairs(session.hunks) do
     table.insert(starts, (rows(hunk)))
   end
-  local target = direction > 0 and starts[1] or starts[#starts]
+  local target = starts[direction > 0 and 1 or #starts] --[[@as integer]]
   for i = 1, #starts do
-    local candidate = direction > 0 and starts[i] or starts[#starts + 1 - i]
+    local candidate = starts[direction > 0 and i or #starts + 1 - i] --[[@as integer]]
     if (candidate - row) * direction > 0 then
       target = candidate
       break

@@ -60,7 +60,8 @@ end
 ---@return string?
 function M.confirm(status)
   local facts = require('bb7.vocab').status[status]
-  return facts and facts.needs_force and M.PRESENTATION[status].confirm or nil
+  local row = M.PRESENTATION[status]
+  return facts and facts.needs_force and row and row.confirm or nil
 end
 
 local H = {
@@ -104,7 +105,7 @@ function M.render(buf)
   if entry or vim.b[buf].bb7_status ~= nil then vim.b[buf].bb7_status = status end
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   local signs = require('bb7.config').get().signs
-  if status == '' or not signs.enabled then return end
+  if not entry or status == '' or not signs.enabled then return end
   local function mark(line, spec)
     vim.api.nvim_buf_set_extmark(buf, M.ns, line, 0, {
       sign_text = spec.text,
@@ -129,6 +130,7 @@ end
 function M.jump(direction)
   local entry = H.files[vim.api.nvim_buf_get_name(0)]
   local current = vim.api.nvim_win_get_cursor(0)[1]
+  ---@type integer[]
   local lines = vim.deepcopy(entry and entry.lines or {})
   table.sort(lines, function(a, b) return direction > 0 and a < b or a > b end)
   for _, line in ipairs(lines) do

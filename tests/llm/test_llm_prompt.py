@@ -352,3 +352,28 @@ def test_cache_marks_go_only_where_the_provider_caches_what_is_marked(
     preset: str, model: str, marked: bool
 ) -> None:
     assert explicit_cache(PRESETS[preset], model) is marked
+
+
+def test_the_models_change_and_the_users_edit_after_it_are_two_diffs() -> None:
+    written = BIG.replace("line 7\n", "line seven\n")
+    edited = written.replace("line 90\n", "line ninety\n")
+    history: list[HistoryEntry] = [
+        HistoryTurn(files=[ContextFile("app.py", BIG)]),
+        HistoryMessage("user", "Rename line 7."),
+        HistoryMessage("assistant", "Done."),
+        HistoryEvent(
+            "assistant_wrote", "app.py", file_id=file_id("app.py", written), content=written
+        ),
+        HistoryEvent("user_updated", "app.py"),
+    ]
+    text = user_text(
+        PromptInput(
+            user_text="Thanks.",
+            files=[ContextFile("app.py", BIG.replace("line 90\n", "line ninety\n"))],
+            outputs=[PendingOutput("app.py", edited)],
+            history=history,
+        )
+    )
+    mine, theirs = text.split("@diff ")[1:]
+    assert "by=assistant\n" in mine and "+line seven\n" in mine and "ninety" not in mine
+    assert "by=user\n" in theirs and "+line ninety\n" in theirs and "seven" not in theirs

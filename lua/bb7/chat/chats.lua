@@ -8,6 +8,12 @@ local ui = require('bb7.chat.ui')
 
 M.ns = vim.api.nvim_create_namespace('bb7_chat_list')
 
+---@class bb7.ChatList
+---@field win integer? the float, while open
+---@field buf integer? its buffer, once made
+---@field items table[] { chat = bb7.ChatSummary, excerpt = string? } per line
+---@field query string? the search shown
+---@field controller table? the chat view's controller
 local H = { win = nil, buf = nil, items = {}, query = nil, controller = nil }
 
 local backend = require('bb7.util').backend
@@ -16,7 +22,9 @@ local backend = require('bb7.util').backend
 function M.is_open() return H.win ~= nil and vim.api.nvim_win_is_valid(H.win) end
 
 function M.close()
-  if M.is_open() then vim.api.nvim_win_close(H.win, true) end
+  if M.is_open() then
+    vim.api.nvim_win_close(H.win --[[@as integer]], true)
+  end
   H.win = nil
 end
 
@@ -38,7 +46,7 @@ local function draw(items)
   if #lines == 0 then
     lines = { H.query and ('  no chat matches "%s"'):format(H.query) or '  no chats yet' }
   end
-  local buf = H.buf
+  local buf = H.buf --[[@as integer]] -- made by `open` before any draw
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
@@ -56,7 +64,7 @@ local function draw(items)
   end
   local title = H.query and (' bb7 chats matching "%s" '):format(H.query) or ' bb7 chats '
   if M.is_open() then
-    vim.api.nvim_win_set_config(H.win, { title = title, title_pos = 'center' })
+    vim.api.nvim_win_set_config(H.win --[[@as integer]], { title = title, title_pos = 'center' })
     return
   end
   H.win = require('bb7.chat.layout').float(buf, {
@@ -76,7 +84,7 @@ local function buffer()
   vim.bo[H.buf].filetype = 'bb7_chats'
   vim.b[H.buf].bb7_pane = 'chats'
   vim.bo[H.buf].modifiable = false
-  require('bb7.chat.keys').attach(H.buf, 'chats', H.controller)
+  require('bb7.chat.keys').attach(H.buf, 'chats', H.controller or {})
   for _, lhs in ipairs({ 'q', '<Esc>' }) do
     vim.keymap.set('n', lhs, M.close, { buffer = H.buf, desc = 'bb7: close the chat list' })
   end
@@ -102,7 +110,9 @@ end
 
 local function current()
   if not M.is_open() then return nil end
-  return H.items[vim.api.nvim_win_get_cursor(H.win)[1]]
+  return H.items[
+    vim.api.nvim_win_get_cursor(H.win --[[@as integer]])[1]
+  ]
 end
 
 --- Switches the view to the chat under the cursor.

@@ -81,7 +81,10 @@ local function fresh_highlights(b, parse)
   local highlighter = vim.treesitter.highlighter.active[b]
   if not highlighter then return end
   if parse then pcall(function() highlighter.tree:parse(true) end) end
-  for _, kept in ipairs({ highlighter.parsing, highlighter._highlight_states }) do
+  for _, kept in ipairs({
+    highlighter.parsing,
+    (highlighter --[[@as table]])._highlight_states,
+  }) do
     if type(kept) == 'table' then
       for w in pairs(kept) do
         kept[w] = nil
@@ -176,7 +179,7 @@ local function add_block(lines, group, ns)
   local b, w = buf(), win()
   local count = line_count(b)
   local follow = w == nil or at_end(w, count)
-  local first
+  local first = 1
   edit(b, function()
     if is_empty(b) then
       vim.api.nvim_buf_clear_namespace(b, M.ns, 0, -1) -- the empty chat's hint
@@ -201,6 +204,7 @@ end
 local function append(text)
   local b, w = buf(), win()
   local live = view.state.live
+  if not live then return end
   local last = line_count(b) - 1
   local follow = w == nil or at_end(w, last + 1)
   local col = live.tail
@@ -235,7 +239,7 @@ end
 
 local function close_reasoning()
   local live = view.state.live
-  if live.phase ~= 'reasoning' then return end
+  if not live or live.phase ~= 'reasoning' then return end
   fold(win(), live.fold_start, line_count(buf()))
   live.phase = 'after_reasoning'
 end

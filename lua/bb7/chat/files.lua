@@ -41,7 +41,8 @@ end
 function M.render(panel)
   local buf = view.buf('files')
   H.rows = panel.rows
-  local width = view.win('files') and vim.api.nvim_win_get_width(view.win('files'))
+  local files_win = view.win('files')
+  local width = files_win and vim.api.nvim_win_get_width(files_win)
   local lines = vim.tbl_map(function(row) return fit(row, width) end, panel.rows)
   if #lines == 0 then lines = { '   no files yet: :BB7Add adds one' } end
   vim.bo[buf].modifiable = true

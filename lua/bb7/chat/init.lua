@@ -39,7 +39,9 @@ function M.state() return view.state end
 ---@param pane bb7.Pane
 function M.focus_next(pane)
   for i, name in ipairs(ORDER) do
-    if name == pane then return view.focus(ORDER[i % #ORDER + 1]) end
+    if name == pane then
+      return view.focus(ORDER[i % #ORDER + 1] --[[@as bb7.Pane]])
+    end
   end
 end
 

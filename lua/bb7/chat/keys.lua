@@ -43,7 +43,8 @@ local function review_key(name, default, desc)
   return key(name, default, { 'review' }, 'n', desc, function() end)
 end
 
----@type bb7.KeySpec[] in help order
+--- In help order.
+---@type bb7.KeySpec[]
 M.specs = {
   key(
     'send',

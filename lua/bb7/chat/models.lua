@@ -58,9 +58,9 @@ end
 --- Lets the user choose the active chat's model; `on_set()` runs once it is set.
 ---@param on_set? fun()
 function M.pick(on_set)
-  local stop
+  local stop ---@type fun()?
   stop = require('bb7.events').on('models', function(list)
-    stop()
+    if stop then stop() end
     if set(list.error) then return notify(list.error, 'error') end
     if set(list.warning) then notify(list.warning, 'warn') end
     M.ids = vim.tbl_map(function(m) return m.id end, list.models)

@@ -50,7 +50,7 @@ function M.pick(redraw)
   M.load(function()
     if #H.files == 0 then return require('bb7.chat.ui').say('no project files to add', 'warn') end
     local opts = { prompt = 'bb7: add to the chat', kind = 'bb7.file' }
-    require('bb7.chat.ui').select(H.files, opts, function(path)
+    require('bb7.chat.ui').select(H.files or {}, opts, function(path)
       if path then M.add(path, redraw) end
     end)
   end, true)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Literal
 
+import msgspec
+
 from bb7.llm.prompt import (
     ContextFile,
     HistoryEntry,
@@ -121,6 +123,8 @@ def history(
         for part in message.parts:
             if isinstance(part, EventPart):
                 event = history_event(part.event)
+                if event is not None and blob is not None and event.action == "assistant_wrote":
+                    event = msgspec.structs.replace(event, content=blob(part.event.blob))
                 if event is not None:
                     entries.append(event)
     return entries

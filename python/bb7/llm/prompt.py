@@ -116,6 +116,8 @@ class HistoryEvent(msgspec.Struct, frozen=True, tag="event", tag_field="type"):
     # A rejected hunk's reason (one line); an amended hunk's `-` proposed / `+` taken lines.
     reason: str | None = None
     diff: str | None = None
+    # assistant_wrote: the text the model wrote, shown after the event as its diff.
+    content: str | None = None
 
 
 class HistoryTurn(msgspec.Struct, frozen=True, tag="turn", tag_field="type"):
@@ -403,24 +405,28 @@ class _History:
             self.changed_by[entry.path] = (
                 "assistant" if entry.action == "assistant_wrote" else "user"
             )
+            if entry.action == "assistant_wrote" and entry.content is not None:
+                # The model's change by itself, so a later diff holds only the user's.
+                written = FileBlock(
+                    id=_id(entry.path, entry.content, entry.file_id),
+                    path=entry.path,
+                    mode="rw",
+                    status="pending_output",
+                )
+                self._show(written, entry.content, "assistant")
+                del self.changed_by[entry.path]
 
     def turn(self, files: list[ContextFile], outputs: list[PendingOutput]) -> list[FileBlock]:
         """Show what changed in `files` since the model last saw them; ends a history part."""
         current = _current_files(files, outputs, global_chat=self.global_chat)
         keys = set()
         for block, content in current:
-            key = (block.path, block.start_line, block.end_line)
-            keys.add(key)
-            seen = self.seen.get(key)
-            if seen is not None and seen.file_id == block.id:
-                continue
-            if seen is not None and self.diffs and self._diff(block, content, seen):
-                continue
-            self.n += 1
-            text = _render_block(self.n, block, content)
-            self.out.append(text)
-            self.parts.append(PromptPart("file", estimate_tokens(text), block.path))
-            self.seen[key] = _Seen(block.id, content, len(text))
+            keys.add((block.path, block.start_line, block.end_line))
+            # Unannounced changes of the model's version are its own (a failed answer's partial).
+            by = self.changed_by.get(block.path) or (
+                "user" if block.status == "original" else "assistant"
+            )
+            self._show(block, content, by)
         for key in set(self.seen) - keys:
             del self.seen[key]
         self.changed_by.clear()
@@ -435,13 +441,24 @@ class _History:
             self.turns[0] = SECTION_HISTORY + "\n\n" + self.turns[0]
         return self.turns
 
-    def _diff(self, block: FileBlock, content: str, seen: _Seen) -> bool:
+    def _show(self, block: FileBlock, content: str, by: DiffAuthor) -> None:
+        """Show a file the model has not seen in this version: a diff against the version it
+        saw, or the whole file."""
+        key = (block.path, block.start_line, block.end_line)
+        seen = self.seen.get(key)
+        if seen is not None and seen.file_id == block.id:
+            return
+        if seen is not None and self.diffs and self._diff(block, content, seen, by):
+            return
+        self.n += 1
+        text = _render_block(self.n, block, content)
+        self.out.append(text)
+        self.parts.append(PromptPart("file", estimate_tokens(text), block.path))
+        self.seen[key] = _Seen(block.id, content, len(text))
+
+    def _diff(self, block: FileBlock, content: str, seen: _Seen, by: DiffAuthor) -> bool:
         """Show the change as a diff, unless the diffs since the block would outgrow it."""
         hunks = _hunks(seen.content, content)
-        # Unannounced changes of the model's version are its own (a failed answer's partial).
-        by = self.changed_by.get(block.path) or (
-            "user" if block.status == "original" else "assistant"
-        )
         head = f"{DIFF_OPEN} n={self.n + 1} path={block.path}{_lines(block)}"
         text = f"{head} file_id={block.id} prev_file_id={seen.file_id} by={by}\n"
         text += f"{hunks}{DIFF_CLOSE}\n\n"
