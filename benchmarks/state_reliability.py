@@ -3,13 +3,19 @@
 Runs add, remove, update, local edits (including line-ending-only ones), model outputs (through
 `record_outputs`, sometimes against stale bases), apply (plain, forced, merged, raced by a local
 edit), apply all, discard, vimdiff-style merges, undo, sending, fork, edit-message, read-only
-toggles, restarts (reopening the database) and real crashes (a child process SIGKILLed while it
-applies; the next open settles the interrupted apply) against a project in a temp dir. After
-every operation it checks:
+toggles, restarts (reopening the database), real crashes (a child process SIGKILLed at a random
+moment while it applies, forced or rebased onto the user's edits, undoes an apply, or records
+a model's answer; half the time the user edits the file before the next open, as when the
+editor's host dies and they keep typing) and a second writer (another program writes the file
+while an apply is stopped before its rename) against a project in a temp dir. After every
+operation it checks:
 
 - every project file holds exactly what a simple model says (no local change is lost unless
   the user applied over it explicitly),
 - every status equals the model's own status rules,
+- after a crash: the file is the old or the new text, the text an apply replaced is kept in its
+  undo record, the model's output is pending or applied, no temp file is left, and the
+  database opens (the next open settles what the killed process left),
 - `PRAGMA integrity_check` and `foreign_key_check` find nothing.
 
 Usage: python benchmarks/state_reliability.py [--ops N] [--seed S]
@@ -29,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bb7.fsio import STOP_ENV
 from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text
@@ -57,18 +64,34 @@ WEIGHTS = {
     "fork": 2,
     "edit_message": 2,
     "restart": 2,
-    "crash_apply": 0.5,
+    "crash_apply": 1,
+    "crash_undo": 1,
+    "crash_chat": 0.5,
+    "second_writer": 0.5,
 }
 
 PATHS = ["a.txt", "b.txt", "dir/c.txt", "d.txt", "new1.txt", "dir/new2.txt"]
 SECTION = ("a.txt", 1, 2)
 
-_CRASH_APPLY = """
+# A real process applies (forced, or rebased onto the user's edits), undoes an apply, or
+# records a model's answer (a chat's user message and its outputs), and is SIGKILLed at a
+# random moment, or stopped before its rename while a second writer writes the file.
+_CHILD = """
 import sys
 from pathlib import Path
-from bb7.state.outputs import apply_output
+from bb7.state import chats
+from bb7.state.outputs import apply_output, undo_apply
+from bb7.state.responses import record_outputs
 from bb7.state.store import init_project
-apply_output(init_project(Path(sys.argv[1])), sys.argv[2], sys.argv[3], force=True)
+root, chat_id, action, path = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+store = init_project(root)
+if action == "apply":
+    print(apply_output(store, chat_id, path, force=sys.argv[5] == "force"), flush=True)
+elif action == "undo":
+    print(undo_apply(store, chat_id, path), flush=True)
+else:
+    chats.append_user_message(store, chat_id, "a request")
+    print(record_outputs(store, chat_id, {path: sys.argv[5]}), flush=True)
 """
 
 
@@ -109,8 +132,17 @@ class Model:
         output = self.outputs.get(path)
         pending = output is not None and not same_text(output, entry.snapshot)
         if pending:
-            return "~M" if out_of_sync else "M"
+            return "M" if not out_of_sync or self.rebased(path) is not None else "~M"
         return "~" if out_of_sync else ""
+
+    def rebased(self, path: str) -> str | None:
+        """The output rebased onto the user's edits, when they touch other lines (status M:
+        a plain apply writes this); None when they overlap or there is nothing to rebase."""
+        entry, local, output = self.entries.get(path), self.local.get(path), self.outputs[path]
+        if entry is None or local is None:
+            return None
+        merged = merge3(entry.snapshot, local, output)
+        return None if merged.conflicts else merged.text
 
     def expected_statuses(self) -> dict[tuple[str, int], str]:
         rows = {(p, 0): self.status(p) for p in set(self.entries) | set(self.outputs)}
@@ -204,7 +236,12 @@ class Run:
         if self.model.local.get(path) is None:
             self.expect_refused(got, "missing", f"add {path}")
             return
-        if path in self.model.entries:
+        entry = self.model.entries.get(path)
+        if entry is not None:  # adding it again brings its snapshot up to date
+            if entry.readonly:
+                self.expect_refused(got, "exists", f"add {path} (read-only)")
+            else:
+                self.updated(path, got, f"add {path} again")
             return
         if self.expect_ok(got, f"add {path}"):
             self.model.entries[path] = Entry(self.model.local[path] or "")
@@ -234,10 +271,14 @@ class Run:
         if local is None:
             self.expect_refused(got, "missing", f"update {path}")
             return
+        self.updated(path, got, f"update {path}")
+
+    def updated(self, path: str, got: object, what: str) -> None:
+        """The model after an update of `path` (which exists locally and in the context)."""
         if isinstance(got, Problem) and got.kind == "conflict" and path in self.model.outputs:
             return  # overlapping edits: refused, nothing changed
-        if self.expect_ok(got, f"update {path}"):
-            entry.snapshot = local
+        if self.expect_ok(got, what):
+            self.model.entries[path].snapshot = self.model.local[path] or ""
             if path in self.model.outputs:
                 self.read_store_output(path)
 
@@ -338,14 +379,11 @@ class Run:
             return
         output = self.model.outputs[path]
         if mode != "force" and self.model.would_lose_local(path):
-            entry = self.model.entries.get(path)
-            local = self.model.local.get(path)
-            if mode == "merge" and entry is not None and local is not None:
-                merged = merge3(entry.snapshot, local, output)
-                if not merged.conflicts:
-                    if self.expect_ok(got, what):
-                        self._applied(path, merged.text)
-                    return
+            rebased = self.model.rebased(path)
+            if rebased is not None:
+                if self.expect_ok(got, what):
+                    self._applied(path, rebased)
+                return
             kind = "exists"
             if path in self.model.entries:
                 kind = "gone" if self.model.local.get(path) is None else "conflict"
@@ -360,7 +398,10 @@ class Run:
             if report.applied != expected.get(report.path):
                 self.violation(f"apply all {report.path}: {report.message}")
             elif report.applied:
-                self._applied(report.path, self.model.outputs[report.path])
+                rebased = None
+                if self.model.would_lose_local(report.path):
+                    rebased = self.model.rebased(report.path)
+                self._applied(report.path, rebased or self.model.outputs[report.path])
 
     def op_discard(self) -> None:
         path = self.rng.choice(PATHS)
@@ -490,41 +531,141 @@ class Run:
         self.store.close()
         self.store = init_project(self.root)
 
-    def op_crash_apply(self) -> None:
-        """A real process applies (forced) and is SIGKILLed at a random moment."""
-        if not self.model.outputs:
-            return
-        path = self.rng.choice(sorted(self.model.outputs))
-        before = self.model.local.get(path)
-        output = self.model.outputs[path]
+    def _child(self, *args: str, stop: bool = False) -> subprocess.Popen[bytes]:
         self.store.close()
-        child = subprocess.Popen(
-            [sys.executable, "-c", _CRASH_APPLY, str(self.root), self.chat_id, path]
-        )
+        env = dict(os.environ, **({STOP_ENV: "after_temp_write"} if stop else {}))
+        command = [sys.executable, "-c", _CHILD, str(self.root), self.chat_id, *args]
+        return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+
+    def _kill_at_random(self, child: subprocess.Popen[bytes]) -> None:
         time.sleep(self.rng.uniform(0.0, 0.15))
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
         child.wait()
-        # The next open settles the interrupted apply: finished if the file was replaced (undo
-        # brings the old text back), else rolled back; either way no temp file is left.
+
+    def _reopen(self, path: str) -> None:
+        """The next open after a kill: settle what the child left, remove its temp files."""
         self.store = init_project(self.root)
         recover(self.store)
         leftovers = list((self.root / path).parent.glob("*.bb7-tmp"))
         if leftovers:
-            self.violation(f"crash apply {path}: temp files left {leftovers}")
+            self.violation(f"crash {path}: temp files left {leftovers}")
             for leftover in leftovers:
                 leftover.unlink()
+
+    def _disk(self, path: str) -> str | None:
         target = self.root / path
-        disk = target.read_bytes().decode("utf-8") if target.exists() else None
-        if disk not in (before, output):
-            self.violation(f"crash apply {path}: the file is neither old nor new")
-            self.model.local[path] = disk
-            self.resync()
+        return target.read_bytes().decode("utf-8") if target.exists() else None
+
+    def _maybe_edit_after_crash(self, path: str) -> str | None:
+        """Half the time the user edits the file before the next bb7 command (the host died,
+        they kept typing); returns what the file held before that edit."""
+        disk = self._disk(path)
+        if disk is not None and self.rng.random() < 0.5:
+            self.write_local(path, disk + f"typed after the crash {self.rng.randrange(10**6)}\n")
+        return disk
+
+    def op_crash_apply(self) -> None:
+        """A forced or rebased apply, killed; maybe an edit before the next open."""
+        if not self.model.outputs:
             return
+        path = self.rng.choice(sorted(self.model.outputs))
+        before, output = self.model.local.get(path), self.model.outputs[path]
+        force = self.rng.random() < 0.6 or self.model.rebased(path) is None
+        if not force and self.model.would_lose_local(path):
+            output = self.model.rebased(path) or output
+        elif not force and self.model.status(path) not in ("M", "A"):
+            return
+        self._kill_at_random(self._child("apply", path, "force" if force else "plain"))
+        written = self._maybe_edit_after_crash(path)
+        if written not in (before, output):
+            self.violation(f"crash apply {path}: the file is neither old nor new")
+        self._reopen(path)
+        edited = self.model.local.get(path) != written
         if self.store.output(self.chat_id, path) is None:
-            self._applied(path, output)  # the child committed, or recovery finished the apply
-        elif disk != before:
+            # Finished (by the child or by recovery): the user's text is kept for undo.
+            self.model.local[path] = before
+            self._applied(path, output)
+            self.model.local[path] = self._disk(path)
+            self._check_kept(path, before, "crash apply")
+        elif written == output and before != output and not edited:
             self.violation(f"crash apply {path}: the file was replaced, the output is pending")
+        elif written == output and before != output and before is not None:
+            self.violation(f"crash apply {path}: replaced and edited, the old text is lost")
+
+    def _check_kept(self, path: str, before: str | None, what: str) -> None:
+        """The text an apply replaced stays in its undo record until undone."""
+        record = self.store.last_undo(self.chat_id, path)
+        kept = None if record is None or record.prev_local is None else record.prev_local
+        if (None if kept is None else self.store.blob(kept)) != before:
+            self.violation(f"{what} {path}: the text it replaced is not kept for undo")
+
+    def op_crash_undo(self) -> None:
+        """An undo, killed; maybe an edit before the next open."""
+        candidates = [
+            p
+            for p, stack in self.model.undo.items()
+            if stack
+            and p not in self.model.outputs
+            and same_text(self.model.local.get(p), stack[-1].written)
+        ]
+        if not candidates:
+            return
+        path = self.rng.choice(sorted(candidates))
+        last = self.model.undo[path][-1]
+        before = self.model.local.get(path)
+        self._kill_at_random(self._child("undo", path))
+        written = self._maybe_edit_after_crash(path)
+        if written not in (before, last.prev_local):
+            self.violation(f"crash undo {path}: the file is neither old nor new")
+        self._reopen(path)
+        if self.store.output(self.chat_id, path) is not None:  # the undo finished
+            self.model.undo[path].pop()
+            self.model.local[path] = self._disk(path)
+            if last.prev_entry is None:
+                self.model.entries.pop(path, None)
+            else:
+                self.model.entries[path] = last.prev_entry
+            self.model.outputs[path] = last.prev_output
+        elif written != before:
+            # Rolled back after the file was put back: both texts must still be in the record.
+            record = self.store.last_undo(self.chat_id, path)
+            if record is None or self.store.blob(record.written) != last.written:
+                self.violation(f"crash undo {path}: the model's text is lost")
+            self._check_kept(path, last.prev_local, "crash undo")
+
+    def op_crash_chat(self) -> None:
+        """A model's answer being recorded (user message, outputs), killed: all or nothing."""
+        candidates = [p for p in PATHS if not self._readonly(p)]
+        path = self.rng.choice(candidates)
+        base = self.model.entries.get(path)
+        text = self.mutate(base.snapshot if base is not None else self.random_text())
+        self._kill_at_random(self._child("record", path, text))
+        self._reopen(path)
+        got = self.store.output(self.chat_id, path)
+        if got is not None and self.store.blob(got.blob) == text:
+            self.model.outputs[path] = text
+        elif got is not None and self.model.outputs.get(path) != self.store.blob(got.blob):
+            self.violation(f"crash chat {path}: a pending output neither old nor new")
+
+    def op_second_writer(self) -> None:
+        """Another program writes the file while an apply writes it: the apply is refused."""
+        rows = [p for p in self.model.outputs if self.model.status(p) == "M"]
+        if not rows:
+            return
+        path = self.rng.choice(sorted(rows))
+        child = self._child("apply", path, "plain", stop=True)
+        _, status = os.waitpid(child.pid, os.WUNTRACED)
+        if os.WIFSTOPPED(status):
+            theirs = self.random_text()
+            self.write_local(path, theirs)
+            os.kill(child.pid, signal.SIGCONT)
+            child.wait()
+        else:  # it wrote nothing (e.g. the rebase found nothing to do): just reopen
+            child.returncode = os.waitstatus_to_exitcode(status)
+        self._reopen(path)
+        if self.store.output(self.chat_id, path) is None:
+            self.violation(f"second writer {path}: the apply went ahead over the other write")
 
     # -- invariants ---------------------------------------------------------------------------
 

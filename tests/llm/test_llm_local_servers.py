@@ -180,3 +180,29 @@ def test_recorded_local_streams_are_there_or_the_extra_is_skipped() -> None:
     if not WIRE.is_dir():
         pytest.skip(f"{WIRE} is absent: the recorded local streams are an extra")
     assert _recordings(), f"{WIRE} holds no ollama-*.sse or llamacpp-*.sse"
+
+
+def test_ollama_s_error_string_in_the_stream_is_shown_with_what_to_check() -> None:
+    error_event = {"data": {"error": "an error was encountered while running the model"}}
+    with LLMServer([stream(text_chunk("Par"), error_event, done=False)]) as server:
+        error = _fails(_client(server.base_url))
+    assert error.message == (
+        f"Ollama at {server.base_url.split('/')[2]} reported an error: an error was encountered "
+        "while running the model. Check the log of `ollama serve` (or `journalctl -u ollama`) "
+        "and that the model fits in memory. The partial answer is kept."
+    )
+
+
+def test_llama_cpp_s_error_field_before_done_is_an_error_not_a_complete_answer() -> None:
+    # llama-server sends a streaming error as an `error:` SSE line, then `data: [DONE]`.
+    error_line = {
+        "raw": 'error: {"code": 500, "message": "failed to decode the batch", "type": '
+        '"server_error"}\n\n'
+    }
+    with LLMServer([stream(text_chunk("Par"), error_line)]) as server:
+        error = _fails(_client(server.base_url, "llamacpp"))
+    assert error.message == (
+        f"llama.cpp server at {server.base_url.split('/')[2]} reported an error: failed to decode "
+        "the batch (code 500). Check llama-server's output and that the model fits in memory. "
+        "The partial answer is kept."
+    )

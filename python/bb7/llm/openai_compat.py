@@ -592,7 +592,7 @@ class _Worker:
         )
 
     def _read_stream(self, pieces: Iterator[bytes]) -> _Complete | _Failure:
-        decoder = SSEDecoder()
+        decoder = _Decoder()
         watchdog = self.watchdog
         for piece in pieces:
             if self.handle.cancelled:
@@ -736,6 +736,19 @@ class _Worker:
         if self.acc.emitted:
             message += _KEPT
         return _Failure(kind, message, retryable=True)
+
+
+class _Decoder(SSEDecoder):
+    """The SSE decoder, also reading llama.cpp's streaming error: llama-server sends it as an
+    `error: {...}` line (a field SSE does not define), then `data: [DONE]`; skipped like other
+    fields, a failed answer would look complete. It becomes the `data: {"error": {...}}` chunk
+    it means, which `_payload` reports."""
+
+    def _line(self, line: bytes, out: list[bytes]) -> None:
+        if line.startswith(b"error:"):
+            value = line[len(b"error:") :].strip() or b'""'
+            line = b'data: {"error": ' + value + b"}"
+        super()._line(line, out)
 
 
 def _cancelled() -> _Failure:
