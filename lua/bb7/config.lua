@@ -322,10 +322,10 @@ do
 end
 
 -- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
--- Declared once, with where they apply and what they run, in `lua/bb7/chat/keys.lua`; each is
--- an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
+-- Declared once, with where they apply, in `lua/bb7/keys.lua` (data: no pane is loaded); each
+-- is an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
 M.keys = {}
-for _, key in ipairs(require('bb7.chat.keys').specs) do
+for _, key in ipairs(require('bb7.keys').specs) do
   table.insert(M.keys, { key.name, key.default, key.desc })
   table.insert(M.schema, {
     name = 'keys.' .. key.name,

@@ -110,3 +110,27 @@ def test_a_changed_line_new_spells_as_the_file_does_is_kept_where_old_was_damage
     old = "extern int f (int a,\n \t\t int b);\nint g;"  # a blank crept in before the tabs
     new = "extern int f (int a,\n\t\t int b2);\nint g;"  # the file's own indentation
     assert applied(file, old, new).content == file.replace("b)", "b2)")
+
+
+# --- tab-indented files re-indented with spaces ---------------------------------------------------
+
+
+def test_an_added_line_at_its_neighbours_depth_takes_its_tabs_and_alignment_blanks() -> None:
+    file = "int f (int a,\n\t\t\t int b);\nint g;\n"
+    old = "int f (int a,\n                         int b);"  # 3 tabs + 1 blank at width 8
+    new = old + "\n                         /* note */"
+    assert applied(file, old, new).content == file.replace("b);\n", "b);\n\t\t\t /* note */\n")
+
+
+def test_the_width_that_explains_every_line_beats_the_file_declared_one() -> None:
+    file = "# vim: ts=8\nclass A:\n\tdef f(self):\n\t\tif x:\n\t\t\ty()\n"
+    old = "    def f(self):\n        if x:\n            y()"  # four blanks a level
+    new = old + "\n        z()"
+    assert applied(file, old, new).content == file + "\t\tz()\n"
+
+
+def test_a_dedented_old_whose_new_sits_at_the_file_depth_keeps_new_as_sent() -> None:
+    file = "class A:\n    def f(self):\n        return 1\n\nx = 1\n"
+    old = "def f(self):\nreturn 1\n\nx = 1"  # every line lost its indentation
+    new = "    def f(self):\n        return 2\nassert x\n\nx = 1"  # but new has the file's
+    assert applied(file, old, new).content == file.replace("return 1\n", "return 2\nassert x\n")

@@ -26,21 +26,22 @@ def render(columns: int, style: str, tab: int) -> str:
     return " " * columns
 
 
-def pick_tab_width(pairs: list[tuple[str, str]]) -> int:
+def pick_tab_width(pairs: list[tuple[str, str]], known: int | None = None) -> int:
     """The tab width under which (old indent, file indent) pairs differ by the most uniform shift.
 
     Models often send four spaces where the file has a tab (or the reverse); the right width is
-    the one that makes the per-line shift agree.
+    the one that makes the per-line shift agree. `known` (the file's own width, declared or
+    inferred from its alignment) wins when it explains as many lines as any other width.
     """
     if not any("\t" in a or "\t" in b for a, b in pairs):
-        return 4
-    best, best_score = 4, (-1, False)
-    for tab in (4, 2, 8, 3):
+        return known or 4
+    best, best_score = known or 4, (-1, False, False)
+    for tab in dict.fromkeys((known or 4, 4, 2, 8, 3)):
         deltas = Counter(width(f, tab) - width(o, tab) for o, f in pairs)
         top, count = deltas.most_common(1)[0] if deltas else (0, 0)
-        # Equal agreement: the width under which `old` is not shifted at all (the model only
-        # wrote each tab as spaces) is the likelier one.
-        score = (count, top == 0)
+        # Equal agreement: the file's own width, then the width under which `old` is not
+        # shifted at all (the model only wrote each tab as spaces), is the likelier one.
+        score = (count, tab == known, top == 0)
         if score > best_score:
             best, best_score = tab, score
     return best

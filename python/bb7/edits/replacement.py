@@ -40,8 +40,8 @@ def build_lines(
     opcodes = line_opcodes(old_lines, new_lines)
     if all(leading(old_lines[i]) == leading(window[m]) for i, m in pairs.items()):
         return _assemble(opcodes, old_lines, new_lines, window, mapping, None)
-    tab = tab_width or pick_tab_width(
-        [(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()]
+    tab = pick_tab_width(
+        [(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()], tab_width
     )
     delta = {
         i: width(leading(window[m]), tab) - width(leading(old_lines[i]), tab)
@@ -56,8 +56,13 @@ def build_lines(
     )
     first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
     # `old` with no indentation at all against an indented window was dedented as a whole: as
-    # systematic as a uniform shift, though each line lost a different amount.
-    dedented = all(not leading(old_lines[i]) for i in pairs) and any(delta.values())
+    # systematic as a uniform shift, though each line lost a different amount. Unless `new`
+    # was not: a changed line of it already at its file line's (non-zero) depth.
+    dedented = (
+        all(not leading(old_lines[i]) for i in pairs)
+        and any(delta.values())
+        and not _new_at_file_depth(opcodes, new_lines, window, pairs, tab)
+    )
     active = shift != 0 or restyle or dedented
     plan = _Reindent(shift, active, delta, tab, style or " ", first_fix and not dedented)
     plan.positional = any(tag == "equal" for tag, *_ in opcodes)
@@ -77,12 +82,14 @@ class _Reindent:
         # a particular old line, so `new` keeps its own relative structure (one global shift).
         self.positional = True
 
-    def line(self, text: str, old_index: int | None, target: int | None, inserted: bool) -> str:
+    def line(self, text: str, old_index: int | None, near: str | None, inserted: bool) -> str:
         """`text` re-indented. `old_index` is the old line it replaces (or, when `inserted`, the
-        old line it follows) and `target` that old line's indentation width in the file."""
+        old line it follows) and `near` that old line's indentation in the file: a line landing
+        at its depth takes its exact whitespace (tabs and alignment blanks as they are)."""
         if not text.strip():
             return text
         own = width(leading(text), self.tab)
+        target = width(near, self.tab) if near is not None else None
         local = self.delta.get(old_index) if old_index is not None else None
         if self.first and old_index == 0 and not inserted:
             amount = self.delta[0]
@@ -96,6 +103,8 @@ class _Reindent:
             # A changed line lands where its counterpart sits in the file by the global shift
             # or by its own line's shift; when by neither, it changed depth on purpose.
             amount = self.shift if own + self.shift == target else local
+        if near is not None and own + amount == target:
+            return near + text.lstrip(" \t")
         return render(own + amount, self.style, self.tab) + text.lstrip(" \t")
 
     def keeps_file_indent(self, old_index: int) -> bool:
@@ -143,8 +152,8 @@ def _assemble(
                 # tabs and alignment spaces as they are, whatever the tab width.
                 out.append(leading(window[m]) + text.lstrip(" \t"))
                 continue
-            target = width(leading(window[m]), plan.tab) if m is not None else None
-            out.append(plan.line(text, i if i >= 0 else None, target, inserted))
+            near = leading(window[m]) if m is not None else None
+            out.append(plan.line(text, i if i >= 0 else None, near, inserted))
     return out
 
 
@@ -277,6 +286,23 @@ def _shift_for_new(
     top = max(votes.values())
     tied = [s for s, c in votes.items() if c == top]
     return 0 if 0 in tied else min(tied, key=abs)
+
+
+def _new_at_file_depth(
+    opcodes: Opcodes, new_lines: list[str], window: list[str], pairs: dict[int, int], tab: int
+) -> bool:
+    """Whether a changed line of `new` sits at the indented depth of the file line its old
+    line matched (pairing replaced lines in order)."""
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag != "replace":
+            continue
+        for t in range(min(i2 - i1, j2 - j1)):
+            i, line = i1 + t, new_lines[j1 + t]
+            if i in pairs and line.strip():
+                depth = width(leading(window[pairs[i]]), tab)
+                if depth and width(leading(line), tab) == depth:
+                    return True
+    return False
 
 
 def _first_line_copied_mid_line(
