@@ -119,6 +119,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/install.py
 	$(BIN)/python benchmarks/review.py
 	$(BIN)/python benchmarks/chat_cost.py
+	$(BIN)/python benchmarks/chat_turns.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache doc/tags
