@@ -497,7 +497,8 @@ def _response(end: llm.Done, turn: Turn) -> tuple[Response, bool]:
         return Response(text=end.text, tool_calls=calls), False
     if not calls:
         files = {path: state.content for path, state in turn.files.items()}
-        found = text_edits(end.text, files)
+        readonly = [path for path, state in turn.files.items() if not state.writable]
+        found = text_edits(end.text, files, readonly)
         if found is not None:
             return found, True
     return Response(tool_calls=calls), False
