@@ -83,7 +83,7 @@ local function highlights()
   )
 end
 
--- The chat view's keys per pane, from lua/bb7/chat/keys.lua and their options.
+-- The chat view's keys per pane, from lua/bb7/keys.lua and their options.
 local function chat_keys()
   local keys = require('bb7.chat.keys')
   local out = {}

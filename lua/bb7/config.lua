@@ -153,7 +153,8 @@ support gets text blocks whatever the mode.]],
 and the provider's quirks (how reasoning effort is sent, longer time limits
 for a server on this machine). `provider = 'ollama'` is short for
 `provider = { preset = 'ollama' }`. When nil: the preset whose host
-`base_url` is on, else 'openrouter'. 'anthropic' and 'gemini' are their
+`base_url` is on (on this machine, the local preset of its port:
+localhost:11434 is 'ollama'), else 'openrouter'. 'anthropic' and 'gemini' are their
 OpenAI-compatible endpoints; 'ollama', 'llamacpp', 'lmstudio' and 'vllm'
 are servers on this machine at their usual ports (no key; vLLM's
 `$VLLM_API_KEY` when set).]],
@@ -322,10 +323,10 @@ do
 end
 
 -- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
--- Declared once, with where they apply and what they run, in `lua/bb7/chat/keys.lua`; each is
--- an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
+-- Declared once, with where they apply, in `lua/bb7/keys.lua` (data: no pane is loaded); each
+-- is an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
 M.keys = {}
-for _, key in ipairs(require('bb7.chat.keys').specs) do
+for _, key in ipairs(require('bb7.keys').specs) do
   table.insert(M.keys, { key.name, key.default, key.desc })
   table.insert(M.schema, {
     name = 'keys.' .. key.name,

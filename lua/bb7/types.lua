@@ -221,7 +221,8 @@
 ---
 --- `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
 --- one line each. Not `ok` without edits means the send itself failed: `kind` says how
---- (`cancelled`, `auth`, `connection`, ...) and `message` what to do.
+--- (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `usage`: what its
+--- requests took and cost, when any was made.
 ---@class bb7.SendDone
 ---@field request_id string
 ---@field ok boolean
@@ -229,6 +230,7 @@
 ---@field errors string[]
 ---@field kind string
 ---@field message string
+---@field usage? bb7.Usage
 
 --- The file changes of a response failed (sent before its `done`): every error, and
 --- whether the retry context was saved for the next send.
@@ -305,6 +307,19 @@
 ---@field type 'title'
 ---@field chat_id string
 ---@field title string
+
+--- What a send's requests took: tokens in (`cached_tokens` of them read from the provider's
+--- prompt cache, `cache_write_tokens` written to it) and out, `cost` and `saved` (by the
+--- cache, against full price) in USD, seconds to the `first_token` and in all (`duration`).
+---@class bb7.Usage
+---@field prompt_tokens integer
+---@field completion_tokens integer
+---@field cached_tokens integer
+---@field cache_write_tokens integer
+---@field cost number
+---@field saved number
+---@field first_token number
+---@field duration number
 
 --- One failed tool call or edit: `block` its place in the answer, `edit` the edit inside
 --- it, `line` the block's first line in the answer; `message` is written for the model.

@@ -396,7 +396,7 @@ def test_an_edit_away_from_the_change_is_kept_and_a_rejection_reason_reaches_the
     assert cli("chat", *args, "Fine?").returncode == 0
     prompt = _prompt(server.chat_requests()[-1])
     assert "action=user_rejected_hunk path=app.py" in prompt
-    assert 'lines=4-4 reason="2 is the answer"' in prompt
+    assert 'lines=4-4 reason="2 is the answer"\n-    return 2\n+    return 3\n' in prompt
 
 
 def _answered_by(model: str, *steps: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from bb7.formats.apply import ApplyError
 from bb7.host.protocol import convert
 from bb7.host.protocol import events as wire
 from bb7.llm.models import ModelInfo, Pricing
+from bb7.state.records import Usage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,6 +78,22 @@ def test_a_failed_send_ends_with_its_kind_and_the_way_on_without_a_key() -> None
     done = convert.send_done("r1", ev.Failed("c1", "auth", "no API key"), str)
     assert (done.ok, done.kind) == (False, "auth")
     assert done.message.startswith("no API key") and ":BB7Paste" in done.message
+
+
+def test_a_done_send_brings_its_usage_with_the_cache_and_its_cost() -> None:
+    usage = Usage(prompt_tokens=12_500, cached_tokens=11_000, cost=0.0087, saved=0.0294)
+    done = convert.send_done("r1", ev.Done("c1", True, 7, "Hi.", usage=usage), str)
+    sent = msgspec.msgpack.decode(msgspec.msgpack.encode(done))
+    assert sent["usage"] == {
+        "prompt_tokens": 12_500,
+        "completion_tokens": 0,
+        "cached_tokens": 11_000,
+        "cache_write_tokens": 0,
+        "cost": 0.0087,
+        "saved": 0.0294,
+        "first_token": 0.0,
+        "duration": 0.0,
+    }
 
 
 def test_models_reach_lua_as_wire_models() -> None:

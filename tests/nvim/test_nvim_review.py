@@ -144,7 +144,7 @@ def test_amend_one_hunk_reject_one_for_a_reason_and_apply_the_rest_around_an_edi
     done = [(e.action, e.diff, e.reason) for e in events if e.action.endswith("_hunk")]
     assert done == [
         ("user_amended_hunk", "-c2 = 'model'\n+c2 = 'mine'\n", ""),
-        ("user_rejected_hunk", "", "not c5"),
+        ("user_rejected_hunk", "-c5 = 5\n+c5 = 'model'\n", "not c5"),
     ]
 
 

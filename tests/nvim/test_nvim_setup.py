@@ -99,12 +99,14 @@ def test_setup_twice_replaces_the_config_and_keeps_one_set_of_autocmds(launch: A
     assert (config["layout"], config["diff_mode"]) == ("tab", "off")
 
 
-def test_setup_starts_no_process(launch: Any) -> None:
+def test_setup_starts_no_process_and_loads_no_pane(launch: Any) -> None:
     nvim = launch()
     nvim.exec_lua(SETUP, {})
     assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
     channels = nvim.api.list_chans()
     assert [c for c in channels if c.get("stream") == "job"] == []
+    # The options of the chat view's keys come from their declarations, not the view.
+    assert nvim.exec_lua("return package.loaded['bb7.chat.keys'] == nil") is True
 
 
 def test_unknown_options_are_named_in_a_warning(launch: Any) -> None:

@@ -1,11 +1,7 @@
---- The chat view's keys, declared once: name, default, panes, mode, action and description of
---- each. `lua/bb7/config.lua` makes a `keys.<name>` option of each (|bb7-config|), and each
---- mapping's desc is its description, so which-key, `:map`, the `?` help popup and the help
---- file all say the same. Actions get the pane they run in and the view's controller.
+--- The chat view's keys: what each key declared in `bb7.keys` for a pane of the view (or its
+--- chat list) does, mapping them in the panes' buffers, and the `?` help popup. Actions get
+--- the pane they run in and the view's controller.
 local M = {}
-
-local VIEW = { 'conversation', 'input', 'files' }
-local EVERYWHERE = { 'conversation', 'input', 'files', 'chats' }
 
 local function files() return require('bb7.chat.files') end
 local function conversation() return require('bb7.chat.conversation') end
@@ -15,332 +11,53 @@ local function chats() return require('bb7.chat.chats') end
 ---@field pane string the pane the key was pressed in
 ---@field view table the controller (`bb7.chat`): refresh, close, focus_next, ...
 
----@class bb7.KeySpec
----@field name string the option name (`keys.<name>`)
----@field default string|false
----@field panes string[]
----@field mode 'n'|'i'
----@field desc string what the key does (mapping desc, help popup, help file)
----@field action fun(ctx: bb7.KeyContext)
-
----@param name string
----@param default string|false
----@param panes string[]
----@param mode 'n'|'i'
----@param desc string
----@param action fun(ctx: bb7.KeyContext)
----@return bb7.KeySpec
-local function key(name, default, panes, mode, desc, action)
-  return { name = name, default = default, panes = panes, mode = mode, desc = desc, action = action }
-end
-
---- A key of a reviewed buffer: no chat-view pane; `bb7.review` maps it and runs it.
----@param name string
----@param default string
----@param desc string
----@return bb7.KeySpec
-local function review_key(name, default, desc)
-  return key(name, default, { 'review' }, 'n', desc, function() end)
-end
-
---- In help order.
----@type bb7.KeySpec[]
-M.specs = {
-  key(
-    'send',
-    '<CR>',
-    { 'input' },
-    'n',
-    'send the message (normal mode, input buffer)',
-    function(ctx) ctx.view.send() end
-  ),
-  key(
-    'send_insert',
-    '<C-s>',
-    { 'input' },
-    'i',
-    'send the message from insert mode',
-    function(ctx) ctx.view.send() end
-  ),
-  key(
-    'cancel',
-    '<C-c>',
-    VIEW,
-    'n',
-    'cancel the streaming response',
-    function(ctx) ctx.view.cancel() end
-  ),
-  key(
-    'resend',
-    'gr',
-    VIEW,
-    'n',
-    'send your last message again (after an error or a cancel)',
-    function(ctx) ctx.view.resend() end
-  ),
-  key(
-    'dismiss_retry',
-    'gR',
-    VIEW,
-    'n',
-    "dismiss the retry banner: the failed edits' errors are not sent",
-    function(ctx) ctx.view.dismiss_retry() end
-  ),
-  key(
-    'help',
-    '?',
-    EVERYWHERE,
-    'n',
-    'show the keys of the current bb7 buffer',
-    function(ctx) M.help(ctx.pane) end
-  ),
-  key('close', 'q', VIEW, 'n', 'close the chat view', function(ctx) ctx.view.close() end),
-  key(
-    'next_pane',
-    '<Tab>',
-    VIEW,
-    'n',
-    'go to the next pane of the chat view',
-    function(ctx) ctx.view.focus_next(ctx.pane) end
-  ),
-  key(
-    'focus_input',
-    'i',
-    { 'conversation', 'files' },
-    'n',
-    'go to the input and type (the conversation is read-only)',
-    function(ctx) ctx.view.focus('input', true) end
-  ),
-  key(
-    'chats',
-    'gl',
-    VIEW,
-    'n',
-    'list the chats (switch, rename, delete, pin, search)',
-    function(ctx) chats().open(ctx.view) end
-  ),
-  key('new_chat', 'gn', EVERYWHERE, 'n', 'start a new chat', function(ctx) ctx.view.new_chat() end),
-  key(
-    'usage',
-    'gC',
-    { 'conversation', 'input' },
-    'n',
-    'show what today and this chat cost, and the credit left',
-    function()
-      local backend = require('bb7.backend')
-      backend.request('usage', {}, function(err)
-        if err then backend.report(err) end
-      end)
-    end
-  ),
-  key(
-    'model',
-    'gm',
-    VIEW,
-    'n',
-    "choose the chat's model",
-    function(ctx) require('bb7.chat.models').pick(ctx.view.refresh) end
-  ),
-  key(
-    'add_file',
-    'ga',
-    VIEW,
-    'n',
-    'pick a project file to add to the context',
-    function(ctx) ctx.view.pick_file() end
-  ),
-  key('reasoning', 'ge', VIEW, 'n', "choose the chat's reasoning effort", function(ctx)
+--- What each key does, by its name in `bb7.keys` (a review key has none here).
+---@type table<string, fun(ctx: bb7.KeyContext)>
+M.actions = {
+  send = function(ctx) ctx.view.send() end,
+  send_insert = function(ctx) ctx.view.send() end,
+  cancel = function(ctx) ctx.view.cancel() end,
+  resend = function(ctx) ctx.view.resend() end,
+  dismiss_retry = function(ctx) ctx.view.dismiss_retry() end,
+  help = function(ctx) M.help(ctx.pane) end,
+  close = function(ctx) ctx.view.close() end,
+  next_pane = function(ctx) ctx.view.focus_next(ctx.pane) end,
+  focus_input = function(ctx) ctx.view.focus('input', true) end,
+  chats = function(ctx) chats().open(ctx.view) end,
+  new_chat = function(ctx) ctx.view.new_chat() end,
+  usage = function()
+    local backend = require('bb7.backend')
+    backend.request('usage', {}, function(err)
+      if err then backend.report(err) end
+    end)
+  end,
+  model = function(ctx) require('bb7.chat.models').pick(ctx.view.refresh) end,
+  add_file = function(ctx) ctx.view.pick_file() end,
+  reasoning = function(ctx)
     require('bb7.reasoning').pick(function() ctx.view.refresh() end)
-  end),
-  key(
-    'fork',
-    'gF',
-    { 'conversation' },
-    'n',
-    'fork the chat from the user message under the cursor',
-    function(ctx) conversation().fork(ctx.view) end
-  ),
-  key(
-    'edit_message',
-    'gE',
-    { 'conversation' },
-    'n',
-    'edit the user message under the cursor (drops what follows)',
-    function(ctx) conversation().edit(ctx.view) end
-  ),
-  key(
-    'next_message',
-    ']]',
-    { 'conversation' },
-    'n',
-    'go to the next message',
-    function() conversation().jump(1) end
-  ),
-  key(
-    'prev_message',
-    '[[',
-    { 'conversation' },
-    'n',
-    'go to the previous message',
-    function() conversation().jump(-1) end
-  ),
-  key(
-    'apply',
-    'p',
-    { 'files' },
-    'n',
-    'apply the pending output of the file under the cursor',
-    function(ctx) files().apply(ctx.view.refresh) end
-  ),
-  key(
-    'apply_all',
-    'P',
-    { 'files' },
-    'n',
-    'apply every pending output (conflicts are skipped)',
-    function(ctx) files().apply_all(ctx.view.refresh) end
-  ),
-  key(
-    'discard',
-    'x',
-    { 'files' },
-    'n',
-    'discard the pending output under the cursor',
-    function(ctx) files().discard(ctx.view.refresh) end
-  ),
-  key(
-    'diff',
-    'd',
-    { 'files' },
-    'n',
-    'show the pending change as a diff',
-    function() files().diff() end
-  ),
-  key(
-    'vimdiff',
-    'D',
-    { 'files' },
-    'n',
-    'merge the pending change in vimdiff (|:BB7Diff|)',
-    function() files().vimdiff() end
-  ),
-  key(
-    'review',
-    'R',
-    { 'files' },
-    'n',
-    'review the pending change of the file under the cursor inline (|:BB7Review|)',
-    function() files().review('toggle') end
-  ),
-  key(
-    'merge',
-    'M',
-    { 'files' },
-    'n',
-    'merge the pending change under the cursor over your edits (|:BB7Merge|)',
-    function() files().review('merge') end
-  ),
-  key(
-    'update',
-    'u',
-    { 'files' },
-    'n',
-    'update the snapshot from the local file',
-    function(ctx) files().update(ctx.view.refresh) end
-  ),
-  key(
-    'update_all',
-    'U',
-    { 'files' },
-    'n',
-    'update every snapshot from the local files',
-    function(ctx) files().update_all(ctx.view.refresh) end
-  ),
-  key(
-    'toggle_readonly',
-    'r',
-    { 'files' },
-    'n',
-    'toggle read-only for the file under the cursor',
-    function(ctx) files().toggle_readonly(ctx.view.refresh) end
-  ),
-  key(
-    'remove',
-    'X',
-    { 'files' },
-    'n',
-    'remove the file under the cursor from the context',
-    function(ctx) files().remove(ctx.view.refresh) end
-  ),
-  key(
-    'open_file',
-    '<CR>',
-    { 'files' },
-    'n',
-    'open the file under the cursor',
-    function() files().open() end
-  ),
-  key(
-    'select_chat',
-    '<CR>',
-    { 'chats' },
-    'n',
-    'switch to the chat under the cursor (chat list)',
-    function(ctx) chats().select(ctx.view) end
-  ),
-  key(
-    'rename_chat',
-    'r',
-    { 'chats' },
-    'n',
-    'rename the chat under the cursor (chat list)',
-    function(ctx) chats().rename(ctx.view) end
-  ),
-  key(
-    'delete_chat',
-    'd',
-    { 'chats' },
-    'n',
-    'delete the chat under the cursor (chat list)',
-    function(ctx) chats().delete(ctx.view) end
-  ),
-  key(
-    'pin_chat',
-    'p',
-    { 'chats' },
-    'n',
-    'pin or unpin the chat under the cursor (chat list)',
-    function() chats().pin() end
-  ),
-  key(
-    'move_chat',
-    'm',
-    { 'chats' },
-    'n',
-    'move the chat under the cursor between the project and global chats',
-    function(ctx) chats().move(ctx.view) end
-  ),
-  key(
-    'search_chats',
-    '/',
-    { 'chats' },
-    'n',
-    'search the chats by name and message text (chat list)',
-    function() chats().search() end
-  ),
-  -- While reviewing a buffer (|:BB7Review|): `bb7.review` maps these in that buffer only.
-  review_key('review_next', ']h', 'go to the next hunk (review)'),
-  review_key('review_prev', '[h', 'go to the previous hunk (review)'),
-  review_key('review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)'),
-  review_key(
-    'review_amend',
-    'gm',
-    "edit the hunk under the cursor's new lines, then accept them as edited (review)"
-  ),
-  review_key('review_reject', 'gr', 'reject the hunk under the cursor, with a reason (review)'),
-  review_key('review_accept_all', 'gA', 'accept every hunk (review)'),
-  review_key('review_reject_all', 'gR', 'reject every hunk, with a reason (review)'),
-  review_key('review_quit', 'q', 'end the review (review)'),
+  end,
+  fork = function(ctx) conversation().fork(ctx.view) end,
+  edit_message = function(ctx) conversation().edit(ctx.view) end,
+  next_message = function() conversation().jump(1) end,
+  prev_message = function() conversation().jump(-1) end,
+  apply = function(ctx) files().apply(ctx.view.refresh) end,
+  apply_all = function(ctx) files().apply_all(ctx.view.refresh) end,
+  discard = function(ctx) files().discard(ctx.view.refresh) end,
+  diff = function() files().diff() end,
+  vimdiff = function() files().vimdiff() end,
+  review = function() files().review('toggle') end,
+  merge = function() files().review('merge') end,
+  update = function(ctx) files().update(ctx.view.refresh) end,
+  update_all = function(ctx) files().update_all(ctx.view.refresh) end,
+  toggle_readonly = function(ctx) files().toggle_readonly(ctx.view.refresh) end,
+  remove = function(ctx) files().remove(ctx.view.refresh) end,
+  open_file = function() files().open() end,
+  select_chat = function(ctx) chats().select(ctx.view) end,
+  rename_chat = function(ctx) chats().rename(ctx.view) end,
+  delete_chat = function(ctx) chats().delete(ctx.view) end,
+  pin_chat = function() chats().pin() end,
+  move_chat = function(ctx) chats().move(ctx.view) end,
+  search_chats = function() chats().search() end,
 }
 
 -- Native keys worth knowing in a pane, shown in the help popup after bb7's own.
@@ -371,7 +88,7 @@ local function applies(spec, pane) return vim.tbl_contains(spec.panes, pane) end
 function M.list(pane)
   local keys = require('bb7.config').get().keys
   local out = {}
-  for _, spec in ipairs(M.specs) do
+  for _, spec in ipairs(require('bb7.keys').specs) do
     local lhs = keys[spec.name]
     if lhs and applies(spec, pane) then table.insert(out, { lhs, spec.mode, spec.desc }) end
   end
@@ -389,10 +106,11 @@ function M.attach(buf, pane, view)
   end
   local mapped = {}
   local keys = require('bb7.config').get().keys
-  for _, spec in ipairs(M.specs) do
+  for _, spec in ipairs(require('bb7.keys').specs) do
     local lhs = keys[spec.name]
     if lhs and applies(spec, pane) then
-      vim.keymap.set(spec.mode, lhs, function() spec.action({ pane = pane, view = view }) end, {
+      local action = M.actions[spec.name]
+      vim.keymap.set(spec.mode, lhs, function() action({ pane = pane, view = view }) end, {
         buffer = buf,
         desc = 'bb7: ' .. M.plain(spec.desc),
         nowait = true,

@@ -58,7 +58,8 @@ EVENT_MEANINGS: dict[str, str] = {
     "lines after the event are `-` your proposed lines and `+` what the user took instead; "
     "keep their version",
     "user_rejected_hunk": "the user rejected one hunk (lines as above), for reason= when "
-    "given; it is dropped, do not propose it again unless asked",
+    "given; the lines after the event are `-` the lines kept and `+` your dropped ones; do "
+    "not propose it again unless asked",
     "user_undid_apply": "the user took back applying your change: it is pending again",
     "assistant_wrote": "you proposed a change to the file (it became a pending version)",
 }

@@ -16,7 +16,7 @@ from bb7.fileid import entry_file_id
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
 from bb7.state.store import Store
-from bb7.text.merge import amendment, merge3, outcomes, plan_merge
+from bb7.text.merge import line_change, merge3, outcomes, plan_merge
 from bb7.text.words import plural
 
 
@@ -49,7 +49,7 @@ def taken_events(
         if o.kind == "left" or (o.kind == "amended" and not amended):
             continue
         named = output.file_id if o.in_output or entry is None else entry.file_id
-        diff = amendment(o.proposed, o.taken) if o.kind == "amended" else ""
+        diff = line_change(o.proposed, o.taken) if o.kind == "amended" else ""
         events.append(Event.taken_hunk(output.path, named, o.lines[0], o.lines[1], diff))
     return events
 

@@ -87,7 +87,9 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     # An update made at a send, to follow the user's edits (not asked for by hand).
     followed: bool = False
     reason: str = ""  # why the user rejected a hunk (one line; empty: not said)
-    diff: str = ""  # an amended hunk: `-` the proposed lines, `+` those taken instead
+    # An amended hunk: `-` the proposed lines, `+` those taken instead; a rejected one: `-` the
+    # lines kept, `+` the proposed ones.
+    diff: str = ""
 
     @classmethod
     def added_entry(cls, entry: ContextEntry) -> Event:
@@ -159,10 +161,11 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     @classmethod
     def rejected_hunk(
-        cls, path: str, file_id: str, start: int, end: int, reason: str = ""
+        cls, path: str, file_id: str, start: int, end: int, change: str, reason: str = ""
     ) -> Event:
         """The user rejected one hunk of a pending output: lines start..end of the version
-        `file_id` (the model's, or for a deletion the snapshot's), for `reason` if given."""
+        `file_id` (the model's, or for a deletion the snapshot's), the hunk's `change` (`-`
+        the lines kept, `+` the model's), for `reason` if given."""
         return cls(
             action="user_rejected_hunk",
             path=path,
@@ -170,6 +173,7 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
             start_line=start,
             end_line=end,
             reason=reason,
+            diff=change,
         )
 
     @classmethod

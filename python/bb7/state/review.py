@@ -187,7 +187,9 @@ def reject_hunks(
             named = output.file_id if split.in_output or entry is None else entry.file_id
             store.append_event(
                 chat_id,
-                Event.rejected_hunk(path, named, split.lines[0], split.lines[1], reason),
+                Event.rejected_hunk(
+                    path, named, split.lines[0], split.lines[1], split.change, reason
+                ),
             )
         if same_text(out, found.base):
             store.delete_output(chat_id, path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from bb7.text.lines import split_lines
-from bb7.text.merge import Chunk, chunks, matching_blocks
+from bb7.text.merge import Chunk, chunks, line_change, matching_blocks
 
 
 class Hunk(msgspec.Struct, frozen=True):
@@ -41,13 +41,16 @@ class Marks(msgspec.Struct, frozen=True):
 class Split(msgspec.Struct, frozen=True):
     """The new texts after accepting or rejecting one hunk: `base` (snapshot), `local` and
     `output`; `lines` the hunk's lines in the version it names (`in_output`: the pending
-    output before the change, else the snapshot), for telling the model what was rejected."""
+    output before the change, else the snapshot), and for a rejected hunk its `change` (`-`
+    the lines kept, `+` the model's, `bb7.text.merge.line_change`), for telling the model
+    what was rejected."""
 
     base: str
     local: str
     output: str
     lines: tuple[int, int]
     in_output: bool
+    change: str = ""
 
 
 class _Review:
@@ -206,10 +209,12 @@ def reject(base: str, local: str, output: str, hunk: Hunk) -> Split | None:
     new = review.base[chunk.base[0] : chunk.base[1]]
     added = chunk.output[1] > chunk.output[0]
     lines = chunk.output if added else chunk.base
+    proposed = review.output[chunk.output[0] : chunk.output[1]]
     return Split(
         base=base,
         local=local,
         output=_replace(review.output, chunk.output, new),
         lines=(lines[0] + 1, lines[1]),
         in_output=added,
+        change=line_change([_plain(x) for x in new], [_plain(x) for x in proposed]),
     )

@@ -230,16 +230,17 @@ def outcomes(base: str, output: str, taken: str) -> list[Outcome]:
     return found
 
 
-def amendment(proposed: list[str], taken: list[str]) -> str:
-    """How the user changed a hunk's lines: the differing middle, `-` proposed, `+` taken."""
+def line_change(before: list[str], after: list[str]) -> str:
+    """A hunk's change as the model reads it: the lines that differ (common first and last
+    lines left out), `-` before and `+` after, each line ending in a newline."""
     head = 0
-    while head < min(len(proposed), len(taken)) and proposed[head] == taken[head]:
+    while head < min(len(before), len(after)) and before[head] == after[head]:
         head += 1
     tail = 0
-    while tail < min(len(proposed), len(taken)) - head and proposed[-1 - tail] == taken[-1 - tail]:
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
-    removed = proposed[head : len(proposed) - tail]
-    added = taken[head : len(taken) - tail]
+    removed = before[head : len(before) - tail]
+    added = after[head : len(after) - tail]
     return "".join(f"-{line}\n" for line in removed) + "".join(f"+{line}\n" for line in added)
 
 

@@ -57,9 +57,14 @@ def send_done(
 ) -> wire.SendDone:
     """The end of a send (`User BB7ResponseDone`); `editor_path` names a project file as the
     editor does."""
+    usage = (
+        None
+        if event.usage is None
+        else msgspec.convert(event.usage, wire.Usage, from_attributes=True)
+    )
     if isinstance(event, ev.Failed):
         message = event.message + (NO_KEY_HINT if event.kind == "auth" else "")
-        return wire.SendDone(request_id, ok=False, kind=event.kind, message=message)
+        return wire.SendDone(request_id, ok=False, kind=event.kind, message=message, usage=usage)
     files = [editor_path(f.path) for f in event.files]
     errors = [describe_error(e) for e in event.errors]
     message = (
@@ -68,7 +73,9 @@ def send_done(
         else "the answer's file changes could not be applied; "
         + "the next message sends the errors so the model can fix them"
     )
-    return wire.SendDone(request_id, ok=event.ok, files=files, errors=errors, message=message)
+    return wire.SendDone(
+        request_id, ok=event.ok, files=files, errors=errors, message=message, usage=usage
+    )
 
 
 def models(listed: Sequence[ModelInfo]) -> list[wire.ModelInfo]:

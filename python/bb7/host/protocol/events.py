@@ -162,12 +162,28 @@ class Streamed(msgspec.Struct, frozen=True):
     event: SendEvent
 
 
+class Usage(msgspec.Struct, frozen=True):
+    """What a send's requests took: tokens in (`cached_tokens` of them read from the provider's
+    prompt cache, `cache_write_tokens` written to it) and out, `cost` and `saved` (by the
+    cache, against full price) in USD, seconds to the `first_token` and in all (`duration`)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float = 0.0
+    saved: float = 0.0
+    first_token: float = 0.0
+    duration: float = 0.0
+
+
 class SendDone(msgspec.Struct, frozen=True):
     """A response ended; its fields are `User BB7ResponseDone`'s data.
 
     `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
     one line each. Not `ok` without edits means the send itself failed: `kind` says how
-    (`cancelled`, `auth`, `connection`, ...) and `message` what to do.
+    (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `usage`: what its
+    requests took and cost, when any was made.
     """
 
     request_id: str
@@ -176,6 +192,7 @@ class SendDone(msgspec.Struct, frozen=True):
     errors: list[str] = []
     kind: str = ""
     message: str = ""
+    usage: Usage | None = None
 
 
 class DiffError(msgspec.Struct, frozen=True):

@@ -1,0 +1,145 @@
+--- Every key bb7 maps in its own buffers (the chat view's panes and its chat list, a reviewed
+--- buffer), declared once: name, default, where it applies, mode and description. Data only:
+--- `bb7.config` makes a `keys.<name>` option of each (|bb7-config|) without loading any pane;
+--- `bb7.chat.keys` maps the chat view's to their actions, `bb7.review` the review's. Each
+--- mapping's desc is its description, so which-key, `:map`, the `?` help popup and the help
+--- file all say the same. Never global mappings.
+local M = {}
+
+local VIEW = { 'conversation', 'input', 'files' }
+local EVERYWHERE = { 'conversation', 'input', 'files', 'chats' }
+
+---@class bb7.KeySpec
+---@field name string the option name (`keys.<name>`)
+---@field default string|false
+---@field panes string[] where it applies: chat view panes, `chats`, or `review`
+---@field mode 'n'|'i'
+---@field desc string what the key does (mapping desc, help popup, help file)
+
+---@param name string
+---@param default string|false
+---@param panes string[]
+---@param mode 'n'|'i'
+---@param desc string
+---@return bb7.KeySpec
+local function key(name, default, panes, mode, desc)
+  return { name = name, default = default, panes = panes, mode = mode, desc = desc }
+end
+
+--- A key of a reviewed buffer: no chat-view pane; `bb7.review` maps it and runs it.
+---@param name string
+---@param default string
+---@param desc string
+---@return bb7.KeySpec
+local function review(name, default, desc) return key(name, default, { 'review' }, 'n', desc) end
+
+--- In help order.
+---@type bb7.KeySpec[]
+M.specs = {
+  key('send', '<CR>', { 'input' }, 'n', 'send the message (normal mode, input buffer)'),
+  key('send_insert', '<C-s>', { 'input' }, 'i', 'send the message from insert mode'),
+  key('cancel', '<C-c>', VIEW, 'n', 'cancel the streaming response'),
+  key('resend', 'gr', VIEW, 'n', 'send your last message again (after an error or a cancel)'),
+  key(
+    'dismiss_retry',
+    'gR',
+    VIEW,
+    'n',
+    "dismiss the retry banner: the failed edits' errors are not sent"
+  ),
+  key('help', '?', EVERYWHERE, 'n', 'show the keys of the current bb7 buffer'),
+  key('close', 'q', VIEW, 'n', 'close the chat view'),
+  key('next_pane', '<Tab>', VIEW, 'n', 'go to the next pane of the chat view'),
+  key(
+    'focus_input',
+    'i',
+    { 'conversation', 'files' },
+    'n',
+    'go to the input and type (the conversation is read-only)'
+  ),
+  key('chats', 'gl', VIEW, 'n', 'list the chats (switch, rename, delete, pin, search)'),
+  key('new_chat', 'gn', EVERYWHERE, 'n', 'start a new chat'),
+  key(
+    'usage',
+    'gC',
+    { 'conversation', 'input' },
+    'n',
+    'show what today and this chat cost, and the credit left'
+  ),
+  key('model', 'gm', VIEW, 'n', "choose the chat's model"),
+  key('add_file', 'ga', VIEW, 'n', 'pick a project file to add to the context'),
+  key('reasoning', 'ge', VIEW, 'n', "choose the chat's reasoning effort"),
+  key(
+    'fork',
+    'gF',
+    { 'conversation' },
+    'n',
+    'fork the chat from the user message under the cursor'
+  ),
+  key(
+    'edit_message',
+    'gE',
+    { 'conversation' },
+    'n',
+    'edit the user message under the cursor (drops what follows)'
+  ),
+  key('next_message', ']]', { 'conversation' }, 'n', 'go to the next message'),
+  key('prev_message', '[[', { 'conversation' }, 'n', 'go to the previous message'),
+  key('apply', 'p', { 'files' }, 'n', 'apply the pending output of the file under the cursor'),
+  key('apply_all', 'P', { 'files' }, 'n', 'apply every pending output (conflicts are skipped)'),
+  key('discard', 'x', { 'files' }, 'n', 'discard the pending output under the cursor'),
+  key('diff', 'd', { 'files' }, 'n', 'show the pending change as a diff'),
+  key('vimdiff', 'D', { 'files' }, 'n', 'merge the pending change in vimdiff (|:BB7Diff|)'),
+  key(
+    'review',
+    'R',
+    { 'files' },
+    'n',
+    'review the pending change of the file under the cursor inline (|:BB7Review|)'
+  ),
+  key(
+    'merge',
+    'M',
+    { 'files' },
+    'n',
+    'merge the pending change under the cursor over your edits (|:BB7Merge|)'
+  ),
+  key('update', 'u', { 'files' }, 'n', 'update the snapshot from the local file'),
+  key('update_all', 'U', { 'files' }, 'n', 'update every snapshot from the local files'),
+  key('toggle_readonly', 'r', { 'files' }, 'n', 'toggle read-only for the file under the cursor'),
+  key('remove', 'X', { 'files' }, 'n', 'remove the file under the cursor from the context'),
+  key('open_file', '<CR>', { 'files' }, 'n', 'open the file under the cursor'),
+  key('select_chat', '<CR>', { 'chats' }, 'n', 'switch to the chat under the cursor (chat list)'),
+  key('rename_chat', 'r', { 'chats' }, 'n', 'rename the chat under the cursor (chat list)'),
+  key('delete_chat', 'd', { 'chats' }, 'n', 'delete the chat under the cursor (chat list)'),
+  key('pin_chat', 'p', { 'chats' }, 'n', 'pin or unpin the chat under the cursor (chat list)'),
+  key(
+    'move_chat',
+    'm',
+    { 'chats' },
+    'n',
+    'move the chat under the cursor between the project and global chats'
+  ),
+  key(
+    'search_chats',
+    '/',
+    { 'chats' },
+    'n',
+    'search the chats by name and message text (chat list)'
+  ),
+  -- While reviewing a buffer (|:BB7Review|): `bb7.review` maps these in that buffer only.
+  review('review_next', ']h', 'go to the next hunk (review)'),
+  review('review_prev', '[h', 'go to the previous hunk (review)'),
+  review('review_accept', 'ga', 'accept the hunk under the cursor into the buffer (review)'),
+  review(
+    'review_amend',
+    'gm',
+    "edit the hunk under the cursor's new lines, then accept them as edited (review)"
+  ),
+  review('review_reject', 'gr', 'reject the hunk under the cursor, with a reason (review)'),
+  review('review_accept_all', 'gA', 'accept every hunk (review)'),
+  review('review_reject_all', 'gR', 'reject every hunk, with a reason (review)'),
+  review('review_quit', 'q', 'end the review (review)'),
+}
+
+return M
