@@ -32,6 +32,11 @@ vim.list_extend(M.groups, {
   { 'BB7ChatWarning', { link = 'DiagnosticWarn' }, 'Warnings about files in the chat.' },
   { 'BB7ChatError', { link = 'DiagnosticError' }, 'Errors and aborted answers.' },
   { 'BB7ChatStatus', { link = 'Comment' }, 'Progress line while an answer streams.' },
+  {
+    'BB7ChatNew',
+    { link = 'DiagnosticInfo' },
+    "The conversation's bar when new output is below the cursor.",
+  },
   { 'BB7RetryBanner', { link = 'DiagnosticWarn' }, "Banner after an answer's edits failed." },
   { 'BB7FilesDir', { link = 'Directory' }, 'Directories in the files panel.' },
   { 'BB7FilesTokens', { link = 'Comment' }, 'Token counts in the files panel.' },
