@@ -153,7 +153,8 @@ support gets text blocks whatever the mode.]],
 and the provider's quirks (how reasoning effort is sent, longer time limits
 for a server on this machine). `provider = 'ollama'` is short for
 `provider = { preset = 'ollama' }`. When nil: the preset whose host
-`base_url` is on, else 'openrouter'. 'anthropic' and 'gemini' are their
+`base_url` is on (on this machine, the local preset of its port:
+localhost:11434 is 'ollama'), else 'openrouter'. 'anthropic' and 'gemini' are their
 OpenAI-compatible endpoints; 'ollama', 'llamacpp', 'lmstudio' and 'vllm'
 are servers on this machine at their usual ports (no key; vLLM's
 `$VLLM_API_KEY` when set).]],

@@ -44,12 +44,14 @@
 ---@field text string
 
 --- What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
---- as buffer lines (`eol`: the text ends with a newline); `name` is the project path.
+--- as buffer lines (`eol`: the text ends with a newline); `name` is the project path; `own`:
+--- the 1-based local lines the user changed since the snapshot (shown apart).
 ---@class bb7.DiffView
 ---@field path string
 ---@field name string
 ---@field lines string[]
 ---@field eol boolean
+---@field own integer[]
 
 --- Everything the chat view draws for a chat: title, draft, retry banner, conversation,
 --- files panel. `retry`: the last answer's edits failed and the next send carries the retry

@@ -112,6 +112,13 @@ def test_a_changed_line_new_spells_as_the_file_does_is_kept_where_old_was_damage
     assert applied(file, old, new).content == file.replace("b)", "b2)")
 
 
+def test_lines_new_spells_as_the_file_does_are_kept_when_old_was_damaged_unevenly() -> None:
+    file = "  for (x of y) {\n    if (x) {\n      add(x)\n    }\n  }\n\n  return res\n"
+    old = "      add(x)\n      }\n}"  # one brace two blanks too deep, one two too shallow
+    new = "    }\n  }"  # the call deleted; the braces as the file has them
+    assert applied(file, old, new).content == file.replace("      add(x)\n", "")
+
+
 # --- tab-indented files re-indented with spaces ---------------------------------------------------
 
 

@@ -96,3 +96,9 @@ def test_tool_json_that_cannot_be_mended_asks_for_the_tool_or_the_text_format(
     context = retry_context(result)
     assert "call the tool again with one valid JSON object, or write the change" in context
     assert "SEARCH/REPLACE blocks instead" in context
+
+
+def test_a_read_only_file_quoted_or_a_file_quoted_unchanged_is_no_edit() -> None:
+    quoted = f"The file as it is:\n\napp.py\n```python\n{APP}```\n"
+    assert text_edits(quoted, {"app.py": APP}) is None
+    assert text_edits(quoted.replace("'hi'", "'hello'"), {"app.py": APP}, ["app.py"]) is None

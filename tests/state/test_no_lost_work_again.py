@@ -8,6 +8,7 @@ writers are real processes; everything else runs `bb7.cli.main` in-process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -333,61 +335,55 @@ def test_a_file_edited_after_a_killed_apply_keeps_the_replaced_text_for_undo(bb7
 # -- 8: a deleted write-ahead log and a lost lease lose nothing --------------------------------
 
 
-def _chat_child(bb7: Bb7, server: LLMServer) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "bb7.cli",
-            "chat",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "m",
-            "Hi",
-        ],
-        cwd=bb7.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def test_a_wal_deleted_while_a_chat_runs_loses_neither_the_chat_nor_a_concurrent_add(
-    bb7: Bb7,
-) -> None:
+@contextlib.contextmanager
+def _chat_waiting_for_its_answer(bb7: Bb7) -> Iterator[subprocess.Popen[str]]:
+    """`bb7 chat Hi` as a child process (f.txt in its context), its answer held back by the
+    server until the block ends; the child is waited for when the block ends."""
     bb7.write("f.txt", BASE)
     bb7.write("g.txt", BASE)
     bb7("add", "f.txt")
     answer = stream(text_chunk("Part one, "), {"gate": "go"}, text_chunk("part two."), finish())
     with LLMServer([answer]) as server:
-        first = _active_chat(bb7.root)
-        chat = _chat_child(bb7, server)
+        command = ["chat", "--base-url", server.base_url, "--model", "m", "Hi"]
+        chat = subprocess.Popen(
+            [sys.executable, "-m", "bb7.cli", *command],
+            cwd=bb7.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
-            _wait_for_a_request(server)
-            # The chat's log fully copied into the database (as SQLite does from time to
-            # time), then deleted by another program; a `bb7 add` in another chat meanwhile.
-            checkpoint = sqlite3.connect(bb7.root / ".bb7" / "bb7.db")
-            checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            checkpoint.close()
-            (bb7.root / ".bb7" / "bb7.db-wal").unlink()
-            bb7("chats", "new")
-            assert "added g.txt" in bb7("add", "g.txt")[0]
+            deadline = time.monotonic() + 20
+            while not server.chat_requests():
+                assert time.monotonic() < deadline, "no request reached the server"
+                time.sleep(0.01)
+            yield chat
         finally:
             server.open_gate("go")
-            out, err = chat.communicate(timeout=30)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(chat.pid, signal.SIGCONT)
+            chat.wait(30)
+
+
+def test_a_wal_deleted_while_a_chat_runs_loses_neither_the_chat_nor_a_concurrent_add(
+    bb7: Bb7,
+) -> None:
+    with _chat_waiting_for_its_answer(bb7) as chat:
+        first = _active_chat(bb7.root)
+        # The chat's log fully copied into the database (as SQLite does from time to time),
+        # then deleted by another program; a `bb7 add` in another chat meanwhile.
+        checkpoint = sqlite3.connect(bb7.root / ".bb7" / "bb7.db")
+        checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        checkpoint.close()
+        (bb7.root / ".bb7" / "bb7.db-wal").unlink()
+        bb7("chats", "new")
+        assert "added g.txt" in bb7("add", "g.txt")[0]
+    out, err = chat.communicate()
     assert chat.returncode == 0, err
     assert "Part one, part two." in out
     assert bb7.statuses() == {"g.txt": ""}  # the add in the new chat is kept
     bb7("chats", "switch", first)
     assert "part two." in _history(bb7.root)  # and so is the chat's answer
-
-
-def _wait_for_a_request(server: LLMServer) -> None:
-    deadline = time.monotonic() + 20
-    while not server.chat_requests():
-        assert time.monotonic() < deadline, "no request reached the server"
-        time.sleep(0.01)
 
 
 def _active_chat(root: Path) -> str:
@@ -399,3 +395,23 @@ def _active_chat(root: Path) -> str:
         return found[1].id
     finally:
         ws.close()
+
+
+def test_a_chat_stopped_past_its_lease_ends_with_a_message_and_stores_nothing_more(
+    bb7: Bb7,
+) -> None:
+    with _chat_waiting_for_its_answer(bb7) as chat:
+        os.kill(chat.pid, signal.SIGSTOP)  # Ctrl-Z
+        # Over a minute later (its heartbeat that old), another process takes the chat.
+        db = sqlite3.connect(bb7.root / ".bb7" / "bb7.db")
+        with db:
+            db.execute("UPDATE leases SET heartbeat = heartbeat - 120")
+        db.close()
+        bb7("add", "g.txt")
+    err = chat.communicate()[1]  # resumed (fg) when the block ended
+    assert chat.returncode == 1
+    assert "no longer holds chat" in err and "nothing more was stored" in err
+    assert "Traceback" not in err
+    stored = _history(bb7.root)
+    assert "Hi" in stored and "part two." not in stored
+    assert bb7.statuses() == {"f.txt": "", "g.txt": ""}

@@ -69,7 +69,7 @@ from bb7.state.chats import append_user_message
 from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
-from bb7.state.store import Store
+from bb7.state.store import Store, StoreError
 from bb7.usage.log import LoggedRequest
 from bb7.usage.log import append as append_usage
 
@@ -184,6 +184,8 @@ class _Send:
                     self.key = key
                     client = OpenAICompatClient(self.config.provider, key)
                     outcome = self._exchange(client)
+            except StoreError as exc:  # the database, or the chat's lease, was lost: one line
+                outcome = self._failed_with("store", str(exc), 0)
             except Exception as exc:  # a bug: the user still gets an outcome and their message
                 log.exception("send in chat %s failed", self.chat_id)
                 detail = redact(f"{type(exc).__name__}: {exc}", self.key)
@@ -495,7 +497,8 @@ def _response(end: llm.Done, turn: Turn) -> tuple[Response, bool]:
         return Response(text=end.text, tool_calls=calls), False
     if not calls:
         files = {path: state.content for path, state in turn.files.items()}
-        found = text_edits(end.text, files)
+        readonly = [path for path, state in turn.files.items() if not state.writable]
+        found = text_edits(end.text, files, readonly)
         if found is not None:
             return found, True
     return Response(tool_calls=calls), False

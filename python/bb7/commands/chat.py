@@ -148,7 +148,7 @@ class _CtrlC:
 
 @reported
 def run(args: argparse.Namespace) -> int:
-    with active_chat(args, create=True) as (_ws, store, chat):
+    with active_chat(args, create=True, keep=True) as (_ws, store, chat):
         # Flags given once stick to the chat, as the editor's model picker does.
         model = args.model or chat.model or DEFAULT_MODEL
         saved_effort = chat.reasoning_effort if chat.reasoning_effort in EFFORTS else None

@@ -93,12 +93,14 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
 
 @contextlib.contextmanager
 def active_chat(
-    args: argparse.Namespace, *, create: bool = False, lease: bool = True
+    args: argparse.Namespace, *, create: bool = False, lease: bool = True, keep: bool = False
 ) -> Iterator[tuple[Workspace, Store, Chat]]:
     """The workspace and its active chat, leased to this process until the block ends (for
     commands that change it; reading needs no lease).
 
     With `create`, a project without an active chat gets a new one (so `bb7 add` just works).
+    With `keep` (a command that may run past the lease's staleness, `bb7 chat`), a thread
+    renews the lease, so that no other process takes the chat over from a running one.
     """
     # Imported here, not above: commands that only read (`bb7 status`) start faster without.
     from bb7.state import lock
@@ -116,6 +118,13 @@ def active_chat(
             store, chat = found
         if not lease:
             yield ws, store, chat
+            return
+        if keep:
+            keeper = unwrap(lock.keep(store, chat.id))
+            try:
+                yield ws, store, chat
+            finally:
+                keeper.release()
             return
         held = unwrap(lock.acquire(store, chat.id))
         try:

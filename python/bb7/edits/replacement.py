@@ -134,8 +134,13 @@ def _assemble(
             i = i1 - 1 if inserted else i1 + min(t, i2 - i1 - 1)
             m = mapping[i] if i >= 0 else None
             text = new_lines[j]
-            if i2 - i1 == j2 - j1 and m is not None and text == window[m]:
-                # `old` damaged this line and `new` spells it as the file does: as sent.
+            if text.strip() and (
+                (i2 - i1 == j2 - j1 and m is not None and text == window[m])
+                or (not plan.uniform and text in _file_lines(window, mapping, i1, i2))
+            ):
+                # `old` damaged this line and `new` spells it as the file does: as sent. (Lines
+                # paired in order, or any line of the block when `old` was damaged unevenly
+                # rather than shifted as a whole.)
                 out.append(text)
                 continue
             if (
@@ -155,6 +160,11 @@ def _assemble(
             near = leading(window[m]) if m is not None else None
             out.append(plan.line(text, i if i >= 0 else None, near, inserted))
     return out
+
+
+def _file_lines(window: list[str], mapping: list[int | None], i1: int, i2: int) -> set[str]:
+    """The file lines that old lines i1..i2-1 matched."""
+    return {window[m] for m in mapping[i1:i2] if m is not None}
 
 
 def line_opcodes(old_lines: list[str], new_lines: list[str]) -> Opcodes:

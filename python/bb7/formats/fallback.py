@@ -4,7 +4,8 @@ Local models often ignore the tools they are offered and write SEARCH/REPLACE or
 or a whole file in a code fence under its path, as they were trained to. `text_edits` finds
 them so the answer still lands: every block of the text (a malformed one included, so the
 answer fails whole and is repaired like any other: all or nothing), else every fenced whole
-file under a path line, as write_file calls. Prose, and code shown as an example, hold none.
+file under a path line, as write_file calls. Prose, and code shown as an example (an excerpt
+of a longer file, a read-only file quoted, a file quoted unchanged), hold none.
 Not for answers with tool calls (their text is prose) nor for text modes (their blocks are
 read as always); applying is `bb7.formats.apply`'s job.
 """
@@ -12,7 +13,7 @@ read as always); applying is `bb7.formats.apply`'s job.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from bb7.formats.blocks import BlockError, clean_path, is_fence
 from bb7.formats.response import Response, ToolCall
@@ -25,12 +26,17 @@ _PATH = re.compile(r"[\w.@+-]+(/[\w.@+-]+)*")
 _EXCERPT = 0.5
 
 
-def text_edits(text: str, files: Mapping[str, str | None] | None = None) -> Response | None:
+def text_edits(
+    text: str,
+    files: Mapping[str, str | None] | None = None,
+    readonly: Collection[str] = (),
+) -> Response | None:
     """The answer as a response to apply, or None when its text holds no edits.
 
-    `files`: the chat's files by path (None: does not exist), to tell a fenced whole file from
-    an excerpt of a longer one; when any fence under a path is such an excerpt, the text is
-    taken as explanation and no file is read from it.
+    `files`: the chat's files by path (None: does not exist) and `readonly` the paths it may
+    not write, to tell a fenced whole file from code shown: when any fence under a path is an
+    excerpt of a longer file or quotes a read-only one, the text is taken as explanation and
+    no file is read from it; a file quoted unchanged is no edit.
     """
     items = parse_text(text)
     if any(not isinstance(item, BlockError) or item.index is not None for item in items):
@@ -39,13 +45,18 @@ def text_edits(text: str, files: Mapping[str, str | None] | None = None) -> Resp
     if not writes:
         return None
     known = files or {}
+    changed = []
     for path, content in writes:
         before = known.get(path)
-        if before and _lines(content) < _EXCERPT * _lines(before):
+        if path in readonly or (before and _lines(content) < _EXCERPT * _lines(before)):
             return None
+        if before is None or content.rstrip("\n") != before.rstrip("\n"):
+            changed.append((path, content))
+    if not changed:
+        return None
     calls = tuple(
         ToolCall(name="write_file", arguments={"path": path, "content": content})
-        for path, content in writes
+        for path, content in changed
     )
     return Response(tool_calls=calls)
 
@@ -63,7 +74,7 @@ def _fenced_files(text: str) -> list[tuple[str, str]]:
         closing = _closing(lines, at)
         if closing is None:
             break
-        path = clean_path(lines[at - 1])
+        path = clean_path(lines[at - 1]).removeprefix("./")
         if _looks_like_path(path):
             body = [raw.rstrip("\r") for raw in lines[at + 1 : closing]]
             found.append((path, "".join(f"{row}\n" for row in body)))

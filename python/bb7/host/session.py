@@ -123,7 +123,8 @@ class Session:
         """Hold `chat` for this host (a lease, renewed in the background), giving up the one
         held before; refused when another bb7 holds it."""
         keeper = self._keeper
-        if keeper is not None and keeper.chat_id == chat.id and keeper.store is store:
+        held = keeper is not None and keeper.chat_id == chat.id and keeper.store is store
+        if held and keeper is not None and not keeper.lost:
             return None
         self._release()
         kept = lock.keep(store, chat.id, on_lost=self.on_lease_lost)

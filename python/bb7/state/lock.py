@@ -47,6 +47,7 @@ def is_ours(lease: Lease) -> bool:
 
 def acquire(store: Store, chat_id: str) -> Lease | Problem:
     """Take the chat for this process, or say who holds it."""
+    store.held.pop(chat_id, None)  # taken afresh: an old, lost token must not refuse it
     with store.transaction():
         current = store.lease(chat_id)
         if current is not None and not is_ours(current) and not is_stale(current):
@@ -68,12 +69,13 @@ def acquire(store: Store, chat_id: str) -> Lease | Problem:
                 started=identity(),
             )
         store.put_lease(lease)
-        return lease
+    store.held[chat_id] = lease.token
+    return lease
 
 
 def heartbeat(store: Store, lease: Lease) -> Lease | Problem:
     """Renew a lease; refused when it was force-unlocked or taken over meanwhile."""
-    with store.transaction():
+    with store.transaction(guarded=False):
         current = store.lease(lease.chat_id)
         if current is None or current.token != lease.token:
             return Problem(
@@ -86,12 +88,15 @@ def heartbeat(store: Store, lease: Lease) -> Lease | Problem:
 
 def release(store: Store, lease: Lease) -> None:
     """Give the chat up (only if we still hold it)."""
-    with store.transaction():
+    if store.held.get(lease.chat_id) == lease.token:
+        del store.held[lease.chat_id]
+    with store.transaction(guarded=False):
         store.delete_lease(lease.chat_id, lease.token)
 
 
 def force_unlock(store: Store, chat_id: str) -> None:
-    with store.transaction():
+    store.held.pop(chat_id, None)
+    with store.transaction(guarded=False):
         store.delete_lease(chat_id)
 
 
@@ -121,6 +126,7 @@ class LeaseKeeper:
         self.lease = lease
         self._interval = interval
         self._on_lost = on_lost
+        self.lost = False  # another process took the chat over, or it was unlocked
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name=f"bb7-lease-{lease.chat_id}", daemon=True
@@ -137,6 +143,7 @@ class LeaseKeeper:
             while not self._stop.wait(self._interval):
                 renewed = heartbeat(own, self.lease)
                 if isinstance(renewed, Problem):
+                    self.lost = True
                     if self._on_lost is not None:
                         self._on_lost(renewed)
                     return

@@ -12,6 +12,7 @@ the CLI and the host print as one line::
     ├── full                the disk is full
     ├── io                  a disk I/O error (a file size limit, a failing disk)
     ├── newer               written by a newer bb7
+    ├── lost                another process took over a chat this one held
     └── failed              any other SQLite failure
 """
 
@@ -65,7 +66,7 @@ StateProblemKind = Literal[
     # a call whose arguments do not go together
     "invalid_args",
 ]
-StoreErrorKind = Literal["locked", "damaged", "empty", "full", "io", "newer", "failed"]
+StoreErrorKind = Literal["locked", "damaged", "empty", "full", "io", "newer", "lost", "failed"]
 
 
 class StoreError(Exception):

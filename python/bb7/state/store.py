@@ -120,6 +120,9 @@ class Store:
         self._lock = threading.RLock()
         self._depth = 0
         self._wal: tuple[int, int] | None = None  # the write-ahead log this connection has open
+        # Chat id -> token of the leases this process holds here (`bb7.state.lock`): a write
+        # while another process holds one of them is refused (`StoreError`, kind "lost").
+        self.held: dict[str, str] = {}
         with self.translated():
             path.parent.mkdir(parents=True, exist_ok=True)
             if _is_empty(path):
@@ -206,8 +209,10 @@ class Store:
     # -- transactions and schema ------------------------------------------------------------
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE); nested uses join the outer one."""
+    def transaction(self, *, guarded: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE); nested uses join the outer one.
+        `guarded`: refused when this process lost a chat it held (see `held`); the lease's
+        own bookkeeping is not."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -221,6 +226,8 @@ class Store:
                 self.conn.execute("BEGIN IMMEDIATE")
                 self._depth = 1
                 try:
+                    if guarded:
+                        self._check_held()
                     yield self.conn
                 except BaseException:
                     self._depth = 0
@@ -234,6 +241,26 @@ class Store:
                     if self.conn.in_transaction:
                         self.conn.execute("ROLLBACK")
                     raise
+
+    def _check_held(self) -> None:
+        """Inside a write transaction: refuse it when another process took a held chat over
+        (its lease went stale while this one was stopped or hung), so that nothing is stored
+        under a lease this process no longer holds."""
+        for chat_id, token in self.held.items():
+            row = self.conn.execute(
+                "SELECT token, pid, host FROM leases WHERE chat_id = ?", (chat_id,)
+            ).fetchone()
+            if row is not None and row[0] == token:
+                continue
+            if row is None and self.chat(chat_id) is None:
+                continue  # the chat is gone (deleted with its lease): nothing to store in it
+            by = "" if row is None else f" (pid {row[1]} on {row[2]})"
+            raise StoreError(
+                f"this process no longer holds chat {chat_id}: another bb7 process{by} took "
+                "it over (or it was unlocked) while this one was stopped or busy; nothing more "
+                "was stored in it",
+                "lost",
+            )
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:

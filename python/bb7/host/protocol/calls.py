@@ -55,12 +55,14 @@ class Opened(msgspec.Struct, frozen=True):
 
 class DiffView(msgspec.Struct, frozen=True):
     """What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
-    as buffer lines (`eol`: the text ends with a newline); `name` is the project path."""
+    as buffer lines (`eol`: the text ends with a newline); `name` is the project path; `own`:
+    the 1-based local lines the user changed since the snapshot (shown apart)."""
 
     path: str
     name: str
     lines: list[str]
     eol: bool = True
+    own: list[int] = []
 
 
 # --- arguments (Lua -> host) ---------------------------------------------------------------
