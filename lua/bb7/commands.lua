@@ -35,19 +35,48 @@ local function path_request(method)
   end
 end
 
+--- What `:BB7Add`'s arguments name, as the host takes them (`PATH[:START-END]`, directories,
+--- globs): `buffers` and `quickfix [sections]` are gathered here, the rest goes as typed
+--- (`%`, `~` and `$VAR` expanded; wildcards are the host's).
+local function add_specs(opts)
+  local args, add = opts.fargs, require('bb7.add')
+  if args[1] == 'buffers' and #args == 1 then return add.buffers(), 'no listed file buffers' end
+  if args[1] == 'quickfix' and (#args == 1 or (#args == 2 and args[2] == 'sections')) then
+    return add.quickfix(args[2] == 'sections'), 'the quickfix list names no readable file'
+  end
+  if opts.range > 0 then
+    if #args > 1 then usage('a range takes one file') end
+    return { ('%s:%d-%d'):format(target(opts), opts.line1, opts.line2) }
+  end
+  if #args == 0 then return { target(opts) } end
+  return vim.tbl_map(function(arg) return vim.fn.expandcmd(arg) end, args)
+end
+
 local function add(readonly)
   return function(opts)
     -- In the chat view, no path means: pick one of the project's files.
     if not opts.fargs[1] and opts.range == 0 and vim.b.bb7_pane then
       return require('bb7.chat').pick_file()
     end
-    local path = target(opts)
-    local args = { path = path, readonly = readonly, buffers = buffers(path) }
-    if opts.range > 0 then
-      args.start_line, args.end_line = opts.line1, opts.line2
-    end
-    backend().request('add', args, answer)
+    local specs, none = add_specs(opts)
+    if #specs == 0 then usage(none) end
+    local function done(err, message) answer(err, message and { message = message }) end
+    require('bb7.add').paths(specs, readonly, done)
   end
+end
+
+--- Completion of `:BB7Add`: files, and the words `buffers` and `quickfix` first.
+local function add_complete(lead, line)
+  local words = vim.split(line, '%s+', { trimempty = true })
+  local first = #words == 1 or (#words == 2 and lead ~= '')
+  local out = {}
+  for _, word in ipairs(first and { 'buffers', 'quickfix' } or {}) do
+    if vim.startswith(word, lead) then table.insert(out, word) end
+  end
+  if words[2] == 'quickfix' and #words <= 3 and vim.startswith('sections', lead) then
+    table.insert(out, 'sections')
+  end
+  return vim.list_extend(out, vim.fn.getcompletion(lead, 'file'))
 end
 
 local PENDING = require('bb7.vocab').pending
@@ -143,25 +172,36 @@ and makes it the active chat.]],
   },
   {
     name = 'BB7Add',
-    usage = ':[range]BB7Add [path]',
-    nargs = '?',
+    usage = ':[range]BB7Add [path...]',
+    nargs = '*',
     range = true,
-    complete = 'file',
-    desc = 'bb7: add a file (or with a range, a section) to the chat context',
-    doc = [[Adds [path] (default: the current file) to the context of the active
-chat, writable: the model may propose changes to it. With a [range], adds
-only those lines, as a read-only section. Without [path] in the chat view,
-picks one of the project's files with |vim.ui.select()| (git-tracked first).]],
+    complete = add_complete,
+    desc = 'bb7: add files, directories, globs or a section to the chat context',
+    doc = [[Adds each [path] (default: the current file) to the context of the
+active chat, writable: the model may propose changes to it. A [path] may be
+a directory (its files, recursively), a glob (`src/**/*.py`; `**` spans
+directories) or `path:START-END`, a read-only section of those lines; with
+a [range], the current file's lines. A directory or glob skips files git
+ignores, hidden and binary ones and those `.bb7/ignore` names (gitignore
+syntax; the picker and `@` skip them too); it asks first, with the file
+count and tokens, when it adds more than 20 files or 30k tokens.
+`:BB7Add buffers` adds the listed file buffers, `:BB7Add quickfix` the
+quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
+a section). A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
+`id_rsa*`, a private key, an AWS or `sk-` API key inside) is added only
+after you say so. Adding a file already there refreshes it. All are added,
+or none. Without [path] in the chat view, picks one of the project's files
+with |vim.ui.select()| (git-tracked first).]],
     run = add(false),
   },
   {
     name = 'BB7AddReadonly',
-    usage = ':[range]BB7AddReadonly [path]',
-    nargs = '?',
+    usage = ':[range]BB7AddReadonly [path...]',
+    nargs = '*',
     range = true,
-    complete = 'file',
-    desc = 'bb7: add a file to the chat context, read-only',
-    doc = [[Like |:BB7Add|, but the model may only read the file.]],
+    complete = add_complete,
+    desc = 'bb7: add files to the chat context, read-only',
+    doc = [[Like |:BB7Add|, but the model may only read the files.]],
     run = add(true),
   },
   {

@@ -272,7 +272,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.input("gg]cdo")
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
     nvim.command("tabclose")
-    said(nvim, "d.py: partly merged; :BB7Diff shows the rest; :w writes them")
+    said(nvim, "d.py: some hunks taken, the rest still pending (:BB7Diff); :w writes them")
     all_fit(nvim)
 
 

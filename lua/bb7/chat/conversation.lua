@@ -374,7 +374,8 @@ M.handlers = {
     local ev = p.event
     local live = view.state.live
     if live then live.retry_until = vim.uv.now() + math.floor((ev.delay or 0) * 1000) end
-    set_status(('⟳ %s; retrying in %.1f s'):format(ev.reason or 'provider busy', ev.delay or 0))
+    -- The action first (the reason is whole sentences, cut at the window's edge).
+    set_status(('⟳ retrying in %.1f s: %s'):format(ev.delay or 0, ev.reason or 'provider busy'))
     view.winbars()
   end,
   repairing = function(p)

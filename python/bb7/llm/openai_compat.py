@@ -294,8 +294,8 @@ class OpenAICompatClient:
                 # Only a server that needs no key by default gets none: no variable is read
                 # for it, so the hint names the setting.
                 hint = (
-                    "No API key was sent: set provider.api_key (or bb7 chat --api-key) to an "
-                    "environment variable name, cmd:COMMAND or file:PATH."
+                    "No API key was sent: set provider.api_key to an environment variable "
+                    "name, cmd:COMMAND or file:PATH."
                 )
             else:
                 hint = f"Check the key from {self.api_key.source}."

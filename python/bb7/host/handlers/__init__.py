@@ -29,7 +29,7 @@ from bb7.host import needs
 from bb7.host.handlers import chats, context, health, outputs, project, review, view
 from bb7.host.needs import Call
 from bb7.host.protocol import (
-    AddArgs,
+    AddPathsArgs,
     ApplyArgs,
     BuffersArgs,
     CancelArgs,
@@ -135,7 +135,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
-    route("add", AddArgs, context.add, needs.held_or_new),
+    route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_new),
     route("remove", PathArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),

@@ -190,7 +190,7 @@ def paste(h: Held, args: PasteArgs) -> Said:
         return Said("the pasted edits change nothing: every file already has that content")
     added = f"; added to the chat: {', '.join(pasted.added)}" if pasted.added else ""
     # One short line: a longer message makes Neovim wait for Enter.
-    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Diff, :BB7Apply){added}")
+    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Review, :BB7Merge){added}")
 
 
 def set_reasoning_effort(h: Held, args: SetReasoningEffortArgs) -> Said:

@@ -15,7 +15,8 @@ of `[name, payload]` pairs. Importing this package stays cheap (no formats, no L
 from __future__ import annotations
 
 from bb7.host.protocol.calls import (
-    AddArgs,
+    AddPathsArgs,
+    AddPlan,
     ApplyArgs,
     BuffersArgs,
     BufferText,
@@ -26,6 +27,7 @@ from bb7.host.protocol.calls import (
     ChatSummary,
     ChatView,
     ChatViewArgs,
+    Choice,
     ContextSettings,
     DiffView,
     EchoEventsArgs,
@@ -84,7 +86,8 @@ PROTOCOL = 2
 
 __all__ = [
     "PROTOCOL",
-    "AddArgs",
+    "AddPathsArgs",
+    "AddPlan",
     "ApplyArgs",
     "BufferText",
     "BuffersArgs",
@@ -95,6 +98,7 @@ __all__ = [
     "ChatSummary",
     "ChatView",
     "ChatViewArgs",
+    "Choice",
     "ContextSettings",
     "DiffError",
     "DiffView",

@@ -55,12 +55,14 @@ class Opened(msgspec.Struct, frozen=True):
 
 class DiffView(msgspec.Struct, frozen=True):
     """What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
-    as buffer lines (`eol`: the text ends with a newline); `name` is the project path."""
+    as buffer lines (`eol`: the text ends with a newline); `name` is the project path; `own`:
+    the 1-based local lines the user changed since the snapshot (shown apart)."""
 
     path: str
     name: str
     lines: list[str]
     eol: bool = True
+    own: list[int] = []
 
 
 # --- arguments (Lua -> host) ---------------------------------------------------------------
@@ -176,14 +178,32 @@ class BuffersArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
 
 
-class AddArgs(msgspec.Struct, frozen=True):
-    """`add`: a whole file, or a section when `start_line`/`end_line` (1-based, inclusive)."""
+class AddPathsArgs(msgspec.Struct, frozen=True):
+    """`add_paths`: `:BB7Add`'s arguments (paths, `PATH:START-END`, directories, globs;
+    relative to `cwd`). `answer` is the action of the `Choice` the user took when the host
+    asked (`all`, `no_secrets`); empty the first time."""
 
-    path: str
+    specs: list[str]
+    cwd: str
     readonly: bool = False
-    start_line: int | None = None
-    end_line: int | None = None
+    answer: Literal["", "all", "no_secrets"] = ""
     buffers: list[BufferText] = []
+
+
+class Choice(msgspec.Struct, frozen=True):
+    """One answer the user may give: `action` goes back as `AddPathsArgs.answer`."""
+
+    action: Literal["all", "no_secrets", "cancel"]
+    label: str
+
+
+class AddPlan(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`add_paths`' reply: `message` when it added; else `question` with its `choices` (many
+    files, or one that looks like a secret): nothing was added yet."""
+
+    message: str | None = None
+    question: str | None = None
+    choices: list[Choice] = []
 
 
 class ApplyArgs(msgspec.Struct, frozen=True):
@@ -418,6 +438,7 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     Reply,
     Pong,
     Said,
+    AddPlan,
     Opened,
     Estimate,
     DiffView,
