@@ -96,6 +96,27 @@ function M.statusline(buf)
   return status == '' and '' or ('bb7:' .. status)
 end
 
+--- With `signcolumn` one sign wide (`auto`, `yes`: the defaults) a two-cell sign such as
+--- `~M` would touch the code: the windows showing `buf` get `yes:2` for it while it has one
+--- (`wide`), and their own value back after.
+---@param buf integer
+---@param wide boolean
+local function fit_signcolumn(buf, wide)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local saved = vim.w[win].bb7_signcolumn
+    if wide and saved == nil then
+      local value = vim.wo[win].signcolumn
+      if value == 'auto' or value == 'yes' then
+        vim.w[win].bb7_signcolumn = value
+        vim.wo[win][0].signcolumn = 'yes:2'
+      end
+    elseif not wide and saved ~= nil then
+      vim.w[win].bb7_signcolumn = nil
+      vim.wo[win][0].signcolumn = saved
+    end
+  end
+end
+
 --- Draws the cached status of one buffer: `vim.b.bb7_status` and signs.
 ---@param buf integer
 function M.render(buf)
@@ -105,6 +126,8 @@ function M.render(buf)
   if entry or vim.b[buf].bb7_status ~= nil then vim.b[buf].bb7_status = status end
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   local signs = require('bb7.config').get().signs
+  local sign = signs.enabled and M.sign(status)
+  fit_signcolumn(buf, sign and vim.fn.strdisplaywidth(sign.text) > 1 or false)
   if not entry or status == '' or not signs.enabled then return end
   local function mark(line, spec)
     vim.api.nvim_buf_set_extmark(buf, M.ns, line, 0, {

@@ -34,6 +34,8 @@ COMMANDS = [
     "BB7Paste",
     "BB7UndoApply",
     "BB7Install",
+    "BB7Version",
+    "BB7RefreshModels",
     "BB7Log",
 ]
 

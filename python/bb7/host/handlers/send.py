@@ -32,6 +32,7 @@ from bb7.host.protocol import (
     DiffError,
     Estimate,
     Models,
+    ModelsArgs,
     NoArgs,
     Notify,
     PasteArgs,
@@ -207,8 +208,9 @@ def set_reasoning_effort(h: Held, args: SetReasoningEffortArgs) -> Said:
     return Said(f"reasoning effort of {h.chat.name}: {args.effort or 'the model default'}")
 
 
-def models(c: Call, args: NoArgs) -> bool:
-    """Start fetching the models list (cached for a day); the `models` event brings it."""
+def models(c: Call, args: ModelsArgs) -> bool:
+    """Start fetching the models list (cached for a day; `refresh`: fetched again); the
+    `models` event brings it."""
     r = c.active()
     current = c.session.model(None if r is None else r.chat)
     config = provider(c.session)
@@ -221,7 +223,7 @@ def models(c: Call, args: NoArgs) -> bool:
         # The list is public on most providers: without a usable key, ask anyway.
         client = OpenAICompatClient(config, key if isinstance(key, ApiKey) else None)
         try:
-            listed = load_models(client, default_cache_dir())
+            listed = load_models(client, default_cache_dir(), refresh=args.refresh)
         finally:
             client.close()
         c.emit("models", _models_event(listed, current, edits))
