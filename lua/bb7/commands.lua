@@ -415,6 +415,52 @@ again when its dependencies change.]],
     run = function() require('bb7.install').run() end,
   },
   {
+    name = 'BB7Version',
+    usage = ':BB7Version',
+    desc = "bb7: show bb7's version",
+    doc = [[Shows bb7's version and its host's (process id, protocol, Python), in
+one line; starts the host if needed.]],
+    run = function()
+      backend().request('ping', vim.empty_dict(), function(err, pong)
+        if err then return backend().report(err) end
+        local info = backend().status().info or {}
+        local python = info.python and (', Python ' .. vim.fn.fnamemodify(info.python, ':t')) or ''
+        notify(
+          ('bb7 %s (host pid %d, protocol %s%s)'):format(
+            pong.version,
+            pong.pid,
+            tostring(info.protocol or '?'),
+            python
+          )
+        )
+      end)
+    end,
+  },
+  {
+    name = 'BB7RefreshModels',
+    usage = ':BB7RefreshModels',
+    desc = "bb7: fetch the provider's models list again",
+    doc = [[Fetches the provider's models list again, whatever the age of the
+cached one (kept a day), and says how many models it lists. |:BB7Model| and
+the chat view's model picker use it.]],
+    run = function()
+      local stop ---@type fun()?
+      stop = require('bb7.events').on('models', function(list)
+        if stop then stop() end
+        if list.error and list.error ~= vim.NIL then return notify(list.error, 'error') end
+        if list.warning and list.warning ~= vim.NIL then return notify(list.warning, 'warn') end
+        require('bb7.chat.models').ids = vim.tbl_map(function(m) return m.id end, list.models)
+        notify(('models list refreshed: %d models'):format(#list.models))
+      end)
+      backend().request('models', { refresh = true }, function(err)
+        if err then
+          stop()
+          backend().report(err)
+        end
+      end)
+    end,
+  },
+  {
     name = 'BB7Log',
     usage = ':BB7Log',
     desc = 'bb7: open the log file',

@@ -78,6 +78,11 @@
 ---@field draft string
 ---@field warnings string[]
 
+--- `message_info`: what `K` shows about a message, one line each (time, model and
+--- reasoning effort, tokens, cost, duration).
+---@class bb7.MessageInfo
+---@field lines string[]
+
 --- `update_all`: the files re-snapshotted, and those refused with why.
 ---@class bb7.Updated
 ---@field updated string[]

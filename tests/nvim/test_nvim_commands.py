@@ -35,6 +35,8 @@ COMMANDS = [
     "BB7UndoApply",
     "BB7EditInstructions",
     "BB7Install",
+    "BB7Version",
+    "BB7RefreshModels",
     "BB7Log",
 ]
 

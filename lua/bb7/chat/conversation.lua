@@ -449,6 +449,24 @@ function M.message_at_cursor()
   return found
 end
 
+--- `K`: a small float about the message under the cursor (its answer's, on a user message):
+--- when, model and reasoning effort, tokens, cost, duration. It closes when the cursor moves;
+--- `K` again enters it.
+function M.info()
+  local anchor = M.message_at_cursor()
+  if not anchor then return ui.say('put the cursor on a message', 'warn') end
+  local backend = require('bb7.backend')
+  backend.request('message_info', { message_id = anchor[2] }, function(err, info)
+    if err then return backend.report(err) end
+    if not win() then return end
+    vim.lsp.util.open_floating_preview(info.lines, '', {
+      border = 'rounded',
+      focus_id = 'bb7_message_info',
+      max_width = vim.o.columns - 4,
+    })
+  end)
+end
+
 --- The last user message of the chat shown, as an anchor (nil in an empty chat).
 ---@return bb7.Anchor?
 function M.last_user_message()

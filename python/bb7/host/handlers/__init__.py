@@ -41,6 +41,7 @@ from bb7.host.protocol import (
     FileListArgs,
     InitArgs,
     MessageArgs,
+    ModelsArgs,
     MoveChatArgs,
     NewChatArgs,
     NoArgs,
@@ -130,6 +131,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("search_chats", SearchChatsArgs, chats.search_chats, needs.project),
     route("fork_chat", MessageArgs, chats.fork_chat, needs.held),
     route("edit_message", MessageArgs, chats.edit_message, needs.held),
+    route("message_info", MessageArgs, chats.message_info, needs.reading),
     route("save_draft", SaveDraftArgs, chats.save_draft, needs.project),
     route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
@@ -159,7 +161,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("edit_instructions", EditInstructionsArgs, instructions.edit_instructions, needs.call),
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
-    route("models", NoArgs, lazy(SEND, "models"), needs.call),
+    route("models", ModelsArgs, lazy(SEND, "models"), needs.call),
     route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
     route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
     route(

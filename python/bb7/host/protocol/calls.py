@@ -368,6 +368,19 @@ class MessageArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
 
 
+class MessageInfo(msgspec.Struct, frozen=True):
+    """`message_info`: what `K` shows about a message, one line each (time, model and
+    reasoning effort, tokens, cost, duration)."""
+
+    lines: list[str]
+
+
+class ModelsArgs(msgspec.Struct, frozen=True):
+    """`models`: `refresh` asks the provider again, whatever the cache's age."""
+
+    refresh: bool = False
+
+
 class ChatRestored(msgspec.Struct, frozen=True):
     """After fork or edit: the chat now active, the draft to edit, and warnings about files
     that changed since the message was sent."""
@@ -448,6 +461,7 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     ChatView,
     ChatSearchHit,
     ChatRestored,
+    MessageInfo,
     Updated,
     ProjectFiles,
     InstructionFiles,
