@@ -69,6 +69,7 @@ local H = {
   dirty = {}, -- buffers waiting for the debounce timer
   timer = nil,
   quiet = false, -- while bb7 itself writes a buffer (the host sends the new status)
+  watchers = {}, -- absolute path of a pending new file (A, !A) -> its directory's uv_fs_event
 }
 
 local function bufnr(buf)
@@ -161,6 +162,33 @@ function M.jump(direction)
   end
 end
 
+--- Nothing in Neovim notices a pending new file made (A becomes !A) or deleted outside it:
+--- the directory of each is watched, and a change of that name refreshes the statuses.
+local function watch_new_files()
+  for path, handle in pairs(H.watchers) do
+    local entry = H.files[path]
+    if not entry or (entry.status ~= 'A' and entry.status ~= '!A') then
+      handle:close()
+      H.watchers[path] = nil
+    end
+  end
+  for path, entry in pairs(H.files) do
+    if (entry.status == 'A' or entry.status == '!A') and not H.watchers[path] then
+      local handle = vim.uv.new_fs_event()
+      local name = vim.fs.basename(path)
+      local ok = handle
+        and handle:start(vim.fs.dirname(path), {}, function(err, changed)
+          if not err and changed == name then vim.schedule(function() M.refresh({}, true) end) end
+        end)
+      if ok then
+        H.watchers[path] = handle
+      elseif handle then
+        handle:close() -- its directory does not exist yet
+      end
+    end
+  end
+end
+
 --- Takes a `status_changed` event from the host into the cache and redraws.
 ---@param event { files: table?, removed: string[]?, full: boolean? }
 function M.on_status_changed(event)
@@ -179,6 +207,7 @@ function M.on_status_changed(event)
     H.files[path] = nil
     changed[path] = true
   end
+  watch_new_files()
   local review = package.loaded['bb7.review']
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and changed[vim.api.nvim_buf_get_name(buf)] then
