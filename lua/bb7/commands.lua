@@ -374,6 +374,36 @@ over those edits.]],
     end,
   },
   {
+    name = 'BB7EditInstructions',
+    usage = ':BB7EditInstructions [project|global]',
+    nargs = '?',
+    complete = function(lead)
+      return vim.tbl_filter(
+        function(scope) return vim.startswith(scope, lead) end,
+        { 'project', 'global' }
+      )
+    end,
+    desc = 'bb7: edit the instructions the model gets with every request',
+    doc = [[Opens (and creates) an instruction file: `project` (default in a bb7
+project) is `.bb7/instructions`, `global` (default elsewhere) is yours,
+`$XDG_CONFIG_HOME/bb7/instructions.md` (else `~/.config/bb7/instructions.md`).
+The model reads yours, then the project's and the files of
+|bb7-option-context.instruction_files| (`AGENTS.md`). Says which instruction
+files apply.]],
+    run = function(opts)
+      local scope = opts.fargs[1] or ''
+      if scope ~= '' and scope ~= 'project' and scope ~= 'global' then
+        usage(('unknown scope %s: use project or global'):format(scope))
+      end
+      backend().request('edit_instructions', { scope = scope }, function(err, files)
+        if err then return backend().report(err) end
+        local edit = vim.b.bb7_pane and 'tabedit ' or 'edit '
+        vim.cmd(edit .. vim.fn.fnameescape(files.path))
+        notify(files.message)
+      end)
+    end,
+  },
+  {
     name = 'BB7Install',
     usage = ':BB7Install',
     desc = "bb7: install bb7's Python environment",

@@ -93,6 +93,12 @@
 ---@field root string
 ---@field files string[]
 
+--- The instruction file to open (absolute; created when missing) and a one-line `message`
+--- naming every instruction file that applies.
+---@class bb7.InstructionFiles
+---@field path string
+---@field message string
+
 --- The hunks to draw over the buffer of `path` (absolute); none: nothing is pending.
 ---@class bb7.ReviewReply
 ---@field path string

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_view_helpers import pick_with
-from editor import run, wait_for
+from editor import run, start_host, wait_for
 
 IN_CHAT = (
     "vim.tbl_map(function(p) return vim.fn.fnamemodify(p, ':.') end,"
@@ -75,3 +75,18 @@ def test_add_takes_globs_directories_sections_buffers_quickfix_and_asks_for_secr
     pick_with(ready, "Add all (1 file, 3 tokens)")
     assert said(ready, "BB7Add .env") == "bb7: added .env (writable)"
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 27")
+
+
+def test_edit_instructions_opens_and_creates_the_file_and_says_which_apply(
+    nvim: Any, project: Path
+) -> None:
+    (project / "AGENTS.md").write_text("Run make test.\n")
+    start_host(nvim)
+    run(nvim, "BB7Init")
+    said = run(nvim, "BB7EditInstructions")
+    assert said == "bb7: instructions that apply: AGENTS.md"
+    assert nvim.current.buffer.name == str(project / ".bb7" / "instructions")
+    assert (project / ".bb7" / "instructions").read_text() == ""
+    nvim.exec_lua("require('bb7').setup({ context = { instruction_files = {} } })")
+    assert run(nvim, "BB7EditInstructions global") == "bb7: no instruction file applies yet"
+    assert nvim.current.buffer.name.endswith("/bb7/instructions.md")

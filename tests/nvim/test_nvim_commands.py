@@ -33,6 +33,7 @@ COMMANDS = [
     "BB7Model",
     "BB7Paste",
     "BB7UndoApply",
+    "BB7EditInstructions",
     "BB7Install",
     "BB7Version",
     "BB7RefreshModels",

@@ -214,7 +214,9 @@ class _Send:
         for notice in self.notices:
             self._emit(notice)
         instructions = load_instructions(
-            self.store.root if self.store.scope != GLOBAL else None, self.environ
+            self.store.root if self.store.scope != GLOBAL else None,
+            self.environ,
+            self.config.instruction_files,
         )
         for problem in instructions.problems:
             self._emit(ev.Notice("instructions", problem))

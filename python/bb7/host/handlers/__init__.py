@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from bb7.host import needs
-from bb7.host.handlers import chats, context, health, outputs, project, review, view
+from bb7.host.handlers import chats, context, health, instructions, outputs, project, review, view
 from bb7.host.needs import Call
 from bb7.host.protocol import (
     AddPathsArgs,
@@ -36,6 +36,7 @@ from bb7.host.protocol import (
     ChatIdArgs,
     ChatViewArgs,
     EchoEventsArgs,
+    EditInstructionsArgs,
     FileArgs,
     FileListArgs,
     InitArgs,
@@ -157,6 +158,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("chat_view", ChatViewArgs, view.chat_view, needs.call),
     route("file_list", FileListArgs, view.file_list, needs.reading),
     route("project_files", NoArgs, view.project_files, needs.call),
+    route("edit_instructions", EditInstructionsArgs, instructions.edit_instructions, needs.call),
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", ModelsArgs, lazy(SEND, "models"), needs.call),

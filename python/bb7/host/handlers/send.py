@@ -127,6 +127,7 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         cache=settings.provider.cache,
         follow_edits=follow_edits(session),
         usage_log=str(usage_log_path()),
+        instruction_files=tuple(settings.context.instruction_files),
     )
 
 
@@ -239,7 +240,9 @@ def estimate(r: Reading, args: NoArgs) -> Estimate:
     listed = cached_models(default_cache_dir(), config.provider.base_url)
     model = None if listed is None else listed.find(config.model)
     root = r.store.root if r.store.scope != GLOBAL else None
-    found = estimate_next(r.store, r.chat.id, config, model, load_instructions(root))
+    found = estimate_next(
+        r.store, r.chat.id, config, model, load_instructions(root, None, config.instruction_files)
+    )
     return Estimate(found.tokens, found.cached, found.cost, found.text)
 
 

@@ -87,9 +87,11 @@ class ProviderSettings(msgspec.Struct, frozen=True):
 
 class ContextSettings(msgspec.Struct, frozen=True):
     """The `context` options: how the user's edits to context files reach the model at a send
-    ('diff', 'full' or 'off', checked by Lua's option schema)."""
+    ('diff', 'full' or 'off', checked by Lua's option schema), and the files a project keeps
+    for models that are read as its instructions."""
 
     follow_edits: str = "diff"
+    instruction_files: list[str] = msgspec.field(default_factory=lambda: ["AGENTS.md"])
 
 
 class TitleSettings(msgspec.Struct, frozen=True):
@@ -292,6 +294,20 @@ class ProjectFiles(msgspec.Struct, frozen=True):
     files: list[str]
 
 
+class EditInstructionsArgs(msgspec.Struct, frozen=True):
+    """`:BB7EditInstructions [project|global]`: empty is the project's, else the user's."""
+
+    scope: Literal["", "project", "global"] = ""
+
+
+class InstructionFiles(msgspec.Struct, frozen=True):
+    """The instruction file to open (absolute; created when missing) and a one-line `message`
+    naming every instruction file that applies."""
+
+    path: str
+    message: str
+
+
 class MoveChatArgs(msgspec.Struct, frozen=True):
     """Move a chat to the project's chats (`project`) or the global ones (`global`)."""
 
@@ -448,6 +464,7 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     MessageInfo,
     Updated,
     ProjectFiles,
+    InstructionFiles,
     ReviewReply,
     MergeReply,
 )
