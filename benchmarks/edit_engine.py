@@ -103,7 +103,7 @@ def cases(lines: list[str]) -> list[tuple[str, str, str, bool]]:
 
     # Stress 4: an edit in the file's last lines whose `old` carries a renamed identifier (the
     # model's copy is out of date): in a middle line it is drift; in every line, nowhere.
-    end, tail = block_at(lines, len(lines) - 40, 8)
+    _, tail = block_at(lines, len(lines) - 40, 8)
     renamed = list(tail)
     line = next(i for i in range(1, 7) if " = compute(" in tail[i])
     var = tail[line].split()[1]
