@@ -295,13 +295,20 @@ def test_undo_apply_of_a_closed_buffer_keeps_the_bom_and_crlf_of_the_file(
 def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
     ready: Any, project: Path
 ) -> None:
-    said = paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
+    new = "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\nprint('two')\n>>>>>>> REPLACE\n"
+    said = paste(ready, new)
     assert said == "bb7: pasted, to review: new.py (:BB7Review, :BB7Merge)"
     wait_for_status(ready, project / "new.py", "A")
     ready.command("edit new.py")  # no such file yet: BufNewFile, not BufReadPost
     assert signs(ready) == [[1, "A "]]
     assert ready.exec_lua("return vim.b.bb7_status") == "A"
     assert screen(ready)[0].startswith("A")
+    run(ready, "BB7Review")  # the new file from its first line, not under an empty one
+    wait_for(ready, "require('bb7.review').active(0)")
+    rows = screen(ready)
+    assert rows[0].startswith("A   print('new')") and rows[0].endswith("bb7 hunk 1/1"), rows
+    assert rows[1] == "    print('two')", rows
+    assert ready.current.buffer[:] == [""]
 
 
 def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
