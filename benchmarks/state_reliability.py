@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bb7.fsio import STOP_ENV
+from bb7.fsio import CRASH_ENV, STOP_ENV
 from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text
@@ -70,6 +70,7 @@ WEIGHTS = {
     "second_writer": 0.5,
 }
 
+CRASH_STEPS = ["after_temp_write", "after_rename", "before_commit"]
 PATHS = ["a.txt", "b.txt", "dir/c.txt", "d.txt", "new1.txt", "dir/new2.txt"]
 SECTION = ("a.txt", 1, 2)
 
@@ -532,13 +533,19 @@ class Run:
         self.store = init_project(self.root)
 
     def _child(self, *args: str, stop: bool = False) -> subprocess.Popen[bytes]:
+        """The child, which half the time kills itself at a named step of its write (the
+        rest of the time it is killed at a random moment, `_kill_at_random`)."""
         self.store.close()
-        env = dict(os.environ, **({STOP_ENV: "after_temp_write"} if stop else {}))
+        env = dict(os.environ)
+        if stop:
+            env[STOP_ENV] = "after_temp_write"
+        elif self.rng.random() < 0.5:
+            env[CRASH_ENV] = self.rng.choice(CRASH_STEPS)
         command = [sys.executable, "-c", _CHILD, str(self.root), self.chat_id, *args]
         return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
 
     def _kill_at_random(self, child: subprocess.Popen[bytes]) -> None:
-        time.sleep(self.rng.uniform(0.0, 0.15))
+        time.sleep(self.rng.uniform(0.0, 0.6))  # a child takes about 0.3 s to start
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
         child.wait()

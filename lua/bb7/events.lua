@@ -27,6 +27,7 @@ local function done(p)
     local level = p.kind == 'cancelled' and 'info' or 'error'
     require('bb7.log').notify(table.concat(lines, '\n'), level)
   end
+  require('bb7.activity').done(p, shown)
   user_event('BB7ResponseDone', p)
 end
 
@@ -34,7 +35,10 @@ local builtin = {
   ready = function(p) require('bb7.backend').on_ready(p) end,
   notify = function(p) require('bb7.log').notify(p.message, p.level) end,
   status_changed = function(p) require('bb7.status').on_status_changed(p) end,
-  request_started = function(p) user_event('BB7RequestStarted', p) end,
+  request_started = function(p)
+    require('bb7.activity').started(p)
+    user_event('BB7RequestStarted', p)
+  end,
   warning = function(p) require('bb7.log').notify(p.event.message, 'warn') end,
   done = done,
 }

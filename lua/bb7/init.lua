@@ -89,10 +89,21 @@ end
 ---@return string
 function M.status(bufnr) return require('bb7.status').get(bufnr) end
 
---- Statusline component: '' when blank, else 'bb7:' followed by the status.
+--- Statusline component: '' when blank, else 'bb7:' followed by the status, then `○` while an
+--- answer streams or `●` when one ended unseen (the chat view closed).
 ---@param bufnr? integer default: the current buffer
 ---@return string
-function M.statusline(bufnr) return require('bb7.status').statusline(bufnr) end
+function M.statusline(bufnr)
+  local line = require('bb7.status').statusline(bufnr)
+  local symbol = require('bb7.activity').symbol()
+  if symbol == '' then return line end
+  return (line == '' and 'bb7' or line) .. ' ' .. symbol
+end
+
+--- The answers' state: 'streaming', 'unread' (one ended while the chat view was closed; opening
+--- it reads it) or 'idle'.
+---@return 'idle'|'streaming'|'unread'
+function M.answer_state() return require('bb7.activity').state() end
 
 --- Sends `text` to the model in the active chat; returns the request id. `opts.model`
 --- overrides the chat's model. Progress arrives as events and `User` autocmds.

@@ -99,6 +99,23 @@ M.specs = {
   ),
   key('next_message', ']]', { 'conversation' }, 'n', 'go to the next message'),
   key('prev_message', '[[', { 'conversation' }, 'n', 'go to the previous message'),
+  key('next_user', ']u', { 'conversation' }, 'n', 'go to your next message'),
+  key('prev_user', '[u', { 'conversation' }, 'n', 'go to your previous message'),
+  key(
+    'latest',
+    'G',
+    { 'conversation' },
+    'n',
+    'go to the end of the conversation (the newest answer), following it again'
+  ),
+  key(
+    'message_info',
+    'K',
+    { 'conversation' },
+    'n',
+    'show when the message under the cursor was sent, its model and effort, tokens, cost, time'
+  ),
+
   key('apply', 'p', { 'files' }, 'n', 'apply the pending output of the file under the cursor'),
   key('apply_all', 'P', { 'files' }, 'n', 'apply every pending output (conflicts are skipped)'),
   key('discard', 'x', { 'files' }, 'n', 'discard the pending output under the cursor'),

@@ -186,7 +186,8 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
     [
         (
             [error_response(401, "invalid key")],
-            "The provider refused the request (HTTP 401: invalid key).",
+            "The provider refused the request (HTTP 401: invalid key). No API key was sent: "
+            "set provider.api_key to",  # the setup option, not the CLI's flag
         ),
         (
             [error_response(429, "slow down", headers={"Retry-After": "0"})] * 2,

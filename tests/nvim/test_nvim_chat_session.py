@@ -13,8 +13,19 @@ from typing import Any
 
 import pytest
 from chat_state import Seeded
-from chat_view_helpers import COLS, ROWS, answered, focus, open_view, send, wait_for_conversation
-from editor import type_command, wait_for, wait_for_status
+from chat_view_helpers import (
+    COLS,
+    OPEN,
+    ROWS,
+    answered,
+    conversation,
+    focus,
+    open_view,
+    send,
+    wait_for_conversation,
+    wait_for_screen,
+)
+from editor import screen, type_command, wait_for, wait_for_status
 
 from bb7.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
@@ -31,6 +42,17 @@ vim.notify = function(msg, level, opts)
   return notify(msg, level, opts)
 end
 """
+
+
+# The answers' states as `User BB7AnswerState` reports them.
+STATES = """
+_G.states = {}
+vim.api.nvim_create_autocmd('User', {
+  pattern = 'BB7AnswerState',
+  callback = function(ev) table.insert(_G.states, ev.data.state) end,
+})
+"""
+MARK = "↓ new answer below: G"
 
 
 @pytest.fixture
@@ -63,6 +85,14 @@ def said(nvim: Any, needle: str) -> str:
     raise AssertionError(f"no message with {needle!r}: {shown(nvim)}")
 
 
+def at_end(nvim: Any) -> None:
+    """The conversation's cursor is on its last line."""
+    assert nvim.exec_lua(
+        "local c = require('bb7.chat') return vim.api.nvim_win_get_cursor(c.win('conversation'))[1]"
+        " == vim.api.nvim_buf_line_count(c.buf('conversation'))"
+    )
+
+
 def choosing(nvim: Any) -> None:
     """Waits until Neovim's built-in vim.ui.select (inputlist()) waits for a number."""
     deadline = time.monotonic() + 5
@@ -86,21 +116,56 @@ def test_a_whole_session_never_stops_at_press_enter(
     )
     open_view(nvim, "Context added: b.py")
 
-    # 1. An answer that changes both files.
+    # 1. An answer that changes both files ends while the view is closed: one line says so,
+    # the statusline shows it unread (●) until the view opens again, at the end.
+    nvim.exec_lua(STATES)
+    focus(nvim, "conversation")
+    nvim.input("q")
+    wait_for(nvim, f"not {OPEN}")
     both = edits(
         ("a.py", entry_file_id("a.py", A_TEXT), "two = 2", "two = 22"),
         ("b.py", entry_file_id("b.py", B_TEXT), "print('b')", "print('bee')"),
     )
     server.push(stream(text_chunk("Both."), *tool_call("edit_file", both), usage_chunk(900, 40)))
-    send(nvim, "Change both files")
-    answered(nvim, "Assistant modified: b.py")
+    nvim.exec_lua("require('bb7').send('Change both files')")
+    said(nvim, "answer ready in Session: 2 files changed, :BB7Review")
+    assert nvim.exec_lua("return require('bb7').statusline()") == "bb7 ●"
+    open_view(nvim, "Assistant modified: b.py")
+    at_end(nvim)
+    assert nvim.exec_lua("return _G.states") == ["streaming", "unread", "idle"]
     never_waiting(nvim)
 
-    # 2. An answer whose edit fails: said in the conversation, not in a message.
+    # 2. An answer whose edit fails: said in the conversation, not in a message. The user
+    # reads above while it streams: the place is kept, the bar says a new answer is below,
+    # and its key goes there; ]u and [u go between the user's messages.
     bad = edits(("a.py", entry_file_id("a.py", A_TEXT), "no such line", "x"))
-    server.push(stream(text_chunk("Oops."), *tool_call("edit_file", bad), finish()))
+    server.push(
+        stream(text_chunk("Oops."), {"gate": "rest"}, *tool_call("edit_file", bad), finish())
+    )
     send(nvim, "And once more")
+    wait_for_conversation(nvim, "Oops.")
+    at_end(nvim)  # a send goes to the end
+    assert nvim.exec_lua("return require('bb7').statusline()") == "bb7 ○"
+    focus(nvim, "conversation", 1)
+    server.open_gate("rest")
     answered(nvim, "• a.py")
+    rows = wait_for_screen(nvim, MARK)
+    assert rows[1].startswith(" " + MARK), rows[1]  # the bar leads with it
+    yours = [i + 1 for i, line in enumerate(conversation(nvim)) if line == "## You"]
+    assert nvim.current.window.cursor[0] == 1 and len(yours) == 2
+    nvim.input("]u]u")
+    assert nvim.current.window.cursor[0] == yours[1]
+    nvim.input("[u")
+    assert nvim.current.window.cursor[0] == yours[0]
+    nvim.input("G")
+    at_end(nvim)
+    assert not any(MARK in row for row in screen(nvim))
+    # K: when the answer came, its model and effort, what it took (a float).
+    nvim.input("K")
+    rows = wait_for_screen(nvim, "test/model · effort the model default")
+    assert any("answer of 20" in row for row in rows), "\n".join(rows)
+    assert any("no token counts" in row for row in rows)
+    nvim.input("k")  # the float goes with the cursor's move
     never_waiting(nvim)
 
     # 3. A local change of the changed line makes a.py a conflict: :BB7Apply refuses it.
@@ -148,6 +213,12 @@ def test_a_whole_session_never_stops_at_press_enter(
     # 7. Undo where nothing was applied: refused.
     type_command(nvim, "BB7UndoApply a.py")
     said(nvim, "no apply of a.py to undo")
+
+    # 8. BB-7's habits: the version, the models list fetched again.
+    type_command(nvim, "BB7Version")
+    said(nvim, "bb7 0.1.0 (host pid ")
+    type_command(nvim, "BB7RefreshModels")
+    said(nvim, "models list refreshed: ")
 
     assert len(shown(nvim)) >= 5, shown(nvim)
     all_fit(nvim)
@@ -201,7 +272,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.input("gg]cdo")
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
     nvim.command("tabclose")
-    said(nvim, "d.py: partly merged; :BB7Diff shows the rest; :w writes them")
+    said(nvim, "d.py: some hunks taken, the rest still pending (:BB7Diff); :w writes them")
     all_fit(nvim)
 
 

@@ -53,11 +53,14 @@ def test_a_status_event_shows_on_screen_in_signs_statusline_and_buffer_var(
 
 def test_a_removed_file_loses_its_status_and_signs(nvim: Any, project: Path) -> None:
     nvim.command("edit a.py")
+    nvim.command("setlocal signcolumn=auto")  # Neovim's default: one sign wide
     start_host(nvim)
-    publish_status(nvim, project / "a.py", "~M", [1])
+    publish_status(nvim, project / "a.py", "~M", [2])
+    assert screen(nvim)[0].startswith("~M  one = 1")  # a two-letter sign stays off the code
     emit(nvim, ("status_changed", {"files": {}, "removed": [str(project / "a.py")]}))
     wait_for(nvim, "vim.b.bb7_status == ''")
     assert nvim.exec_lua(SIGNS) == []
+    assert nvim.exec_lua("return vim.wo.signcolumn") == "auto"
     assert "a.py" in screen(nvim)  # statusline without a bb7 part
 
 

@@ -201,6 +201,18 @@ def test_a_write_that_races_an_apply_is_kept_and_the_apply_refused(bb7: Bb7) -> 
     assert bb7.read("f.txt") == BASE and bb7.temp_files() == []
 
 
+def test_a_write_that_races_a_merge_is_kept_and_the_merge_refused(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": MODEL})
+    bb7.write("f.txt", BASE.replace("line 1", "line one"))  # the user's edit, away from it
+    theirs = BASE.replace("line 1", "line I")
+    done = _race(bb7, ("output", "apply", "--merge", "f.txt"), theirs)
+    assert done.returncode == 1 and "written by another program meanwhile" in done.stderr
+    assert bb7.read("f.txt") == theirs and bb7.temp_files() == []
+    assert bb7.statuses() == {"f.txt": "M"}  # still pending, rebased over the newest text
+
+
 # -- 6: a reused pid is another process --------------------------------------------------------
 
 

@@ -26,6 +26,7 @@ local H = {
   anchors = {}, ---@type bb7.Anchor[] of every message, from the host
   folds = {}, ---@type integer[][]
   timer = nil, ---@type uv.uv_timer_t?
+  to_end = false, -- the next drawing puts the cursor on the last line (the view opened)
   controller = nil, ---@type table? the view's controller (`bb7.chat`), given to `subscribe`
 }
 
@@ -66,6 +67,53 @@ local function fold(w, first, last)
 end
 
 local function at_end(w, count) return w ~= nil and vim.api.nvim_win_get_cursor(w)[1] >= count end
+
+--- Output arrived below a cursor that is not on the last line (the user reads above): the
+--- window stays put and its bar says so (`view.winbars`) until the end is seen.
+---@param w integer?
+---@param follow boolean
+local function arrived(w, follow)
+  if w and not follow and not view.state.unseen then
+    view.state.unseen = true
+    view.winbars()
+  end
+end
+
+local function mark_seen()
+  if view.state.unseen then
+    view.state.unseen = false
+    view.winbars()
+  end
+end
+
+--- Puts the cursor on the conversation's last line, at the bottom of the window (the key
+--- `latest`, a send); the "new answer below" mark goes.
+function M.to_end()
+  local b, w = buf(), win()
+  if w then
+    vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
+    vim.api.nvim_win_call(w, function() vim.cmd('normal! zb') end)
+  end
+  mark_seen()
+end
+
+--- The next drawing of the conversation ends on its last line (the view opens: answers that
+--- came while it was closed are in sight).
+function M.follow_next() H.to_end = true end
+
+--- Watches the conversation's cursor: reaching the last line clears the "new answer below"
+--- mark.
+---@param b integer
+function M.setup(b)
+  vim.api.nvim_create_autocmd('CursorMoved', {
+    buffer = b,
+    desc = 'bb7: the end of the conversation is seen',
+    callback = function()
+      local w = win()
+      if view.state.unseen and at_end(w, vim.api.nvim_buf_line_count(b)) then mark_seen() end
+    end,
+  })
+end
 
 --- Makes the treesitter highlighter draw the next frame from trees of the buffer as it is now.
 --- While a parse is in flight (a slow or loaded machine) the highlighter keeps drawing the
@@ -124,7 +172,9 @@ end
 function M.render(rendered)
   local b, w = buf(), win()
   take_shapes(rendered)
-  local follow = w == nil or at_end(w, vim.api.nvim_buf_line_count(b))
+  local count = vim.api.nvim_buf_line_count(b)
+  local follow = w == nil or H.to_end or at_end(w, count)
+  if w then H.to_end = false end
   local saved = w and not follow and vim.api.nvim_win_call(w, vim.fn.winsaveview)
   M.stop_live()
   vim.api.nvim_buf_clear_namespace(b, STATUS_NS, 0, -1)
@@ -143,11 +193,11 @@ function M.render(rendered)
   if w then
     M.refold()
     if follow then
-      vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
       -- The last line at the bottom: no empty rows left by the shorter stored rendering.
-      vim.api.nvim_win_call(w, function() vim.cmd('normal! zb') end)
+      M.to_end()
     elseif saved then
       vim.api.nvim_win_call(w, function() vim.fn.winrestview(saved) end)
+      if #rendered.lines > count then arrived(w, false) end
     end
   end
 end
@@ -172,6 +222,7 @@ end
 
 local function scroll(w, follow, b)
   if follow and w then vim.api.nvim_win_set_cursor(w, { line_count(b), 0 }) end
+  arrived(w, follow)
 end
 
 --- Appends `lines` as a block (after one blank line); returns the 1-based first line.
@@ -270,6 +321,7 @@ function M.begin_exchange(text)
   add_block({ shapes.user_heading }, 'BB7ChatUser')
   add_block(vim.split(vim.trim(text), '\n', { plain = true }))
   set_status('⋯ sending')
+  M.to_end()
 end
 
 local function heading(model)
@@ -322,7 +374,8 @@ M.handlers = {
     local ev = p.event
     local live = view.state.live
     if live then live.retry_until = vim.uv.now() + math.floor((ev.delay or 0) * 1000) end
-    set_status(('⟳ %s; retrying in %.1f s'):format(ev.reason or 'provider busy', ev.delay or 0))
+    -- The action first (the reason is whole sentences, cut at the window's edge).
+    set_status(('⟳ retrying in %.1f s: %s'):format(ev.delay or 0, ev.reason or 'provider busy'))
     view.winbars()
   end,
   repairing = function(p)
@@ -361,19 +414,22 @@ end
 
 -- Messages ------------------------------------------------------------------------------------
 
---- Moves to the next (1) or previous (-1) message heading.
+--- Moves to the next (1) or previous (-1) message heading (of `role` only, when given).
 ---@param direction 1|-1
-function M.jump(direction)
+---@param role? string
+function M.jump(direction, role)
   local w = win()
   if not w then return end
   local line = vim.api.nvim_win_get_cursor(w)[1]
   local target
   for _, anchor in ipairs(H.anchors) do
-    if direction > 0 and anchor[1] > line then
-      target = anchor[1]
-      break
-    elseif direction < 0 and anchor[1] < line then
-      target = anchor[1]
+    if role == nil or anchor[3] == role then
+      if direction > 0 and anchor[1] > line then
+        target = anchor[1]
+        break
+      elseif direction < 0 and anchor[1] < line then
+        target = anchor[1]
+      end
     end
   end
   if target then vim.api.nvim_win_set_cursor(w, { target, 0 }) end
@@ -391,6 +447,24 @@ function M.message_at_cursor()
     found = anchor
   end
   return found
+end
+
+--- `K`: a small float about the message under the cursor (its answer's, on a user message):
+--- when, model and reasoning effort, tokens, cost, duration. It closes when the cursor moves;
+--- `K` again enters it.
+function M.info()
+  local anchor = M.message_at_cursor()
+  if not anchor then return ui.say('put the cursor on a message', 'warn') end
+  local backend = require('bb7.backend')
+  backend.request('message_info', { message_id = anchor[2] }, function(err, info)
+    if err then return backend.report(err) end
+    if not win() then return end
+    vim.lsp.util.open_floating_preview(info.lines, '', {
+      border = 'rounded',
+      focus_id = 'bb7_message_info',
+      max_width = vim.o.columns - 4,
+    })
+  end)
 end
 
 --- The last user message of the chat shown, as an anchor (nil in an empty chat).

@@ -23,6 +23,7 @@ function M.buf(pane)
   if created then
     require('bb7.chat.keys').attach(buf, pane, M)
     if pane == 'input' then require('bb7.chat.input').setup(buf, M) end
+    if pane == 'conversation' then require('bb7.chat.conversation').setup(buf) end
   end
   return buf
 end
@@ -138,7 +139,12 @@ function M.open()
   end
   view.state.wins = require('bb7.chat.layout').open(require('bb7.config').get().layout, bufs)
   watch_windows()
-  require('bb7.chat.conversation').refold()
+  local conversation = require('bb7.chat.conversation')
+  conversation.refold()
+  -- Opening shows the end, with what came while the view was closed.
+  conversation.to_end()
+  conversation.follow_next()
+  require('bb7.activity').read() -- an answer that ended unseen is seen now
   view.focus('input')
   if ready then load() end
 end

@@ -24,6 +24,7 @@ local M = {}
 ---@field total_tokens? string the context's estimated size, as the host words it
 ---@field estimate? string the next request's size and price, as the host words it
 ---@field live? bb7.Live
+---@field unseen? boolean output arrived below the conversation's cursor (the user reads above)
 M.state = { bufs = {}, wins = {}, chat = nil, retry = false, usage = '', live = nil }
 
 local FILETYPES = { conversation = 'markdown', input = 'markdown', files = 'bb7_files' }
@@ -149,10 +150,17 @@ function M.winbars()
   if conversation and S.chat then
     local right = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
     local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
-    local width = vim.api.nvim_win_get_width(conversation)
+    -- First, so a narrow bar never cuts it: output arrived below where the user reads.
+    local below = ''
+    if S.unseen then
+      below = ' ↓ new answer below' .. (keys.latest and (': ' .. keys.latest) or '') .. ' '
+    end
+    local width = vim.api.nvim_win_get_width(conversation) - vim.api.nvim_strwidth(below)
     local title, model = M.title(width, name, S.chat.model, right)
     title = title and ('%#BB7ChatTitle# ' .. escape(title) .. '%* ·') or ''
-    vim.wo[conversation].winbar = ('%s %s%%#BB7ChatStatus#%s'):format(
+    below = below ~= '' and ('%#BB7ChatNew#' .. escape(below) .. '%*') or ''
+    vim.wo[conversation].winbar = ('%s%s %s%%#BB7ChatStatus#%s'):format(
+      below,
       title,
       escape(model),
       escape(right)

@@ -126,14 +126,16 @@ def _read_response(source: str) -> str | ApplyError:
     try:
         if source == "-":
             data = sys.stdin.buffer.read(MAX_BYTES + 1)
+            size = len(data)
         else:
             with open(source, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
+                size = max(len(data), os.fstat(handle.fileno()).st_size)
     except OSError as exc:
         return _plain_error("unreadable", f"cannot read the response {source}: {exc.strerror}")
     if len(data) > MAX_BYTES:
         name = "the response" if source == "-" else f"the response {source}"
-        return _plain_error("too_large", f"{too_large(name, len(data))}; nothing was written")
+        return _plain_error("too_large", f"{too_large(name, size)}; nothing was written")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bb7.chatview import info
 from bb7.host.handlers.project import publish, publish_all
-from bb7.host.needs import Held, Project
+from bb7.host.needs import Held, Project, Reading
 from bb7.host.protocol import (
     ChatIdArgs,
     ChatRestored,
     ChatSearchHit,
     ChatSummary,
     MessageArgs,
+    MessageInfo,
     MoveChatArgs,
     NewChatArgs,
     NoArgs,
@@ -141,6 +143,11 @@ def fork_chat(h: Held, args: MessageArgs) -> ChatRestored:
 def edit_message(h: Held, args: MessageArgs) -> ChatRestored:
     """Cut the active chat before a user message; its text becomes the draft."""
     return _restore(h, args, history.edit_message)
+
+
+def message_info(r: Reading, args: MessageArgs) -> MessageInfo:
+    """What `K` shows about a message of the active chat."""
+    return MessageInfo(unwrap(info.message_info(r.store.messages(r.chat.id), args.message_id)))
 
 
 def save_draft(p: Project, args: SaveDraftArgs) -> None:

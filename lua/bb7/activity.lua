@@ -1,0 +1,71 @@
+--- Whether an answer is streaming, or ended while the chat view was closed and is not read
+--- yet: BB-7's `○` and `●` in |bb7.statusline()|, and `User BB7AnswerState` on each change.
+--- An answer that ends unseen says so in one line.
+local M = {}
+
+local SYMBOLS = { idle = '', streaming = '○', unread = '●' }
+
+---@alias bb7.AnswerState 'idle'|'streaming'|'unread'
+
+local H = {
+  state = 'idle', ---@type bb7.AnswerState
+  chats = {}, ---@type table<string, string> request id -> chat id
+}
+
+---@return bb7.AnswerState
+function M.state() return H.state end
+
+--- `○` while streaming, `●` when unread, else ''.
+---@return string
+function M.symbol() return SYMBOLS[H.state] end
+
+---@param state bb7.AnswerState
+function M.set(state)
+  if state == H.state then return end
+  H.state = state
+  vim.api.nvim_exec_autocmds(
+    'User',
+    { pattern = 'BB7AnswerState', data = { state = state }, modeline = false }
+  )
+end
+
+--- The chat view opened: an answer that ended unseen is read (a streaming one still streams).
+function M.read()
+  if H.state == 'unread' then M.set('idle') end
+end
+
+---@param p bb7.RequestStarted
+function M.started(p)
+  H.chats[p.request_id] = p.chat_id
+  M.set('streaming')
+end
+
+--- "answer ready in <chat>: 2 files changed, :BB7Review" (the chat's name from the host).
+---@param chat_id string?
+---@param files string[]
+local function announce(chat_id, files)
+  local backend = require('bb7.backend')
+  backend.request('chat_list', vim.empty_dict(), function(err, list)
+    if err then return end
+    local name = 'the active chat'
+    for _, chat in ipairs(list) do
+      if chat.id == chat_id then name = chat.name end
+    end
+    local what = #files == 0 and ':BB7Chat shows it'
+      or ('%d file%s changed, :BB7Review'):format(#files, #files == 1 and '' or 's')
+    require('bb7.log').notify(('answer ready in %s: %s'):format(name, what), 'info')
+  end)
+end
+
+--- A response ended: unread when the chat view is closed (and said so when it succeeded).
+---@param p bb7.SendDone
+---@param shown boolean the chat view is open
+function M.done(p, shown)
+  local chat_id = H.chats[p.request_id]
+  H.chats[p.request_id] = nil
+  if shown or p.kind == 'cancelled' then return M.set('idle') end
+  M.set('unread')
+  if p.ok then announce(chat_id, p.files or {}) end
+end
+
+return M
