@@ -96,34 +96,28 @@ function M.add(controller, readonly)
   end
   local todo = vim.tbl_filter(function(f) return f.available end, request.files)
   if #todo == 0 then return say('none of the files asked for can be added', 'warn') end
+  local specs = vim.tbl_map(function(f)
+    if f.start_line and f.start_line ~= vim.NIL then
+      return ('%s:%d-%d'):format(f.file, f.start_line, f.end_line)
+    end
+    return f.file
+  end, todo)
   local conversation = require('bb7.chat.conversation')
   local last = conversation.last_user_message()
   if conversation.busy() or not last then return end
-  local function next_file(i)
-    local file = todo[i]
-    if not file then
-      M.request = nil
-      return controller.send()
-    end
-    local args = {
-      path = file.file,
-      readonly = readonly,
-      buffers = require('bb7.buffer').for_request(file.file),
-    }
-    if file.start_line and file.start_line ~= vim.NIL then
-      args.start_line, args.end_line = file.start_line, file.end_line
-    end
-    backend().request('add', args, function(err)
-      if err then
-        controller.refresh()
-        return backend().report(err)
-      end
-      next_file(i + 1)
-    end)
-  end
+  M.request = nil
   conversation.restore(controller, 'edit_message', last[2], function(err)
     if err then return backend().report(err) end
-    next_file(1)
+    -- Through `:BB7Add`'s way: a file that looks like a secret is asked about first.
+    require('bb7.add').paths(specs, readonly, function(add_err, message)
+      if add_err then
+        backend().report(add_err)
+      elseif message then
+        controller.send()
+      else
+        controller.refresh() -- the user said no: nothing is sent
+      end
+    end)
   end)
 end
 
