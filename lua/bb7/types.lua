@@ -122,7 +122,8 @@
 ---@field action 'all'|'cancel'|'no_secrets'
 ---@field label string
 
---- A chat as the chat list and the view's title show it.
+--- A chat as the chat list and the view's title show it (`effort`: the chat's own
+--- reasoning effort, '' for the default).
 ---@class bb7.ChatSummary
 ---@field id string
 ---@field name string
@@ -131,6 +132,7 @@
 ---@field updated number
 ---@field model string
 ---@field active boolean
+---@field effort string
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
 --- lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
