@@ -1,7 +1,7 @@
 --- The chat list: a float over the chat view listing every chat (pinned first, then the most
---- recent; `●` marks the active one, `!` a pinned one) with keys to switch, start, rename,
---- delete, pin, search, and move between the project and the global chats. A search shows
---- only the chats that match, with an excerpt. Actions get the view's controller.
+--- recent; `●` marks the active one, `!` a pinned one, `⊘` one another bb7 holds, read-only
+--- here) with keys to switch, start, rename, delete, pin, search, and move between the
+--- project and the global chats. A search shows only the chats that match, with an excerpt. Actions get the view's controller.
 local M = {}
 
 local ui = require('bb7.chat.ui')
@@ -36,7 +36,8 @@ local function draw(items)
   local lines = {}
   for _, item in ipairs(items) do
     local c = item.chat
-    local mark = (c.active and '●' or ' ') .. (c.pinned and '!' or ' ')
+    local held = c.held_by ~= ''
+    local mark = (held and '⊘' or c.active and '●' or ' ') .. (c.pinned and '!' or ' ')
     local line = ('%s %s'):format(mark, c.name)
     if item.excerpt and item.excerpt ~= '' and item.excerpt ~= c.name then
       line = line .. ' — ' .. item.excerpt
@@ -57,8 +58,9 @@ local function draw(items)
       vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = 'BB7ChatActive' })
     end
     local scope = c.scope == 'global' and 'global · ' or ''
+    local held = c.held_by ~= '' and ('held by %s · '):format(c.held_by:match('^pid %d+')) or ''
     vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
-      virt_text = { { scope .. when(c.updated), 'BB7FilesTokens' } },
+      virt_text = { { held .. scope .. when(c.updated), 'BB7FilesTokens' } },
       virt_text_pos = 'right_align',
     })
   end

@@ -61,6 +61,7 @@ from bb7.host.protocol.calls import (
     SetReasoningEffortArgs,
     Settings,
     StatusesArgs,
+    TakeChatArgs,
     TitleSettings,
     Updated,
 )
@@ -137,6 +138,7 @@ __all__ = [
     "StatusItem",
     "StatusesArgs",
     "Streamed",
+    "TakeChatArgs",
     "TitleSettings",
     "Updated",
 ]
