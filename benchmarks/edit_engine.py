@@ -3,7 +3,8 @@
 Every edit is applied to a fresh copy of the content with no index reused, so each figure
 includes building the line index: the cost of the first edit of a response. Targets (p95, one
 core, every kind, judged on the CPU time of the calling thread): <= 2 ms at 1k lines, <= 5 ms
-at 10k, <= 50 ms at 100k. Wall-clock p50/p95 are printed too, and beside them a plain
+at 10k, <= 50 ms at 100k, and the worst case (CPU) under twice that (< 100 ms at 100k).
+Wall-clock p50/p95 are printed too, and beside them a plain
 `str.find` over the same content timed in the same run: how fast the machine was at that
 moment (a loaded machine slows both).
 
@@ -13,6 +14,7 @@ Run: .venv/bin/python benchmarks/edit_engine.py [--sizes 1000,10000,100000] [--q
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import time
@@ -98,6 +100,20 @@ def cases(lines: list[str]) -> list[tuple[str, str, str, bool]]:
     # word is on thousands of lines while the block is nowhere.
     out.append(("refused: everywhere", "    return 0;\n}", "    return 1;\n}", False))
     out.append(("refused: common words", "}\n\n  static", "}\n  static", False))
+
+    # Stress 4: an edit in the file's last lines whose `old` carries a renamed identifier (the
+    # model's copy is out of date): in a middle line it is drift; in every line, nowhere.
+    _, tail = block_at(lines, len(lines) - 40, 8)
+    renamed = list(tail)
+    line = next(i for i in range(1, 7) if " = compute(" in tail[i])
+    var = tail[line].split()[1]
+    renamed[line] = renamed[line].replace(var, var + "_old")
+    out.append(("last lines: renamed in middle", "\n".join(renamed), "\n".join(tail[:-1]), True))
+    name = tail[0].split()[2].split("(")[0]
+    everywhere = [ln.replace(name, name + "_v2").replace(var, "value") for ln in tail]
+    out.append(("last lines: renamed everywhere", "\n".join(everywhere), "\n".join(tail), False))
+    # Stress 5: `old` whose words are all common (`i`, `0`): found by its lines, not its words.
+    out.append(("common words only", "    int i = 0;\n    i = 0;", "    int i = 1;", False))
     return out
 
 
@@ -107,6 +123,9 @@ def measure(fn: Callable[[], object], reps: int) -> tuple[list[float], list[floa
     wall: list[float] = []
     cpu: list[float] = []
     for _ in range(reps):
+        # The garbage of earlier calls is collected outside the timing: a collection it would
+        # trigger is the cost of those calls (and of this script's 100k-line lists), not this one.
+        gc.collect()
         w0, c0 = time.perf_counter(), time.thread_time()
         fn()
         cpu.append((time.thread_time() - c0) * 1000)
@@ -127,8 +146,8 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     failures = 0
     print(
-        f"{'lines':>7}  {'edit':28} {'result':10} {'p50 ms':>7} {'p95 ms':>7} {'cpu p95':>8}"
-        f" {'target':>7} {'str.find p95':>13}"
+        f"{'lines':>7}  {'edit':30} {'result':10} {'p50 ms':>7} {'p95 ms':>7} {'cpu p95':>8}"
+        f" {'worst':>7} {'target':>7} {'str.find p95':>13}"
     )
     for size in sizes:
         lines = generate(size)
@@ -142,13 +161,15 @@ def main() -> int:
             wall, cpu = measure(lambda c=content, o=old, n=new: replace(c, o, n), reps)
             first = old.split("\n", 1)[0]
             baseline = p95(measure(lambda c=content, f=first: c.find(f + "\x00"), reps)[0])
-            ok = applied == should_apply and p95(cpu) <= TARGET_MS.get(size, float("inf"))
+            target = TARGET_MS.get(size, float("inf"))
+            # The worst case (CPU) may be up to twice the p95 target (< 100 ms at 100k lines).
+            ok = applied == should_apply and p95(cpu) <= target and max(cpu) < 2 * target
             failures += not ok
             mark = "" if ok else "  <-- MISSED"
             print(
-                f"{size:>7}  {kind:28} {label[:10]:10} {statistics.median(wall):7.2f} "
-                f"{p95(wall):7.2f} {p95(cpu):8.2f} {TARGET_MS.get(size, 0):7.0f} "
-                f"{baseline:13.2f}{mark}"
+                f"{size:>7}  {kind:30} {label[:10]:10} {statistics.median(wall):7.2f} "
+                f"{p95(wall):7.2f} {p95(cpu):8.2f} {max(cpu):7.2f} "
+                f"{TARGET_MS.get(size, 0):7.0f} {baseline:13.2f}{mark}"
             )
     print("all targets met" if not failures else f"{failures} target(s) missed")
     return 1 if failures else 0

@@ -121,7 +121,7 @@ def quick_requests(nvim: Any, project: Path, runs: int) -> dict[str, list[float]
         "remove": [],
     }
     for run in range(runs):
-        out["add"].append(timed(nvim, "add", {"path": path}))
+        out["add"].append(timed(nvim, "add_paths", {"specs": [path], "cwd": str(project)}))
         bufs = nvim.exec_lua(buffer, path)
         out["statuses (1 buffer)"].append(timed(nvim, "statuses", {"buffers": bufs}))
         new = f"two = {run + 3}"
@@ -146,7 +146,7 @@ def status_refresh(nvim: Any, project: Path, runs: int) -> list[float]:
         path.write_text(f"x = {i}\n" * 20)
         paths.append(str(path))
     for path in paths:
-        timed(nvim, "add", {"path": path})
+        timed(nvim, "add_paths", {"specs": [path], "cwd": str(project)})
     for path in paths[:50]:
         nvim.command(f"badd {path}")
     nvim.exec_lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do vim.fn.bufload(b) end")

@@ -39,9 +39,9 @@ local function guide()
     table.insert(lines, "Ask the model: :lua require('bb7').send('Let greet take a title')")
   end
   vim.list_extend(lines, {
-    'Without a key: :BB7Paste r applies an example answer (in register r).',
-    'Then :BB7Diff merges by hand (do/dp, then close the tab), :BB7Apply applies,',
-    ':BB7Discard drops, :BB7UndoApply undoes an apply.',
+    'Without a key: :BB7Paste r pastes an example answer (register r) to review.',
+    'Then :BB7Review shows them: ]h/[h move, ga accepts, gr rejects, q ends.',
+    'Edited the file too? :BB7Merge keeps your edits; :BB7Discard drops a change.',
   })
   return lines
 end

@@ -35,19 +35,48 @@ local function path_request(method)
   end
 end
 
+--- What `:BB7Add`'s arguments name, as the host takes them (`PATH[:START-END]`, directories,
+--- globs): `buffers` and `quickfix [sections]` are gathered here, the rest goes as typed
+--- (`%`, `~` and `$VAR` expanded; wildcards are the host's).
+local function add_specs(opts)
+  local args, add = opts.fargs, require('bb7.add')
+  if args[1] == 'buffers' and #args == 1 then return add.buffers(), 'no listed file buffers' end
+  if args[1] == 'quickfix' and (#args == 1 or (#args == 2 and args[2] == 'sections')) then
+    return add.quickfix(args[2] == 'sections'), 'the quickfix list names no readable file'
+  end
+  if opts.range > 0 then
+    if #args > 1 then usage('a range takes one file') end
+    return { ('%s:%d-%d'):format(target(opts), opts.line1, opts.line2) }
+  end
+  if #args == 0 then return { target(opts) } end
+  return vim.tbl_map(function(arg) return vim.fn.expandcmd(arg) end, args)
+end
+
 local function add(readonly)
   return function(opts)
     -- In the chat view, no path means: pick one of the project's files.
     if not opts.fargs[1] and opts.range == 0 and vim.b.bb7_pane then
       return require('bb7.chat').pick_file()
     end
-    local path = target(opts)
-    local args = { path = path, readonly = readonly, buffers = buffers(path) }
-    if opts.range > 0 then
-      args.start_line, args.end_line = opts.line1, opts.line2
-    end
-    backend().request('add', args, answer)
+    local specs, none = add_specs(opts)
+    if #specs == 0 then usage(none) end
+    local function done(err, message) answer(err, message and { message = message }) end
+    require('bb7.add').paths(specs, readonly, done)
   end
+end
+
+--- Completion of `:BB7Add`: files, and the words `buffers` and `quickfix` first.
+local function add_complete(lead, line)
+  local words = vim.split(line, '%s+', { trimempty = true })
+  local first = #words == 1 or (#words == 2 and lead ~= '')
+  local out = {}
+  for _, word in ipairs(first and { 'buffers', 'quickfix' } or {}) do
+    if vim.startswith(word, lead) then table.insert(out, word) end
+  end
+  if words[2] == 'quickfix' and #words <= 3 and vim.startswith('sections', lead) then
+    table.insert(out, 'sections')
+  end
+  return vim.list_extend(out, vim.fn.getcompletion(lead, 'file'))
 end
 
 local PENDING = require('bb7.vocab').pending
@@ -149,25 +178,36 @@ and makes it the active chat.]],
   },
   {
     name = 'BB7Add',
-    usage = ':[range]BB7Add [path]',
-    nargs = '?',
+    usage = ':[range]BB7Add [path...]',
+    nargs = '*',
     range = true,
-    complete = 'file',
-    desc = 'bb7: add a file (or with a range, a section) to the chat context',
-    doc = [[Adds [path] (default: the current file) to the context of the active
-chat, writable: the model may propose changes to it. With a [range], adds
-only those lines, as a read-only section. Without [path] in the chat view,
-picks one of the project's files with |vim.ui.select()| (git-tracked first).]],
+    complete = add_complete,
+    desc = 'bb7: add files, directories, globs or a section to the chat context',
+    doc = [[Adds each [path] (default: the current file) to the context of the
+active chat, writable: the model may propose changes to it. A [path] may be
+a directory (its files, recursively), a glob (`src/**/*.py`; `**` spans
+directories) or `path:START-END`, a read-only section of those lines; with
+a [range], the current file's lines. A directory or glob skips files git
+ignores, hidden and binary ones and those `.bb7/ignore` names (gitignore
+syntax; the picker and `@` skip them too); it asks first, with the file
+count and tokens, when it adds more than 20 files or 30k tokens.
+`:BB7Add buffers` adds the listed file buffers, `:BB7Add quickfix` the
+quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
+a section). A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
+`id_rsa*`, a private key, an AWS or `sk-` API key inside) is added only
+after you say so. Adding a file already there refreshes it. All are added,
+or none. Without [path] in the chat view, picks one of the project's files
+with |vim.ui.select()| (git-tracked first).]],
     run = add(false),
   },
   {
     name = 'BB7AddReadonly',
-    usage = ':[range]BB7AddReadonly [path]',
-    nargs = '?',
+    usage = ':[range]BB7AddReadonly [path...]',
+    nargs = '*',
     range = true,
-    complete = 'file',
-    desc = 'bb7: add a file to the chat context, read-only',
-    doc = [[Like |:BB7Add|, but the model may only read the file.]],
+    complete = add_complete,
+    desc = 'bb7: add files to the chat context, read-only',
+    doc = [[Like |:BB7Add|, but the model may only read the files.]],
     run = add(true),
   },
   {
@@ -340,6 +380,36 @@ over those edits.]],
     end,
   },
   {
+    name = 'BB7EditInstructions',
+    usage = ':BB7EditInstructions [project|global]',
+    nargs = '?',
+    complete = function(lead)
+      return vim.tbl_filter(
+        function(scope) return vim.startswith(scope, lead) end,
+        { 'project', 'global' }
+      )
+    end,
+    desc = 'bb7: edit the instructions the model gets with every request',
+    doc = [[Opens (and creates) an instruction file: `project` (default in a bb7
+project) is `.bb7/instructions`, `global` (default elsewhere) is yours,
+`$XDG_CONFIG_HOME/bb7/instructions.md` (else `~/.config/bb7/instructions.md`).
+The model reads yours, then the project's and the files of
+|bb7-option-context.instruction_files| (`AGENTS.md`). Says which instruction
+files apply.]],
+    run = function(opts)
+      local scope = opts.fargs[1] or ''
+      if scope ~= '' and scope ~= 'project' and scope ~= 'global' then
+        usage(('unknown scope %s: use project or global'):format(scope))
+      end
+      backend().request('edit_instructions', { scope = scope }, function(err, files)
+        if err then return backend().report(err) end
+        local edit = vim.b.bb7_pane and 'tabedit ' or 'edit '
+        vim.cmd(edit .. vim.fn.fnameescape(files.path))
+        notify(files.message)
+      end)
+    end,
+  },
+  {
     name = 'BB7Install',
     usage = ':BB7Install',
     desc = "bb7: install bb7's Python environment",
@@ -349,6 +419,52 @@ seconds), else with pip. Says each step as it starts. Needed only when the
 plugin has no `.venv` and the `python` option is not set; bb7 asks for it
 again when its dependencies change.]],
     run = function() require('bb7.install').run() end,
+  },
+  {
+    name = 'BB7Version',
+    usage = ':BB7Version',
+    desc = "bb7: show bb7's version",
+    doc = [[Shows bb7's version and its host's (process id, protocol, Python), in
+one line; starts the host if needed.]],
+    run = function()
+      backend().request('ping', vim.empty_dict(), function(err, pong)
+        if err then return backend().report(err) end
+        local info = backend().status().info or {}
+        local python = info.python and (', Python ' .. vim.fn.fnamemodify(info.python, ':t')) or ''
+        notify(
+          ('bb7 %s (host pid %d, protocol %s%s)'):format(
+            pong.version,
+            pong.pid,
+            tostring(info.protocol or '?'),
+            python
+          )
+        )
+      end)
+    end,
+  },
+  {
+    name = 'BB7RefreshModels',
+    usage = ':BB7RefreshModels',
+    desc = "bb7: fetch the provider's models list again",
+    doc = [[Fetches the provider's models list again, whatever the age of the
+cached one (kept a day), and says how many models it lists. |:BB7Model| and
+the chat view's model picker use it.]],
+    run = function()
+      local stop ---@type fun()?
+      stop = require('bb7.events').on('models', function(list)
+        if stop then stop() end
+        if list.error and list.error ~= vim.NIL then return notify(list.error, 'error') end
+        if list.warning and list.warning ~= vim.NIL then return notify(list.warning, 'warn') end
+        require('bb7.chat.models').ids = vim.tbl_map(function(m) return m.id end, list.models)
+        notify(('models list refreshed: %d models'):format(#list.models))
+      end)
+      backend().request('models', { refresh = true }, function(err)
+        if err then
+          stop()
+          backend().report(err)
+        end
+      end)
+    end,
   },
   {
     name = 'BB7Log',

@@ -245,6 +245,15 @@ whole file again; 'off': nothing until you update it from the files panel
 (the file shows `~` meanwhile).]],
   },
   {
+    name = 'context.instruction_files',
+    default = { 'AGENTS.md' },
+    type = types.string_list,
+    doc = [[Files a project already keeps for models (relative to its root), read as
+project instructions after `.bb7/instructions`, e.g. `{ 'AGENTS.md',
+'CLAUDE.md' }`. `{}` reads none. |:BB7EditInstructions| lists the files
+that apply.]],
+  },
+  {
     name = 'layout',
     default = 'tab',
     type = one_of('tab', 'split'),
@@ -376,7 +385,9 @@ function M.defaults(opts)
   for _, option in ipairs(M.schema) do
     local value = opts and path_get(opts, option.parts)
     local default = option.default
-    if type(default) == 'table' and (value == nil or type(value) == 'table') then
+    if type(default) == 'table' and vim.islist(default) then
+      value = vim.deepcopy(value == nil and default or value) -- a list is replaced whole
+    elseif type(default) == 'table' and (value == nil or type(value) == 'table') then
       local merged = {} -- sign specs: flat tables, merged key by key
       for k, v in pairs(default) do
         merged[k] = v

@@ -3,11 +3,17 @@
 --- output), move with |]c| and |[c|. Closing the output window (or the tab) tells the host,
 --- which records what was taken: all of it, part (the rest stays pending, so the next
 --- `:BB7Diff` shows only that), or nothing. The file is never written here: taken hunks stay
---- in the modified buffer until the user writes it.
+--- in the modified buffer until the user writes it. Lines the user changed since the snapshot
+--- are marked `your edit` in the file's window: |do| on them would undo the user's own work.
 local M = {}
+
+local OWN = vim.api.nvim_create_namespace('bb7_diff_own')
 
 local function finish(session)
   pcall(vim.api.nvim_del_autocmd, session.closing)
+  if vim.api.nvim_buf_is_valid(session.buf) then
+    vim.api.nvim_buf_clear_namespace(session.buf, OWN, 0, -1)
+  end
   -- Leave no window of the file in diff mode, and no half-closed diff tab.
   for _, win in ipairs(vim.fn.win_findbuf(session.buf)) do
     vim.api.nvim_win_call(win, function() vim.cmd('diffoff') end)
@@ -33,8 +39,8 @@ local function finish(session)
   end)
 end
 
---- Opens the diff tab for `view` = { path, name, lines, eol } (the host's `diff` reply).
----@param view { path: string, name: string, lines: string[], eol: boolean }
+--- Opens the diff tab for `view` (the host's `diff` reply).
+---@param view bb7.DiffView
 function M.open(view)
   vim.cmd('tab split ' .. vim.fn.fnameescape(view.path))
   local buf = vim.api.nvim_get_current_buf()
@@ -47,6 +53,15 @@ function M.open(view)
     tick = vim.api.nvim_buf_get_changedtick(buf),
   }
   vim.cmd('diffthis')
+  local count = vim.api.nvim_buf_line_count(buf)
+  for _, line in ipairs(view.own) do
+    if line <= count then
+      vim.api.nvim_buf_set_extmark(buf, OWN, line - 1, 0, {
+        virt_text = { { 'your edit', 'BB7DiffOwn' } },
+        virt_text_pos = 'eol',
+      })
+    end
+  end
   vim.cmd('rightbelow vertical new')
   local out = vim.api.nvim_get_current_buf()
   vim.bo[out].buftype = 'nofile'

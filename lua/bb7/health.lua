@@ -110,7 +110,7 @@ local function check_provider(h)
   local named = provider.preset and 'preset' or 'preset (from the base URL)'
   h.ok(('%s %s: %s, %s'):format(named, info.preset, info.title, info.base_url))
   if info.answers then
-    h.ok(('the server answers /models: %d models'):format(info.models))
+    h.ok('the server answers /models: ' .. require('bb7.util').plural(info.models, 'model'))
     check_capabilities(h, info)
   else
     h.warn('the server does not answer /models: ' .. info.problem, {

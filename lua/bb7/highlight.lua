@@ -23,6 +23,7 @@ vim.list_extend(M.groups, {
   { 'BB7ReviewDelete', { link = 'DiffDelete' }, 'Lines a hunk would remove (|:BB7Review|).' },
   { 'BB7ReviewAdd', { link = 'DiffAdd' }, 'Lines a hunk would add (|:BB7Review|).' },
   { 'BB7ReviewHunk', { link = 'Comment' }, 'Label of a hunk (|:BB7Review|).' },
+  { 'BB7DiffOwn', { link = 'DiagnosticHint' }, 'Your own edits in |:BB7Diff|.' },
   { 'BB7ChatTitle', { link = 'Title' }, "Chat name in the chat view's window bar." },
   { 'BB7ChatUser', { link = 'Title' }, 'Heading of your messages (`## You`).' },
   { 'BB7ChatAssistant', { link = 'Function' }, "Heading of the model's answers." },

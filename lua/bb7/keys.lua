@@ -94,6 +94,13 @@ M.specs = {
     'n',
     'go to the end of the conversation (the newest answer), following it again'
   ),
+  key(
+    'message_info',
+    'K',
+    { 'conversation' },
+    'n',
+    'show when the message under the cursor was sent, its model and effort, tokens, cost, time'
+  ),
 
   key('apply', 'p', { 'files' }, 'n', 'apply the pending output of the file under the cursor'),
   key('apply_all', 'P', { 'files' }, 'n', 'apply every pending output (conflicts are skipped)'),

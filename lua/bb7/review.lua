@@ -47,6 +47,7 @@ end
 ---@param hunk bb7.ReviewHunk?
 local function reveal_top(buf, hunk)
   if not hunk or hunk.start ~= 0 or hunk.removed ~= 0 or #hunk.added == 0 then return end
+  if vim.api.nvim_buf_line_count(buf) == 1 and vim.fn.getline(1) == '' then return end
   if vim.api.nvim_get_current_buf() ~= buf or vim.api.nvim_win_get_cursor(0)[1] ~= 1 then return end
   vim.fn.winrestview({ topline = 1, topfill = #hunk.added })
 end
@@ -60,6 +61,9 @@ function M.draw(buf, hunks)
   -- line's does.
   local pad = (' '):rep(vim.o.columns)
   local count = vim.api.nvim_buf_line_count(buf)
+  -- An empty buffer (a new file): its one empty line shows the first new line, not a blank
+  -- line under the whole file.
+  local empty = count == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
   for i, hunk in ipairs(hunks) do
     local last_removed = math.min(hunk.start + hunk.removed, count) - 1
     if last_removed >= hunk.start then
@@ -79,9 +83,19 @@ function M.draw(buf, hunks)
     local above = hunk.removed == 0 and hunk.start == 0
     local label = ('bb7 hunk %d/%d'):format(i, #hunks)
     if hunk.overlap then label = label .. ': over your own edit' end
+    local onto = empty and above and #virt > 0
+    if onto then
+      table.remove(virt, 1)
+      vim.api.nvim_buf_set_extmark(buf, M.ns, 0, 0, {
+        virt_text = { { hunk.added[1], 'BB7ReviewAdd' } },
+        virt_text_pos = 'overlay',
+        line_hl_group = 'BB7ReviewAdd',
+      })
+      above = false
+    end
     vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
       virt_text = { { label, 'BB7ReviewHunk' } },
-      virt_text_pos = 'eol',
+      virt_text_pos = onto and 'right_align' or 'eol',
     })
     if #virt > 0 then
       vim.api.nvim_buf_set_extmark(buf, M.ns, above and first or last, 0, {

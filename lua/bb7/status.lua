@@ -69,6 +69,7 @@ local H = {
   dirty = {}, -- buffers waiting for the debounce timer
   timer = nil,
   quiet = false, -- while bb7 itself writes a buffer (the host sends the new status)
+  watchers = {}, -- absolute path of a pending new file (A, !A) -> its directory's uv_fs_event
 }
 
 local function bufnr(buf)
@@ -96,6 +97,27 @@ function M.statusline(buf)
   return status == '' and '' or ('bb7:' .. status)
 end
 
+--- With `signcolumn` one sign wide (`auto`, `yes`: the defaults) a two-cell sign such as
+--- `~M` would touch the code: the windows showing `buf` get `yes:2` for it while it has one
+--- (`wide`), and their own value back after.
+---@param buf integer
+---@param wide boolean
+local function fit_signcolumn(buf, wide)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local saved = vim.w[win].bb7_signcolumn
+    if wide and saved == nil then
+      local value = vim.wo[win].signcolumn
+      if value == 'auto' or value == 'yes' then
+        vim.w[win].bb7_signcolumn = value
+        vim.wo[win][0].signcolumn = 'yes:2'
+      end
+    elseif not wide and saved ~= nil then
+      vim.w[win].bb7_signcolumn = nil
+      vim.wo[win][0].signcolumn = saved
+    end
+  end
+end
+
 --- Draws the cached status of one buffer: `vim.b.bb7_status` and signs.
 ---@param buf integer
 function M.render(buf)
@@ -105,6 +127,8 @@ function M.render(buf)
   if entry or vim.b[buf].bb7_status ~= nil then vim.b[buf].bb7_status = status end
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   local signs = require('bb7.config').get().signs
+  local sign = signs.enabled and M.sign(status)
+  fit_signcolumn(buf, sign and vim.fn.strdisplaywidth(sign.text) > 1 or false)
   if not entry or status == '' or not signs.enabled then return end
   local function mark(line, spec)
     vim.api.nvim_buf_set_extmark(buf, M.ns, line, 0, {
@@ -138,6 +162,33 @@ function M.jump(direction)
   end
 end
 
+--- Nothing in Neovim notices a pending new file made (A becomes !A) or deleted outside it:
+--- the directory of each is watched, and a change of that name refreshes the statuses.
+local function watch_new_files()
+  for path, handle in pairs(H.watchers) do
+    local entry = H.files[path]
+    if not entry or (entry.status ~= 'A' and entry.status ~= '!A') then
+      handle:close()
+      H.watchers[path] = nil
+    end
+  end
+  for path, entry in pairs(H.files) do
+    if (entry.status == 'A' or entry.status == '!A') and not H.watchers[path] then
+      local handle = vim.uv.new_fs_event()
+      local name = vim.fs.basename(path)
+      local ok = handle
+        and handle:start(vim.fs.dirname(path), {}, function(err, changed)
+          if not err and changed == name then vim.schedule(function() M.refresh({}, true) end) end
+        end)
+      if ok then
+        H.watchers[path] = handle
+      elseif handle then
+        handle:close() -- its directory does not exist yet
+      end
+    end
+  end
+end
+
 --- Takes a `status_changed` event from the host into the cache and redraws.
 ---@param event { files: table?, removed: string[]?, full: boolean? }
 function M.on_status_changed(event)
@@ -156,6 +207,7 @@ function M.on_status_changed(event)
     H.files[path] = nil
     changed[path] = true
   end
+  watch_new_files()
   local review = package.loaded['bb7.review']
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and changed[vim.api.nvim_buf_get_name(buf)] then

@@ -21,6 +21,13 @@
 ---@class bb7.Said
 ---@field message string
 
+--- `add_paths`' reply: `message` when it added; else `question` with its `choices` (many
+--- files, or one that looks like a secret): nothing was added yet.
+---@class bb7.AddPlan
+---@field message? string
+---@field question? string
+---@field choices? bb7.Choice[]
+
 --- `open`'s reply: the project root in use, whether it has `.bb7/`, the active chat's id.
 ---@class bb7.Opened
 ---@field root string
@@ -37,12 +44,14 @@
 ---@field text string
 
 --- What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
---- as buffer lines (`eol`: the text ends with a newline); `name` is the project path.
+--- as buffer lines (`eol`: the text ends with a newline); `name` is the project path; `own`:
+--- the 1-based local lines the user changed since the snapshot (shown apart).
 ---@class bb7.DiffView
 ---@field path string
 ---@field name string
 ---@field lines string[]
 ---@field eol boolean
+---@field own integer[]
 
 --- Everything the chat view draws for a chat: title, draft, retry banner, conversation,
 --- files panel. `retry`: the last answer's edits failed and the next send carries the retry
@@ -69,6 +78,11 @@
 ---@field draft string
 ---@field warnings string[]
 
+--- `message_info`: what `K` shows about a message, one line each (time, model and
+--- reasoning effort, tokens, cost, duration).
+---@class bb7.MessageInfo
+---@field lines string[]
+
 --- `update_all`: the files re-snapshotted, and those refused with why.
 ---@class bb7.Updated
 ---@field updated string[]
@@ -78,6 +92,12 @@
 ---@class bb7.ProjectFiles
 ---@field root string
 ---@field files string[]
+
+--- The instruction file to open (absolute; created when missing) and a one-line `message`
+--- naming every instruction file that applies.
+---@class bb7.InstructionFiles
+---@field path string
+---@field message string
 
 --- The hunks to draw over the buffer of `path` (absolute); none: nothing is pending.
 ---@class bb7.ReviewReply
@@ -93,11 +113,17 @@
 
 --- Why an action was refused, for the user: `kind` for code, `message` says what to do.
 ---@class bb7.Problem
----@field kind 'bad_name'|'empty'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'always_readonly'|'ambiguous'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'
+---@field kind 'bad_name'|'empty'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'always_readonly'|'ambiguous'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'no_match'|'secret'|'too_many'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'
 ---@field message string
 ---@field reported? boolean set by Lua once the user was told
 
---- A chat as the chat list and the view's title show it.
+--- One answer the user may give: `action` goes back as `AddPathsArgs.answer`.
+---@class bb7.Choice
+---@field action 'all'|'cancel'|'no_secrets'
+---@field label string
+
+--- A chat as the chat list and the view's title show it (`effort`: the chat's own
+--- reasoning effort, '' for the default).
 ---@class bb7.ChatSummary
 ---@field id string
 ---@field name string
@@ -106,6 +132,7 @@
 ---@field updated number
 ---@field model string
 ---@field active boolean
+---@field effort string
 ---@field held_by string
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole

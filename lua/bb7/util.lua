@@ -17,4 +17,10 @@ function M.notify(message, level) require('bb7.log').notify(message, level) end
 ---@return string
 function M.first_line(text) return (tostring(text):gsub('\n.*', '')) end
 
+--- `1 model`, `2 models`: `count` and `word`, plural unless one.
+---@param count integer
+---@param word string
+---@return string
+function M.plural(count, word) return ('%d %s%s'):format(count, word, count == 1 and '' or 's') end
+
 return M

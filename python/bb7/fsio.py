@@ -30,6 +30,8 @@ MAX_BYTES = 1024 * 1024
 DEFAULT_MAX_BYTES = MAX_BYTES
 BINARY_PROBE = 8192
 TEMP_SUFFIX = ".bb7-tmp"
+# The old bytes of a hard-linked file while bb7 overwrites it in place (see `_write_in_place`).
+BACKUP_SUFFIX = ".bb7-backup"
 
 # Test tooling: a test names a step of a write (or of an apply, see `bb7.state.outputs`) in this
 # variable, and the process kills itself there, as a power cut or `kill -9` would; or, named in
@@ -160,6 +162,24 @@ def temp_files(directory: Path, name: str) -> list[Path]:
         return []
 
 
+def backups(directory: Path, name: str) -> list[Path]:
+    """Backups that a write in place of `name` killed halfway left beside it: each holds the
+    file's text from before that write. Never removed silently: bb7 names them instead."""
+    try:
+        found = sorted(directory.glob(f".{glob_escape(name)}.*{BACKUP_SUFFIX}"))
+    except OSError:
+        return []
+    from bb7.process import alive  # only a write, or a command about to write, gets here
+
+    prefix = f".{name}."
+    left = []
+    for backup in found:
+        pid = backup.name[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and not alive(int(pid)):
+            left.append(backup)
+    return left
+
+
 def glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
@@ -259,21 +279,48 @@ def _stat(path: Path) -> os.stat_result | None:
 def _write_in_place(
     path: Path, data: bytes, info: os.stat_result, expect: str | Unchecked | None
 ) -> None:
-    """Overwrite a hard-linked file in place, so every link sees the new text."""
-    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    """Overwrite a hard-linked file in place, so every link sees the new text.
+
+    No rename makes this atomic, so the old bytes go to a backup beside the file first (synced),
+    removed once the new text is on disk: a kill halfway leaves it for `backups` to find."""
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    backup = path.parent / f".{path.name}.{os.getpid()}{BACKUP_SUFFIX}"
     try:
         opened = os.fstat(fd)
         if (opened.st_ino, opened.st_dev) != (info.st_ino, info.st_dev):
             raise FileMoved(errno.EAGAIN, "replaced by another program meanwhile", str(path))
         _look_again(path, info, expect)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
+        old = os.pread(fd, MAX_BYTES + 1, 0)
+        with open(backup, "wb") as handle:
+            handle.write(old)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _fsync_dir(path.parent)
+        half = len(data) // 2
+        try:
+            _write_all(fd, memoryview(data)[:half], 0)
+            crash_point("in_place_halfway")
+            _write_all(fd, memoryview(data)[half:], half)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        except OSError:
+            # A full disk halfway: put the old bytes back (a failure here keeps the backup).
+            _write_all(fd, memoryview(old), 0)
+            os.ftruncate(fd, len(old))
+            os.fsync(fd)
+            os.unlink(backup)
+            raise
     finally:
         os.close(fd)
     crash_point("after_rename")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(backup)
+
+
+def _write_all(fd: int, view: memoryview, offset: int) -> None:
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view, offset = view[written:], offset + written
 
 
 def _keep_owner(tmp: str, info: os.stat_result) -> None:

@@ -24,6 +24,7 @@ from typing import Literal, TypeVar
 
 import msgspec
 
+from bb7.adding import AddingProblemKind
 from bb7.fsio import FileProblem, FileProblemKind
 from bb7.paths import PathProblem, PathProblemKind
 from bb7.state.problems import StateProblemKind
@@ -37,7 +38,12 @@ CommandProblemKind = Literal["partial"]
 HostProblemKind = Literal["unknown_method", "settings", "bad_effort", "bug"]
 
 ProblemKind = (
-    PathProblemKind | FileProblemKind | StateProblemKind | CommandProblemKind | HostProblemKind
+    PathProblemKind
+    | FileProblemKind
+    | StateProblemKind
+    | AddingProblemKind
+    | CommandProblemKind
+    | HostProblemKind
 )
 
 

@@ -781,3 +781,15 @@ def test_a_reasoning_effort_the_preset_cannot_send_is_left_out_and_said(
     sent = chat.server.chat_requests()[0]
     assert sent["headers"]["authorization"] == f"Bearer {SECRET}"  # the preset's variable
     assert "reasoning_effort" not in sent["json"] and "reasoning" not in sent["json"]
+    # The answer keeps the effort it was asked with (`K` in the chat view shows it): none.
+    answer = chat.store.messages(chat.chat_id)[-1]
+    assert answer.usage is not None and answer.usage.reasoning_effort == ""
+
+
+def test_the_answer_keeps_the_reasoning_effort_it_was_asked_with(chat: Chat) -> None:
+    chat.server.push(stream(text_chunk("Hi."), finish()))
+    outcome, _ = chat.send("Hello?", reasoning_effort="low")
+    assert isinstance(outcome, ev.Done)
+    assert chat.server.chat_requests()[0]["json"]["reasoning_effort"] == "low"
+    answer = chat.store.messages(chat.chat_id)[-1]
+    assert answer.usage is not None and answer.usage.reasoning_effort == "low"

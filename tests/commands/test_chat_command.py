@@ -318,8 +318,8 @@ def test_a_local_server_that_wants_a_key_says_where_to_point_api_key(
     assert done.returncode == 1
     assert done.stderr == (
         "bb7: The provider refused the request (HTTP 401: missing key). No API key was sent: "
-        "set provider.api_key (or bb7 chat --api-key) to an environment variable name, "
-        "cmd:COMMAND or file:PATH.\n"
+        "set provider.api_key to an environment variable name, cmd:COMMAND or file:PATH. "
+        "bb7 chat --api-key sets it for one run.\n"
     )
 
 

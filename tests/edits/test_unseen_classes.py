@@ -141,3 +141,15 @@ def test_a_dedented_old_whose_new_sits_at_the_file_depth_keeps_new_as_sent() -> 
     old = "def f(self):\nreturn 1\n\nx = 1"  # every line lost its indentation
     new = "    def f(self):\n        return 2\nassert x\n\nx = 1"  # but new has the file's
     assert applied(file, old, new).content == file.replace("return 1\n", "return 2\nassert x\n")
+
+
+# --- speed: candidates from a cheap prefilter, never every line ----------------------------------
+
+
+def test_an_old_whose_words_are_all_common_is_found_by_its_lines_under_every_tier() -> None:
+    filler = "i = 1;\n0 = i;\n" * 80  # `i`, `0` and `1` are on every line
+    file = filler + "(i)\n  i\u00a0=  0 ;\n" + filler
+    result = applied(file, "(i)\n  i = 0;", "(i)\n  i = 2;")
+    assert result.content == filler + "(i)\n  i = 2;\n" + filler
+    quoted = filler + "i = \u2018i\u2019;\n" + filler  # smart quotes the model sends plain
+    assert applied(quoted, "i = 'i';", "i = '0';").content == filler + "i = '0';\n" + filler

@@ -49,7 +49,7 @@ def test_routes_on_the_active_chat_are_refused_without_one_and_add_starts_one(
     assert host.refused("diff", path=str(root / "a.py"))["kind"] == "no_chat"
     assert host.refused("remove", path=str(root / "a.py"))["kind"] == "no_chat"
     assert store.chats() == []
-    said = host.call("add", path=str(root / "a.py"))
+    said = host.call("add_paths", specs=["a.py"], cwd=str(root))
     (chat,) = store.chats()
     assert said["message"] == f"added a.py (writable) to {chat.name}"
     assert [e.path for e in store.entries(chat.id)] == ["a.py"]
@@ -57,7 +57,10 @@ def test_routes_on_the_active_chat_are_refused_without_one_and_add_starts_one(
 
 def test_a_project_route_outside_a_bb7_project_says_to_run_init(tmp_path: Path) -> None:
     host = Host(tmp_path)
-    for method, args in [("chat_list", {}), ("add", {"path": str(tmp_path / "a.py")})]:
+    for method, args in [
+        ("chat_list", {}),
+        ("add_paths", {"specs": ["a.py"], "cwd": str(tmp_path)}),
+    ]:
         error = host.refused(method, **args)
         assert error["kind"] == "not_initialized" and ":BB7Init" in error["message"]
     host.close()

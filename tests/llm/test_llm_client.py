@@ -490,3 +490,26 @@ def test_usage_sent_with_an_error_chunk_is_kept(server: LLMServer) -> None:
     assert result.usage is not None
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (43, 10)
     assert result.usage.cost == 0.002
+
+
+def test_an_answer_that_outgrows_what_bb7_reads_is_stopped_with_one_line(
+    server: LLMServer,
+) -> None:
+    # A runaway model streams a write_file without end: reading stops past the answer limit,
+    # the connection is closed, and memory holds the limit, not the whole answer.
+    piece = "x" * (1024 * 1024)
+    server.push(
+        stream(
+            tool_call_chunk(0, id="call_1", name="write_file", arguments='{"content": "'),
+            {"repeat": tool_call_chunk(0, arguments=piece), "every": 0},
+            done=False,
+        )
+    )
+    result, recorder = run(server)
+    assert isinstance(result, StreamError)
+    assert result.kind == "too_large"
+    assert result.message.startswith("The answer grew past 8 MB, more than bb7 reads")
+    assert "\n" not in result.message
+    assert server.wait_for_disconnect(5) is not None  # bb7 hung up; the server did not stop
+    received = sum(len(e.arguments_delta) for e in recorder.of(ToolCallDelta))
+    assert received < 9 * len(piece) + 100

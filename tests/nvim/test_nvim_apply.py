@@ -40,7 +40,7 @@ def paste(nvim: Any, text: str) -> str:
 def pending_two(nvim: Any, project: Path) -> None:
     """a.py gets a pending change of line 2 (through :BB7Paste)."""
     said = paste(nvim, blocks(("a.py", "two = 2", "two = 22")))
-    assert said == "bb7: pasted, to review: a.py (:BB7Diff, :BB7Apply)"
+    assert said == "bb7: pasted, to review: a.py (:BB7Review, :BB7Merge)"
     wait_for_status(nvim, project / "a.py", "M")
 
 
@@ -153,7 +153,7 @@ def test_vimdiff_takes_one_hunk_and_reopening_shows_only_the_other(
     type_keys(ready, "[cdo")  # back to the first, taken from the output into the file
     assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
     ready.command("tabclose")
-    wait_for_message(ready, "a.py: partly merged; :BB7Diff shows the rest; :w writes them")
+    wait_for_message(ready, "a.py: took some hunks, the rest stays pending; :w writes them")
     # Like any Vim diff, the taken hunk stays in the buffer; the file is the user's to write.
     assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"
     assert ready.exec_lua("return vim.bo.modified") is True
@@ -167,7 +167,7 @@ def test_vimdiff_takes_one_hunk_and_reopening_shows_only_the_other(
     ready.command("wincmd l")
     assert ready.exec_lua("return vim.bo.modifiable") is False
     type_keys(ready, "q")  # the output's own key closes the diff
-    wait_for_message(ready, "nothing merged; the change is still pending")
+    wait_for_message(ready, "nothing taken; the change is still pending")
     assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 1
 
 
@@ -295,13 +295,20 @@ def test_undo_apply_of_a_closed_buffer_keeps_the_bom_and_crlf_of_the_file(
 def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
     ready: Any, project: Path
 ) -> None:
-    said = paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
-    assert said == "bb7: pasted, to review: new.py (:BB7Diff, :BB7Apply)"
+    new = "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\nprint('two')\n>>>>>>> REPLACE\n"
+    said = paste(ready, new)
+    assert said == "bb7: pasted, to review: new.py (:BB7Review, :BB7Merge)"
     wait_for_status(ready, project / "new.py", "A")
     ready.command("edit new.py")  # no such file yet: BufNewFile, not BufReadPost
     assert signs(ready) == [[1, "A "]]
     assert ready.exec_lua("return vim.b.bb7_status") == "A"
     assert screen(ready)[0].startswith("A")
+    run(ready, "BB7Review")  # the new file from its first line, not under an empty one
+    wait_for(ready, "require('bb7.review').active(0)")
+    rows = screen(ready)
+    assert rows[0].startswith("A   print('new')") and rows[0].endswith("bb7 hunk 1/1"), rows
+    assert rows[1] == "    print('two')", rows
+    assert ready.current.buffer[:] == [""]
 
 
 def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
@@ -309,10 +316,9 @@ def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
 ) -> None:
     paste(ready, "new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n")
     wait_for_status(ready, project / "new.py", "A")
+    wait_for_status(ready, project / "new.py", "A")
     (project / "new.py").write_text("mine = 1\n")  # made outside Neovim meanwhile
-    # The status shown was A: the first apply refuses and shows !A, the next names the bang.
-    assert "new.py changed since its status was shown" in run(ready, "BB7Apply new.py")
-    wait_for_status(ready, project / "new.py", "!A")
+    wait_for_status(ready, project / "new.py", "!A")  # seen without a command or a key
     assert "new.py now exists locally (!A)" in run(ready, "BB7Apply new.py")
     said = run(ready, "BB7Apply! new.py")
     assert said == "bb7: applied new.py over the local file (undo with :BB7UndoApply)"
@@ -321,17 +327,24 @@ def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
     assert (project / "new.py").read_text() == "mine = 1\n"
 
 
-def test_quitting_the_file_window_of_the_diff_closes_the_tab_and_records_the_merge(
+def test_the_diff_marks_the_users_own_lines_and_closing_it_untouched_keeps_them_theirs(
     ready: Any, project: Path
 ) -> None:
     pending_two(ready, project)
+    type_keys(ready, "1GA # mine<Esc>")  # the user's own edit, next to the model's hunk
+    wait_for_status(ready, project / "a.py", "~M")
     run(ready, "BB7Diff")
     assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 2
+    rows = screen(ready)
+    assert any("one = 1 # mine your ed" in row for row in rows), rows  # cut at 30 columns
+    assert sum("your ed" in row for row in rows) == 1  # the model's line is not marked
     type_keys(ready, ":q<CR>")  # in the file's window, not the output's
-    wait_for_message(ready, "a.py: nothing merged; the change is still pending")
+    wait_for_message(ready, "a.py: nothing taken; the change is still pending")
     assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 1
     assert ready.exec_lua("return vim.fn.bufexists('bb7://pending/a.py')") == 0
-    assert ready.current.buffer[:] == A
+    assert ready.current.buffer[:] == ["one = 1 # mine", "two = 2", "three = 3"]
+    wait_for_status(ready, project / "a.py", "~M")  # the edit is still the user's, not merged
+    assert "your ed" not in "".join(screen(ready))
 
 
 def test_applying_a_file_deleted_meanwhile_says_so_in_its_first_line(

@@ -144,7 +144,9 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     server.push(
         stream(text_chunk("Fixed."), *tool_call("edit_file", edit_a("two = 2", "two = 22")))
     )
-    view.input("iPlease fix it<C-s>")  # the insert-mode send key
+    view.input("i<C-s>")  # an empty send (the insert-mode key) offers the repair request
+    wait_for(view, "vim.api.nvim_get_current_line():find('could not be applied; please fix')")
+    view.input("<C-s>")
     answered(view, "Fixed.")
     assert "two = 3" in server.chat_requests()[-1]["body"]  # the errors went along
     rows = wait_for_screen(view, "Assistant modified: a.py")
@@ -186,7 +188,8 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
     [
         (
             [error_response(401, "invalid key")],
-            "The provider refused the request (HTTP 401: invalid key).",
+            "The provider refused the request (HTTP 401: invalid key). No API key was sent: "
+            "set provider.api_key to",  # the setup option, not the CLI's flag
         ),
         (
             [error_response(429, "slow down", headers={"Retry-After": "0"})] * 2,

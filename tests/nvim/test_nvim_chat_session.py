@@ -160,6 +160,12 @@ def test_a_whole_session_never_stops_at_press_enter(
     nvim.input("G")
     at_end(nvim)
     assert not any(MARK in row for row in screen(nvim))
+    # K: when the answer came, its model and effort, what it took (a float).
+    nvim.input("K")
+    rows = wait_for_screen(nvim, "test/model · effort the model default")
+    assert any("answer of 20" in row for row in rows), "\n".join(rows)
+    assert any("no token counts" in row for row in rows)
+    nvim.input("k")  # the float goes with the cursor's move
     never_waiting(nvim)
 
     # 3. A local change of the changed line makes a.py a conflict: :BB7Apply refuses it.
@@ -203,10 +209,17 @@ def test_a_whole_session_never_stops_at_press_enter(
     choosing(nvim)
     nvim.input("4<CR>")  # low
     said(nvim, "reasoning effort of Session")
+    wait_for_screen(nvim, " · effort low · ")  # the conversation's bar shows it
 
     # 7. Undo where nothing was applied: refused.
     type_command(nvim, "BB7UndoApply a.py")
     said(nvim, "no apply of a.py to undo")
+
+    # 8. BB-7's habits: the version, the models list fetched again.
+    type_command(nvim, "BB7Version")
+    said(nvim, "bb7 0.1.0 (host pid ")
+    type_command(nvim, "BB7RefreshModels")
+    said(nvim, "models list refreshed: ")
 
     assert len(shown(nvim)) >= 5, shown(nvim)
     all_fit(nvim)
@@ -260,7 +273,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.input("gg]cdo")
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
     nvim.command("tabclose")
-    said(nvim, "d.py: partly merged; :BB7Diff shows the rest; :w writes them")
+    said(nvim, "d.py: took some hunks, the rest stays pending; :w writes them")
     all_fit(nvim)
 
 

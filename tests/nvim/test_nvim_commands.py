@@ -33,7 +33,10 @@ COMMANDS = [
     "BB7Model",
     "BB7Paste",
     "BB7UndoApply",
+    "BB7EditInstructions",
     "BB7Install",
+    "BB7Version",
+    "BB7RefreshModels",
     "BB7Log",
 ]
 

@@ -38,7 +38,8 @@ def test_the_demo_opens_the_example_and_without_a_key_offers_paste_and_help(
         assert nvim.current.buffer.name == str(copy / "greet.py")
         guide = "\n".join(nvim.buffers[nvim.funcs.bufnr("bb7-demo")][:])
         assert "No API key: quit, `export OPENROUTER_API_KEY=...`" in guide
-        assert ":BB7Paste r applies an example answer" in guide
+        assert ":BB7Paste r pastes an example answer" in guide
+        assert "Then :BB7Review shows them: ]h/[h move" in guide and "BB7Diff" not in guide
         wait_for(nvim, "vim.tbl_count(require('bb7.status').files()) == 2")
         nvim.command("BB7Paste r")
         wait_for(nvim, "require('bb7').status() == 'M'")

@@ -167,6 +167,32 @@ def test_a_hard_linked_file_is_written_in_place_and_undone_in_place(bb7: Bb7) ->
     assert bb7.temp_files() == []
 
 
+def test_a_write_in_place_killed_halfway_leaves_the_old_text_in_a_backup(bb7: Bb7) -> None:
+    # No rename makes a write in place atomic: the old bytes are kept beside the file first.
+    bb7.write("f.txt", BASE)
+    os.link(bb7.root / "f.txt", bb7.root / "g.txt")
+    response = _response(bb7, SEARCH_LINE_2)
+    args = ("apply", "--root", str(bb7.root), response)
+    killed = bb7.run(*args, ok=None, env={CRASH_ENV: "in_place_halfway"})
+    assert killed.returncode == -signal.SIGKILL
+    (backup,) = bb7.root.glob(".f.txt.*.bb7-backup")
+    assert backup.read_text() == BASE
+    refused = bb7.run(*args, ok=None)
+    assert refused.returncode == 1 and f"left its earlier text in {backup.name}" in refused.stderr
+    backup.unlink()  # the user compared and chose
+    bb7(*args, ok=None)
+    # Through `output apply`, the apply's intent holds both texts: recovery keeps the old one.
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": "the model's first line\n" + BASE})  # half of it is not BASE
+    killed = bb7.run("output", "apply", "f.txt", ok=None, env={CRASH_ENV: "in_place_halfway"})
+    assert killed.returncode == -signal.SIGKILL
+    assert "the text it replaced is kept" in bb7("status")[1]
+    assert list(bb7.root.glob(".f.txt.*.bb7-backup")) == []
+    bb7("output", "undo", "--force", "f.txt")
+    assert bb7.read("g.txt") == BASE
+
+
 # -- 5: another program that writes the file while bb7 writes it wins, nothing is lost ---------
 
 
@@ -199,6 +225,18 @@ def test_a_write_that_races_an_apply_is_kept_and_the_apply_refused(bb7: Bb7) -> 
     done = _race(bb7, ("apply", "--root", str(bb7.root), _response(bb7, SEARCH_LINE_2)), BASE)
     assert done.returncode == 1 and "while bb7 was writing it" in done.stderr
     assert bb7.read("f.txt") == BASE and bb7.temp_files() == []
+
+
+def test_a_write_that_races_a_merge_is_kept_and_the_merge_refused(bb7: Bb7) -> None:
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": MODEL})
+    bb7.write("f.txt", BASE.replace("line 1", "line one"))  # the user's edit, away from it
+    theirs = BASE.replace("line 1", "line I")
+    done = _race(bb7, ("output", "apply", "--merge", "f.txt"), theirs)
+    assert done.returncode == 1 and "written by another program meanwhile" in done.stderr
+    assert bb7.read("f.txt") == theirs and bb7.temp_files() == []
+    assert bb7.statuses() == {"f.txt": "M"}  # still pending, rebased over the newest text
 
 
 # -- 6: a reused pid is another process --------------------------------------------------------

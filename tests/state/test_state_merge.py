@@ -68,6 +68,17 @@ def test_merge_closed_without_taking_anything_is_none(project: Project) -> None:
     assert project.status("f.txt") == "M"
 
 
+def test_merge_closed_without_taking_anything_keeps_the_users_edits_their_own(
+    project: Project,
+) -> None:
+    _with_output(project, _change(_change(BASE, 3, "model 3"), 9, "model 9"))
+    project.write("f.txt", _change(BASE, 4, "my own line 4"))  # a ~M: next to hunk 1
+    assert project.status("f.txt") == "~M"
+    result = finish_merge(project.store, project.chat_id, "f.txt")
+    assert not isinstance(result, Problem) and result.outcome == "none"
+    assert project.status("f.txt") == "~M"
+
+
 def test_merge_taking_every_hunk_is_a_full_apply(project: Project) -> None:
     output = _change(_change(BASE, 3, "model 3"), 9, "model 9")
     _with_output(project, output)

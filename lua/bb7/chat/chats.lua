@@ -30,9 +30,17 @@ end
 
 local function when(timestamp) return os.date('%Y-%m-%d %H:%M', math.floor(timestamp)) end
 
+--- The date (and scope, and the holder's pid) at the right of a chat's line.
+local function stamp(c)
+  local held = c.held_by ~= '' and ('held by %s · '):format(c.held_by:match('^pid %d+')) or ''
+  return held .. (c.scope == 'global' and 'global · ' or '') .. when(c.updated)
+end
+
 -- items: { chat = ChatSummary, excerpt = string? }
 local function draw(items)
   H.items = items
+  local width = math.max(50, math.floor(vim.o.columns * 0.7))
+  local truncate = require('bb7.chat.view').truncate
   local lines = {}
   for _, item in ipairs(items) do
     local c = item.chat
@@ -42,7 +50,8 @@ local function draw(items)
     if item.excerpt and item.excerpt ~= '' and item.excerpt ~= c.name then
       line = line .. ' — ' .. item.excerpt
     end
-    table.insert(lines, line)
+    -- Cut before the date, a space apart, rather than running into it.
+    table.insert(lines, truncate(line, width - vim.api.nvim_strwidth(stamp(c)) - 1))
   end
   if #lines == 0 then
     lines = { H.query and ('  no chat matches "%s"'):format(H.query) or '  no chats yet' }
@@ -57,10 +66,8 @@ local function draw(items)
     if c.active then
       vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = 'BB7ChatActive' })
     end
-    local scope = c.scope == 'global' and 'global · ' or ''
-    local held = c.held_by ~= '' and ('held by %s · '):format(c.held_by:match('^pid %d+')) or ''
     vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
-      virt_text = { { held .. scope .. when(c.updated), 'BB7FilesTokens' } },
+      virt_text = { { stamp(c), 'BB7FilesTokens' } },
       virt_text_pos = 'right_align',
     })
   end
@@ -71,7 +78,7 @@ local function draw(items)
   end
   H.win = require('bb7.chat.layout').float(buf, {
     title = title,
-    width = math.max(50, math.floor(vim.o.columns * 0.7)),
+    width = width,
     height = math.max(5, math.min(#lines, 20)),
     cursorline = true,
   })

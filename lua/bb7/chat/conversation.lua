@@ -374,7 +374,8 @@ M.handlers = {
     local ev = p.event
     local live = view.state.live
     if live then live.retry_until = vim.uv.now() + math.floor((ev.delay or 0) * 1000) end
-    set_status(('⟳ %s; retrying in %.1f s'):format(ev.reason or 'provider busy', ev.delay or 0))
+    -- The action first (the reason is whole sentences, cut at the window's edge).
+    set_status(('⟳ retrying in %.1f s: %s'):format(ev.delay or 0, ev.reason or 'provider busy'))
     view.winbars()
   end,
   repairing = function(p)
@@ -446,6 +447,24 @@ function M.message_at_cursor()
     found = anchor
   end
   return found
+end
+
+--- `K`: a small float about the message under the cursor (its answer's, on a user message):
+--- when, model and reasoning effort, tokens, cost, duration. It closes when the cursor moves;
+--- `K` again enters it.
+function M.info()
+  local anchor = M.message_at_cursor()
+  if not anchor then return ui.say('put the cursor on a message', 'warn') end
+  local backend = require('bb7.backend')
+  backend.request('message_info', { message_id = anchor[2] }, function(err, info)
+    if err then return backend.report(err) end
+    if not win() then return end
+    vim.lsp.util.open_floating_preview(info.lines, '', {
+      border = 'rounded',
+      focus_id = 'bb7_message_info',
+      max_width = vim.o.columns - 4,
+    })
+  end)
 end
 
 --- The last user message of the chat shown, as an anchor (nil in an empty chat).

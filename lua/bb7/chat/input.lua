@@ -2,12 +2,15 @@
 --- `send_insert` key sends it; the text is kept as the chat's draft in the host (saved
 --- 500 ms after the last change, and at once before the view closes or changes chat).
 --- Typing `@` completes a project path (|i_CTRL-X_CTRL-O|); choosing one adds that file to
---- the chat's context.
+--- the chat's context. An empty send while failed edits wait puts a repair request here.
 local M = {}
 
 local view = require('bb7.chat.view')
 
 local DRAFT_DELAY_MS = 500
+
+-- Offered by an empty send while the last answer's edits failed (the errors go with it).
+local REPAIR = 'Your last file changes could not be applied; please fix them.'
 
 local H = { timer = nil, saved = nil }
 
@@ -107,7 +110,13 @@ function M.send()
   local conversation = require('bb7.chat.conversation')
   local message = text((view.buf('input')))
   if vim.trim(message) == '' then
-    return require('bb7.chat.ui').say('write a message first', 'warn')
+    if not view.state.retry then
+      return require('bb7.chat.ui').say('write a message first', 'warn')
+    end
+    -- Nothing typed, failed edits waiting: offer the request to repair them, sent by one more
+    -- send (or edited first).
+    M.set(REPAIR)
+    return require('bb7.chat.ui').say('a request to repair the failed edits is ready: send it')
   end
   if conversation.busy() then return end
   if view.state.chat and view.state.chat.held_by ~= '' then

@@ -43,6 +43,7 @@ M.actions = {
   next_user = function() conversation().jump(1, 'user') end,
   prev_user = function() conversation().jump(-1, 'user') end,
   latest = function() conversation().to_end() end,
+  message_info = function() conversation().info() end,
   apply = function(ctx) files().apply(ctx.view.refresh) end,
   apply_all = function(ctx) files().apply_all(ctx.view.refresh) end,
   discard = function(ctx) files().discard(ctx.view.refresh) end,

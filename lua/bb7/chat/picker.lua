@@ -34,12 +34,9 @@ function M.forget() H.files = nil end
 ---@param redraw? fun()
 function M.add(path, redraw)
   local abs = vim.fs.joinpath(H.root or vim.fn.getcwd(), path)
-  local args = { path = abs, readonly = false, buffers = require('bb7.buffer').for_request(abs) }
-  backend().request('add', args, function(err, value)
+  require('bb7.add').paths({ abs }, false, function(err, message)
     if err then return backend().report(err) end
-    if type(value) == 'table' and type(value.message) == 'string' then
-      require('bb7.chat.ui').say(value.message)
-    end
+    if message then require('bb7.chat.ui').say(message) end
     if redraw then redraw() end
   end)
 end

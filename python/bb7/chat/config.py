@@ -14,6 +14,7 @@ import msgspec
 from bb7.chat import DEFAULT_MODEL as DEFAULT_MODEL
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.llm.config import ProviderConfig
+from bb7.llm.instructions import MODEL_FILES
 from bb7.llm.prompt import FollowEdits
 from bb7.llm.wire import ReasoningEffort
 
@@ -40,6 +41,7 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
       sends no marks. Providers that cache by themselves need no marks.
     - `follow_edits`: how a context file the user changed reaches the model at the next send
       ('diff': its changes; 'full': the whole file again; 'off': not at all until updated).
+    - `instruction_files`: files the project keeps for models, read as project instructions.
     """
 
     model: str = DEFAULT_MODEL
@@ -54,3 +56,4 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     cache: bool = True
     follow_edits: FollowEdits = "diff"
     usage_log: str | None = None
+    instruction_files: tuple[str, ...] = MODEL_FILES

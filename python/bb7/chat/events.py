@@ -125,6 +125,7 @@ FailureKind = Literal[
     "timeout",
     "provider",
     "protocol",
+    "too_large",  # the answer outgrew what bb7 reads: the stream was stopped
     "stale_base",  # the user applied or discarded a file while the answer was written
     "readonly",
     "context_over",  # the prompt is larger than the model's context window: nothing was sent

@@ -46,6 +46,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import cast, get_args
 
+import msgspec
+
 from bb7.chat import events as ev
 from bb7.chat import pricing
 from bb7.chat.config import SendConfig
@@ -165,6 +167,7 @@ class _Send:
         self.environ = os.environ if environ is None else environ
         self.key: ApiKey | None = None
         self.usage: Usage | None = None  # summed over the send's requests
+        self.effort = ""  # the reasoning effort the last request was sent with
 
     def run(self) -> None:
         client: OpenAICompatClient | None = None
@@ -211,7 +214,9 @@ class _Send:
         for notice in self.notices:
             self._emit(notice)
         instructions = load_instructions(
-            self.store.root if self.store.scope != GLOBAL else None, self.environ
+            self.store.root if self.store.scope != GLOBAL else None,
+            self.environ,
+            self.config.instruction_files,
         )
         for problem in instructions.problems:
             self._emit(ev.Notice("instructions", problem))
@@ -265,13 +270,15 @@ class _Send:
             )
         if self.handle.cancelled:
             return self._interrupted(None, None)
+        sends_effort = client.preset.reasoning != "none"
+        self.effort = (self.config.reasoning_effort or "") if sends_effort else ""
         end = self._stream(client, turn)
         usage = pricing.stored_usage(end.usage, end.duration, model, first_token=end.first_token)
         self.usage = pricing.added(self.usage, usage)
         self._log_usage(usage, end)
         if isinstance(end, llm.StreamError) or self.handle.cancelled:
             return self._interrupted(end, usage)
-        reply = _assistant(end, usage, self.config.model)
+        reply = _assistant(end, usage, self.config.model, self.effort)
         if turn.edit_format == "none":
             saved = self._store_messages([reply])
             return self._done(True, saved[0], end.text)
@@ -384,7 +391,7 @@ class _Send:
         messages = []
         if partial:
             assert end is not None
-            messages.append(_assistant(end, usage, self.config.model))
+            messages.append(_assistant(end, usage, self.config.model, self.effort))
         messages.append(_system(message if cancelled else f"The request failed: {message}"))
         saved = self._store_messages(messages)
         status = end.status if isinstance(end, llm.StreamError) else None
@@ -504,13 +511,17 @@ def _response(end: llm.Done, turn: Turn) -> tuple[Response, bool]:
     return Response(tool_calls=calls), False
 
 
-def _assistant(end: llm.Terminal, usage: Usage | None, model: str) -> Message:
+def _assistant(end: llm.Terminal, usage: Usage | None, model: str, effort: str) -> Message:
+    """The answer as stored, with the model that wrote it and the reasoning effort it was
+    asked with (on its usage)."""
     parts: list[TextPart | ReasoningPart] = []
     if end.reasoning.strip():
         parts.append(ReasoningPart(end.reasoning))
     if end.text.strip():
         parts.append(TextPart(end.text))
     answered_by = end.model if isinstance(end, llm.Done) and end.model else model
+    if usage is not None and effort:
+        usage = msgspec.structs.replace(usage, reasoning_effort=effort)
     return Message(role="assistant", parts=list(parts), model=answered_by, usage=usage)
 
 

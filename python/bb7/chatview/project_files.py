@@ -10,6 +10,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from bb7.adding.ignore import load_ignore
+
 LIMIT = 20_000
 GIT_TIMEOUT = 5.0
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "target", "build", "dist"})
@@ -43,11 +45,22 @@ def _walk(root: Path, limit: int) -> list[str]:
     return found
 
 
+def files_under(directory: Path, limit: int = LIMIT) -> list[str]:
+    """The files under `directory` (relative to it) that git does not ignore, tracked or not;
+    outside git, a walk that skips hidden directories. At most `limit` (+1, to tell a cut)."""
+    listed = _git(directory, "--cached", "--others", "--exclude-standard")
+    if listed is None:
+        return _walk(directory, limit + 1)
+    return sorted(set(listed))[: limit + 1]
+
+
 def project_files(root: Path, limit: int = LIMIT) -> list[str]:
-    """The files under `root`, git-tracked ones first (each group in git's order)."""
+    """The files under `root`, git-tracked ones first (each group in git's order), without
+    those `.bb7/ignore` names."""
+    ignore = load_ignore(root)
     tracked = _git(root)
     if tracked is None:
-        return _walk(root, limit)
+        return ignore.keep(_walk(root, limit))
     untracked = _git(root, "--others", "--exclude-standard") or []
     seen: set[str] = set()
     out: list[str] = []
@@ -59,4 +72,4 @@ def project_files(root: Path, limit: int = LIMIT) -> list[str]:
             out.append(name)
             if len(out) >= limit:
                 break
-    return out
+    return ignore.keep(out)

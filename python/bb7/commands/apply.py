@@ -31,6 +31,7 @@ from bb7.fsio import (
     MAX_BYTES,
     FileMoved,
     atomic_write,
+    backups,
     is_read_only,
     load_text,
     remove_leftovers,
@@ -126,14 +127,16 @@ def _read_response(source: str) -> str | ApplyError:
     try:
         if source == "-":
             data = sys.stdin.buffer.read(MAX_BYTES + 1)
+            size = len(data)
         else:
             with open(source, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
+                size = max(len(data), os.fstat(handle.fileno()).st_size)
     except OSError as exc:
         return _plain_error("unreadable", f"cannot read the response {source}: {exc.strerror}")
     if len(data) > MAX_BYTES:
         name = "the response" if source == "-" else f"the response {source}"
-        return _plain_error("too_large", f"{too_large(name, len(data))}; nothing was written")
+        return _plain_error("too_large", f"{too_large(name, size)}; nothing was written")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -149,6 +152,16 @@ def _load(root: Path, text: str, mode: DiffMode) -> dict[str, FileState]:
             continue
         real = write_target(root / path)
         remove_leftovers(real.parent, real.name)  # of a `bb7 apply` killed while writing
+        left = backups(real.parent, real.name)
+        if left:
+            # Killed halfway through a write in place: the file may be half new. Its text from
+            # before is in the backup; the user decides, bb7 writes nothing over it.
+            problem = (
+                f"a bb7 killed while writing it left its earlier text in {left[0].name}: "
+                "compare, keep what you want, then delete that file"
+            )
+            files[path] = FileState(content=None, base="disk", problem=problem)
+            continue
         loaded = load_text(root / path)
         if isinstance(loaded, str):
             files[path] = FileState(content=loaded, base="disk")

@@ -191,7 +191,9 @@ def run(args: argparse.Namespace) -> int:
         if line and (isinstance(outcome, ev.Done) or (usage and usage.prompt_tokens)):
             print(line)
         if isinstance(outcome, ev.Failed):
-            print(f"bb7: {outcome.message}", file=sys.stderr)
+            # The core names the setting; here it is the flag that sets it.
+            advice = " bb7 chat --api-key sets it for one run." if outcome.kind == "auth" else ""
+            print(f"bb7: {outcome.message}{advice}", file=sys.stderr)
             return 130 if outcome.kind == "cancelled" else 1
         statuses = file_statuses(store, chat.id)
         status = {row.path: row.status for row in statuses if row.start_line == 0}

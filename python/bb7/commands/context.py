@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 from typing import Any
 
+from bb7.adding import ask
+from bb7.adding.expand import expand
 from bb7.commands.session import active_chat, add_root_option, reported
 from bb7.refusal import Abort, advise, unwrap
 from bb7.state import context
@@ -18,10 +22,16 @@ def register(subparsers: Any) -> None:
         "add",
         description="Add files to the active chat's context (a new chat if none is active). "
         "PATH:START-END adds a read-only section; a file outside the project is added "
-        "read-only. All paths are added, or none.",
+        "read-only; a directory or glob (quote it: 'src/**/*.py') adds its text files that "
+        "are not git-ignored, hidden or in .bb7/ignore. All paths are added, or none.",
     )
-    add.add_argument("paths", nargs="+", metavar="PATH[:START-END]")
+    add.add_argument("paths", nargs="+", metavar="PATH[:START-END]|DIR|GLOB")
     add.add_argument("--readonly", action="store_true", help="the model may read, not edit")
+    add.add_argument(
+        "--allow-secrets",
+        action="store_true",
+        help="add files that look like secrets (.env, keys, tokens) instead of refusing",
+    )
     add_root_option(add)
     add.set_defaults(func=run_add)
 
@@ -47,7 +57,10 @@ def register(subparsers: Any) -> None:
 @reported
 def run_add(args: argparse.Namespace) -> int:
     with active_chat(args, create=True) as (ws, store, chat):
-        targets = [parse_target(p) for p in args.paths]
+        found = unwrap(expand(args.paths, Path.cwd(), store.root))
+        if not args.allow_secrets:
+            unwrap(advise(ask.secret_problem(found, _shown) or found, SECRET))
+        targets = [f.target for f in found.found]
         before = [context.existing(store, chat.id, t, ws.root) for t in targets]
         entries = unwrap(
             context.add_many(store, chat.id, targets, readonly=args.readonly, base=ws.root)
@@ -56,6 +69,13 @@ def run_add(args: argparse.Namespace) -> int:
             verb = context.added_verb(was, entry)
             print(f"{verb} {entry.label()} ({entry.kind}) to {chat.name}")
     return 0
+
+
+SECRET = {"secret": "--allow-secrets adds it anyway"}
+
+
+def _shown(path: str) -> str:
+    return os.path.relpath(path) if path.startswith(os.getcwd() + os.sep) else path
 
 
 @reported

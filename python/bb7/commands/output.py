@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from bb7.commands.session import active_chat, add_root_option, reported
-from bb7.fsio import atomic_write
+from bb7.fsio import atomic_write, load_text
 from bb7.refusal import Abort, advise, unwrap
 from bb7.state import outputs
 from bb7.state.context import resolve
@@ -112,8 +112,14 @@ def run_apply(args: argparse.Namespace) -> int:
 def _merge(store: Store, chat_id: str, path: str) -> int:
     """The editor's `:BB7Merge`, on the file: overlaps stay pending and fail the command."""
     target = local_file(store, path)
+    # The text the merge starts from is looked at again right before the write: another
+    # program's write meanwhile refuses the merge instead of being overwritten.
+    seen = load_text(target)
+    expect = seen if isinstance(seen, str) else None
     merged = unwrap(
-        merge_output(store, chat_id, path, None, lambda text: atomic_write(target, text))
+        merge_output(
+            store, chat_id, path, None, lambda text: atomic_write(target, text, expect=expect)
+        )
     )
     if merged.overlaps:
         raise Abort(

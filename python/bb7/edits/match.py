@@ -52,6 +52,10 @@ DRIFT_BLOCK_MIN = 90.0
 PLAUSIBLE_MIN = 8
 # Candidate windows beyond which reading every line at once is cheaper than line by line.
 MANY_STARTS = 256
+# Words `closest` may count afresh to place the nearest region (each is a scan of the file).
+CLOSEST_SCANS = 8
+# Files up to this many lines are searched line by line for a closest region no word places.
+CLOSEST_SCAN_LINES = 2000
 # How many of the longest words of `old` are counted to find the rarest one.
 _WORDS_TRIED = 6
 _WORD = re.compile(r"\w+")
@@ -70,10 +74,9 @@ def window_starts(
     """
     n = len(old_lines)
     limit = len(index) - n
-    anchor = rarest_word(index, old_lines, skip)
-    if anchor is not None:
-        k, word = anchor
-        lines = index.word_lines(word)
+    anchored = anchor_lines(index, old_lines, skip)
+    if anchored is not None:
+        k, lines = anchored
         if len(lines) > MANY_STARTS:
             index.all_texts()  # every tier will read these windows: a list beats lazy reads
         return [s for s in (line - k for line in lines) if 0 <= s <= limit]
@@ -85,6 +88,67 @@ def window_starts(
         return []
     k, lines = found
     return [s for s in (line - k for line in lines) if 0 <= s <= limit]
+
+
+def anchor_lines(
+    index: LineIndex, old_lines: list[str], skip: frozenset[int] = frozenset()
+) -> tuple[int, list[int]] | None:
+    """(k, file lines) such that line k of `old` can only match one of those file lines under
+    any tier: the lines of its rarest word, or, when every word is common, the lines a
+    whitespace-blind pattern of one of its lines finds (fewer). None if `old` has no word."""
+    anchor = rarest_word(index, old_lines, skip)
+    if anchor is None:
+        return None
+    k, word = anchor
+    if index.word_count(word) > COUNT_CAP:
+        found = _lines_by_pattern(index, old_lines, skip)
+        if found is not None:
+            return found
+    return k, index.word_lines(word)
+
+
+# Lines of `old` tried as a whitespace-blind pattern, and the matches that make one too common.
+_PATTERN_LINES = 3
+_PATTERN_MAX = 4 * COUNT_CAP
+# For each character folding produces, the characters it is produced from (itself included).
+_FOLDED_FROM: dict[str, str] = {}
+for _source, _target in normalize.FOLDS.items():
+    if len(_target) == 1:
+        _FOLDED_FROM[_target] = _FOLDED_FROM.get(_target, _target) + _source
+_BLANKS = "[^\\S\\n]*"  # whitespace within a line
+
+
+def _line_pattern(key: str) -> re.Pattern[str] | None:
+    """A regex finding, in the raw file, every line that equals a line with `_loosest` key
+    `key` under any line tier (blanks anywhere, folded characters as any of their sources);
+    None when the key holds an elided `...` (one character in the file)."""
+    if not key or "..." in key:
+        return None
+    parts = []
+    for char in key:
+        sources = _FOLDED_FROM.get(char)
+        parts.append("[" + re.escape(sources) + "]" if sources else re.escape(char))
+    return re.compile(_BLANKS.join(parts))
+
+
+def _lines_by_pattern(
+    index: LineIndex, old_lines: list[str], skip: frozenset[int]
+) -> tuple[int, list[int]] | None:
+    """(offset in old_lines, lines) for the longest lines of `old` found in the fewest file
+    lines by a whitespace-blind regex scan (C speed, cost following the matches); None when the
+    file has characters folding deletes (they may sit anywhere) or every line is common."""
+    if index.has_zero_width:
+        return None
+    keyed = [(len(key), k, key) for k, key in enumerate(map(_loosest, old_lines)) if k not in skip]
+    best: tuple[int, list[int]] | None = None
+    for _, k, key in sorted(keyed, reverse=True)[:_PATTERN_LINES]:
+        pattern = _line_pattern(key)
+        if pattern is None:
+            continue
+        lines = index.pattern_lines(pattern, _PATTERN_MAX)
+        if lines is not None and (best is None or len(lines) < len(best[1])):
+            best = (k, lines)
+    return best
 
 
 # What folding and blank removal can produce from other characters: a line equal to a key under
@@ -197,14 +261,14 @@ def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Wi
     if not solid or len(old_lines) < 2:
         return []
     keys = [key for _, key in solid]
-    anchor = rarest_word(index, keys)
+    anchored = anchor_lines(index, keys)
     texts = index.texts
-    if anchor is None:
+    if anchored is None:
         return []
-    k, word = anchor
+    k, lines = anchored
     seen: set[tuple[int, int]] = set()
     out: list[Window] = []
-    for line in index.word_lines(word):
+    for line in lines:
         placed = _place_skipping_blanks(texts, keys, k, line, fn)
         if placed is None:
             continue
@@ -268,8 +332,14 @@ def find_drifted(index: LineIndex, old_lines: list[str]) -> list[tuple[Window, f
     if rarest_word(index, ends) is not None:
         starts = window_starts(index, ends)
     else:  # first and last lines have no word (`}`, `end`-less braces): anchor on the middle
+        # lines that have one (a wordless middle line would mean reading the whole file).
         starts = sorted(
-            {s for k in range(1, n - 1) for s in window_starts(index, _only(old_lines, k))}
+            {
+                s
+                for k in range(1, n - 1)
+                if _words(old_lines[k])
+                for s in window_starts(index, _only(old_lines, k))
+            }
         )
     texts = index.texts
     allowed = max(2, (n - 2) // 3)
@@ -309,10 +379,17 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
         return None
     votes: dict[int, int] = {}
     step = max(1, n // 24)
+    scans = CLOSEST_SCANS  # words counted afresh (each a scan of the file); known ones are free
     for k in range(0, n, step):
         # The longest word of the line that the file has, but not everywhere.
-        words = sorted(set(_WORD.findall(old_lines[k])), key=len, reverse=True)
-        word = next((w for w in words if len(w) >= 3 and 0 < index.word_count(w) <= 64), None)
+        word = None
+        for w in sorted(set(_WORD.findall(old_lines[k])), key=len, reverse=True)[:2]:
+            if len(w) < 3 or (scans <= 0 and not index.counted(w)):
+                continue
+            scans -= not index.counted(w)
+            if 0 < index.word_count(w) <= COUNT_CAP:
+                word = w
+                break
         if word is None:
             continue
         for line in index.word_lines(word):
@@ -320,6 +397,8 @@ def closest(index: LineIndex, old_lines: list[str]) -> tuple[int, int, float] | 
     fn = normalize.collapse_ws
     starts = sorted(votes, key=lambda s: -votes[s])[:8]
     if not starts:
+        if total > CLOSEST_SCAN_LINES:
+            return None  # comparing every line costs more than the hint is worth
         probe = next(((k, fn(line)) for k, line in enumerate(old_lines) if line.strip()), None)
         if probe is None:
             return None

@@ -194,6 +194,31 @@ class LineIndex:
             self._word_hits[word] = hits
         return len(hits)
 
+    @property
+    def has_zero_width(self) -> bool:
+        """Whether the content has a character unicode folding deletes (zero-width space, BOM)."""
+        return "\u200b" in self.content or "\ufeff" in self.content
+
+    def pattern_lines(self, pattern: re.Pattern[str], most: int) -> list[int] | None:
+        """Sorted 0-based numbers of the lines where `pattern` matches; None beyond `most`."""
+        lines: list[int] = []
+        content = self.content
+        line = offset = 0
+        for found in pattern.finditer(content):
+            at = found.start()
+            line += content.count("\n", offset, at)
+            offset = at
+            if not lines or lines[-1] != line:
+                if len(lines) >= most:
+                    return None
+                lines.append(line)
+                self._anchor(line, content.rfind("\n", 0, at) + 1)
+        return lines
+
+    def counted(self, word: str) -> bool:
+        """Whether `word_count(word)` is known already (costs nothing)."""
+        return word in self._word_hits
+
     def word_lines(self, word: str) -> list[int]:
         """Sorted 0-based numbers of the lines containing `word`."""
         lines = self._word_lines.get(word)
@@ -273,7 +298,7 @@ class LineIndex:
 _MODELINE = re.compile(
     r"(?:\bvim?:|\bex:).*?\b(?:ts|tabstop)=(\d+)|-\*-.*?\btab-width:\s*(\d+)", re.IGNORECASE
 )
-_MIXED = re.compile(r"^\t+ +(?=\S)", re.MULTILINE)
+_MIXED = re.compile(r"\t+ +(?=\S)")  # at a line's start: tabs, then alignment blanks
 # Continuation lines looked at for alignment evidence.
 _ALIGNED_SAMPLE = 64
 
@@ -294,29 +319,40 @@ def _declared_tab_width(content: str) -> int | None:
 
 def _aligned_tab_width(index: LineIndex) -> int | None:
     """The tab width under which lines indented by tabs then spaces line up one column after
-    an open bracket of the line above (how such alignment is made); None without evidence."""
+    an open bracket of the line above (how such alignment is made); None without evidence.
+
+    Such lines are found with `str.find` on their tab-blank pair, and only their line and the
+    one above are read: the cost follows the sample, not the file."""
     content = index.content
-    if "\t " not in content:
-        return None
     votes: dict[int, int] = {}
-    for seen, found in enumerate(_MIXED.finditer(content)):
-        if seen >= _ALIGNED_SAMPLE:
-            break
-        line = content.count("\n", 0, found.start())
-        if line == 0:
-            continue
-        above = index.texts[line - 1]
-        body = above.lstrip(" \t")
-        bracket = _open_bracket(body)
-        if bracket is None:
-            continue
-        lead = above[: len(above) - len(body)]
-        for tab in (8, 4, 2, 3):
-            if width(found.group(), tab) == width(lead, tab) + bracket + 1:
-                votes[tab] = votes.get(tab, 0) + 1
+    seen = 0
+    at = content.find("\t ")
+    while at >= 0 and seen < _ALIGNED_SAMPLE:
+        start = content.rfind("\n", 0, at) + 1
+        end = content.find("\n", at)
+        end = len(content) if end < 0 else end
+        found = _MIXED.match(content, start, end)
+        if found is not None and start > 0:
+            seen += 1
+            above = content[content.rfind("\n", 0, start - 1) + 1 : start - 1].rstrip("\r")
+            _vote_alignment(votes, found.group(), above)
+        at = content.find("\t ", end)
     if not votes:
         return None
     return max(votes, key=lambda t: (votes[t], t))
+
+
+def _vote_alignment(votes: dict[int, int], indent: str, above: str) -> None:
+    """Count the tab widths under which `indent` lines up one column after the last bracket
+    `above` leaves open."""
+    body = above.lstrip(" \t")
+    bracket = _open_bracket(body)
+    if bracket is None:
+        return
+    lead = above[: len(above) - len(body)]
+    for tab in (8, 4, 2, 3):
+        if width(indent, tab) == width(lead, tab) + bracket + 1:
+            votes[tab] = votes.get(tab, 0) + 1
 
 
 def _open_bracket(text: str) -> int | None:

@@ -42,6 +42,8 @@ class StreamAccumulator:
         self._calls: list[_CallBuilder] = []
         self._by_index: dict[int, _CallBuilder] = {}
         self.usage: Usage | None = None
+        # Characters of text, reasoning and tool-call arguments so far: what the answer holds.
+        self.size = 0
         self.finish_reason: str | None = None
         self.model: str | None = None
         # True once any text, reasoning or tool-call event was produced: from then on a failed
@@ -97,9 +99,11 @@ class StreamAccumulator:
                 detail.text or detail.summary or "" for detail in delta.reasoning_details
             )
         if reasoning:
+            self.size += len(reasoning)
             self._reasoning.append(reasoning)
             events.append(ReasoningDelta(reasoning))
         if text:
+            self.size += len(text)
             self._text.append(text)
             events.append(TextDelta(text))
         for fragment in delta.tool_calls or ():
@@ -125,6 +129,7 @@ class StreamAccumulator:
             if piece:
                 call.arguments.append(piece)
                 call.length += len(piece)
+                self.size += len(piece)
         return ToolCallDelta(
             index=call.seq,
             id=call.id,

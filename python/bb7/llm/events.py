@@ -105,6 +105,7 @@ ErrorKind = Literal[
     "timeout",  # connect timeout, or the idle or overall time limit
     "provider",  # an error object inside the stream, or finish_reason "error"
     "protocol",  # the server did not speak the streaming protocol
+    "too_large",  # the answer outgrew MAX_ANSWER_CHARS: reading stopped, partial output kept
 ]
 
 

@@ -1,15 +1,16 @@
 """Loading the user's and the project's standing instructions for the model.
 
 User instructions live in `$XDG_CONFIG_HOME/bb7/instructions.md` (else
-`~/.config/bb7/instructions.md`), project instructions in `<root>/.bb7/instructions`. Both are
-optional plain text; a missing file is normal, an unreadable one is reported so the user can
-fix it instead of wondering why the model ignores it.
+`~/.config/bb7/instructions.md`), project instructions in `<root>/.bb7/instructions` and in the
+files a project already keeps for models (`AGENTS.md`, the `context.instruction_files` option),
+read in that order. All are optional plain text; a missing file is normal, an unreadable one is
+reported so the user can fix it instead of wondering why the model ignores it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import msgspec
@@ -17,6 +18,8 @@ import msgspec
 from bb7.fsio import FileProblem, load_text
 
 PROJECT_INSTRUCTIONS = ".bb7/instructions"
+# Files projects keep for models, read as project instructions too (the option's default).
+MODEL_FILES: tuple[str, ...] = ("AGENTS.md",)
 _MAX_BYTES = 256 * 1024
 
 
@@ -28,6 +31,8 @@ class Instructions(msgspec.Struct, frozen=True):
     user_source: str = "~/.config/bb7/instructions.md"
     project_source: str = PROJECT_INSTRUCTIONS
     problems: tuple[str, ...] = ()
+    # Every file that applies (has text), in the order the model reads them.
+    applied: tuple[str, ...] = ()
 
 
 def user_instructions_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -37,20 +42,35 @@ def user_instructions_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def load_instructions(
-    project_root: Path | None, environ: Mapping[str, str] | None = None
+    project_root: Path | None,
+    environ: Mapping[str, str] | None = None,
+    model_files: Sequence[str] = MODEL_FILES,
 ) -> Instructions:
-    """Both instruction files; `project_root` None (a global chat) skips the project's."""
+    """Every instruction file; `project_root` None (a global chat) skips the project's.
+    `model_files` are read after `.bb7/instructions`, relative to the root."""
     user_path = user_instructions_path(environ)
     problems: list[str] = []
     user = _read(user_path, problems)
-    project = None
+    applied = [_display(user_path)] if user is not None else []
+    parts: list[tuple[str, str]] = []
     if project_root is not None:
-        project = _read(project_root / PROJECT_INSTRUCTIONS, problems)
+        for name in (PROJECT_INSTRUCTIONS, *model_files):
+            text = _read(project_root / name, problems)
+            if text is not None and name not in (n for n, _ in parts):
+                parts.append((name, text))
+    applied.extend(name for name, _ in parts)
+    project = None
+    if len(parts) == 1:
+        project = parts[0][1]
+    elif parts:  # each file under its name, so the model can tell them apart
+        project = "\n".join(f"# {name}\n\n{text}" for name, text in parts)
     return Instructions(
         user=user,
         project=project,
         user_source=_display(user_path),
+        project_source=", ".join(name for name, _ in parts) or PROJECT_INSTRUCTIONS,
         problems=tuple(problems),
+        applied=tuple(applied),
     )
 
 

@@ -72,6 +72,10 @@ log = logging.getLogger(__name__)
 _ERROR_BODY_LIMIT = 64 * 1024
 _JSON_BODY_LIMIT = 32 * 1024 * 1024
 _RETRY_STATUSES = frozenset({408, 409, 425, 429})
+# An answer larger than this is not read on: eight files at bb7's file limit (1 MiB, the one
+# limit for what it reads and writes), with room for prose. Reading on would only hold a model's
+# runaway output in memory (a 100 MB answer peaked at over 600 MB) for changes bb7 refuses.
+MAX_ANSWER_CHARS = 8 * 1024 * 1024
 _LATER = "Send again in a moment, or pick another model."
 _KEPT = " The partial answer is kept; send again to get a complete one."
 _MAX_WARNINGS = 5
@@ -294,8 +298,8 @@ class OpenAICompatClient:
                 # Only a server that needs no key by default gets none: no variable is read
                 # for it, so the hint names the setting.
                 hint = (
-                    "No API key was sent: set provider.api_key (or bb7 chat --api-key) to an "
-                    "environment variable name, cmd:COMMAND or file:PATH."
+                    "No API key was sent: set provider.api_key to an environment variable "
+                    "name, cmd:COMMAND or file:PATH."
                 )
             else:
                 hint = f"Check the key from {self.api_key.source}."
@@ -650,6 +654,13 @@ class _Worker:
             return None
         # Usage and text that came with an error object are kept with the error.
         events = self.acc.apply(chunk)
+        if self.acc.size > MAX_ANSWER_CHARS:
+            return _Failure(
+                "too_large",
+                f"The answer grew past {MAX_ANSWER_CHARS // (1024 * 1024)} MB, more than bb7 "
+                "reads: it stopped reading, and nothing of it is applied. "
+                "Ask for a smaller change.",
+            )
         if events and self.first_token is None:
             self.first_token = time.monotonic() - self.started
         if events and self.watchdog is not None:

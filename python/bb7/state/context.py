@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import msgspec
@@ -34,6 +35,7 @@ from bb7.state.records import (
 )
 from bb7.state.store import Store
 from bb7.text.lines import split_lines
+from bb7.text.words import plural
 
 # Reading limit for the file a section is cut from (the section itself must fit the usual limit).
 SECTION_SOURCE_MAX_BYTES = 64 * 1024 * 1024
@@ -182,13 +184,19 @@ def add_many(
     readonly: bool = False,
     base: Path | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    texts: Mapping[str, str] | None = None,
 ) -> list[ContextEntry] | Problem:
-    """Add several paths as one action: all of them, or (on the first refusal) none."""
+    """Add several paths as one action: all of them, or (on the first refusal) none. `texts`
+    are the editor's unsaved buffers by store path (as `resolve` gives it)."""
     added: list[ContextEntry] = []
     try:
         with store.transaction():
             for target in targets:
-                got = _add(store, chat_id, target, readonly, None, base, max_bytes)
+                text = None
+                if texts:
+                    where = resolve(store, target.path, base)
+                    text = texts.get(where.path) if isinstance(where, Resolved) else None
+                got = _add(store, chat_id, target, readonly, text, base, max_bytes)
                 if isinstance(got, Problem):
                     raise Abort(got)
                 added.append(got)
@@ -203,6 +211,24 @@ def added_verb(before: ContextEntry | None, after: ContextEntry) -> str:
     if before is None:
         return "added"
     return "refreshed" if before.file_id != after.file_id else "already up to date:"
+
+
+def added_summary(
+    before: list[ContextEntry | None], after: list[ContextEntry], shown: Callable[[str], str]
+) -> str:
+    """What adding did, in one line without the chat's name: the entry's own line for one,
+    counts for several (`added 12 files (4 refreshed, 1 already up to date)`)."""
+    if len(after) == 1:
+        return f"{added_verb(before[0], after[0])} {shown(after[0].label())} ({after[0].kind})"
+    verbs = [added_verb(was, entry) for was, entry in zip(before, after, strict=True)]
+    others = [
+        f"{verbs.count(verb)} {verb.rstrip(':')}"
+        for verb in ("refreshed", "already up to date:")
+        if verb in verbs
+    ]
+    count = len(after)
+    tail = f" ({', '.join(others)})" if others else ""
+    return f"added {plural(count, 'file')}{tail}"
 
 
 def _add(

@@ -171,8 +171,9 @@ def finish_merge(
 ) -> MergeOutcome | Problem:
     """Record the end of a vimdiff merge of `path` from the local text the user left.
 
-    Like the original BB-7: local equal to the output → `full` (applied); equal to the
-    snapshot → `none`; otherwise `partial`: the snapshot becomes the local text and the output
+    Like the original BB-7: local equal to the output → `full` (applied); holding none of the
+    output's hunks (equal to the snapshot, or only the user's own edits) → `none`, nothing
+    recorded; otherwise `partial`: the snapshot becomes the local text and the output
     keeps only the hunks not taken, so reopening the diff shows just those. Unlike the
     original, the local edits are carried into the remaining output instead of being shown
     (and applied) as hunks that would revert them.
@@ -196,7 +197,11 @@ def finish_merge(
             store.delete_output(chat_id, path)
             store.append_event(chat_id, event)
             return MergeOutcome(path, "full")
-        if snapshot is not None and same_text(local, snapshot):
+        if snapshot is not None and not any(
+            o.kind == "taken" for o in outcomes(snapshot, out_text, local)
+        ):
+            # None of the model's hunks is in the local text: whatever differs from the
+            # snapshot is the user's own (a ~M stays ~M, its edits are not a merge).
             return MergeOutcome(path, "none")
         store.put_entry(chat_id, new_entry)
         if snapshot is None:

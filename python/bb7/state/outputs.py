@@ -61,7 +61,7 @@ from bb7.state.status import (
     status_of,
 )
 from bb7.state.store import Store
-from bb7.text.diff import unified_diff
+from bb7.text.diff import changed_lines, unified_diff
 from bb7.text.merge import describe_lines, plan_merge
 
 Writer = Callable[[str, str], bool]
@@ -482,6 +482,15 @@ def over_local(
     if same_text(local, snapshot):
         return local, text
     return local, plan_merge(snapshot, local, text).output
+
+
+def own_lines(store: Store, chat_id: str, path: str, local: str | None) -> list[int]:
+    """The 1-based lines of `local` the user changed since the snapshot of `path` (none for a
+    file new in the chat): shown apart in `:BB7Diff`, where taking the output undoes them."""
+    entry = store.entry(chat_id, path)
+    if entry is None or local is None:
+        return []
+    return changed_lines(store.blob(entry.blob), local)
 
 
 def output_diff(

@@ -234,7 +234,8 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     input token, the `cached_tokens` read from and the `cache_write_tokens` written to the
     provider's prompt cache included; `cost` in USD; `saved`: USD the cache saved against the
     same tokens at full price (negative when writing the cache cost more than reading saved);
-    `first_token`: seconds from sending to the first output; `duration`: to the end."""
+    `first_token`: seconds from sending to the first output; `duration`: to the end;
+    `reasoning_effort`: the effort the request asked for ('' for the model's default)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -244,6 +245,7 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     saved: float = 0.0
     first_token: float = 0.0
     duration: float = 0.0
+    reasoning_effort: str = ""
 
 
 class SnapshotRef(msgspec.Struct, kw_only=True, omit_defaults=True):

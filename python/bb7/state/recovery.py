@@ -18,7 +18,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from bb7.fsio import FileProblem, load_text, temp_files, write_target
+from bb7.fsio import FileProblem, backups, load_text, temp_files, write_target
 from bb7.paths import project_path
 from bb7.process import running
 from bb7.state.local import same_text
@@ -59,7 +59,9 @@ def _settle(store: Store, intent: Intent) -> str:
         on_disk = load_text(target)
         real = write_target(target)
         left = temp_files(real.parent, real.name)
-        for leftover in left:
+        # The intent holds both texts: a write in place's backup is not needed either (a file
+        # it left may be half new: neither untouched nor landed, so it is kept for undo below).
+        for leftover in left + backups(real.parent, real.name):
             with contextlib.suppress(OSError):
                 leftover.unlink()
     if intent.written is None:

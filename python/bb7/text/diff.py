@@ -39,6 +39,21 @@ def unified_diff(path: str, before: str | None, after: str | None, context: int 
     return "".join(out)
 
 
+def changed_lines(before: str, after: str) -> list[int]:
+    """The 1-based lines of `after` that differ from `before` (added or replaced)."""
+    import difflib
+
+    old = split_lines(before, keepends=True)
+    new = split_lines(after, keepends=True)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        line + 1
+        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+        for line in range(j1, j2)
+    ]
+
+
 def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
     """Lines added and removed going from `before` to `after`."""
     import difflib

@@ -26,20 +26,22 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from bb7.host import needs
-from bb7.host.handlers import chats, context, health, outputs, project, review, view
+from bb7.host.handlers import chats, context, health, instructions, outputs, project, review, view
 from bb7.host.needs import Call
 from bb7.host.protocol import (
-    AddArgs,
+    AddPathsArgs,
     ApplyArgs,
     BuffersArgs,
     CancelArgs,
     ChatIdArgs,
     ChatViewArgs,
     EchoEventsArgs,
+    EditInstructionsArgs,
     FileArgs,
     FileListArgs,
     InitArgs,
     MessageArgs,
+    ModelsArgs,
     MoveChatArgs,
     NewChatArgs,
     NoArgs,
@@ -131,11 +133,12 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("search_chats", SearchChatsArgs, chats.search_chats, needs.project),
     route("fork_chat", MessageArgs, chats.fork_chat, needs.held),
     route("edit_message", MessageArgs, chats.edit_message, needs.held),
+    route("message_info", MessageArgs, chats.message_info, needs.reading),
     route("save_draft", SaveDraftArgs, chats.save_draft, needs.project),
     route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
-    route("add", AddArgs, context.add, needs.held_or_new),
+    route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_new),
     route("remove", PathArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),
@@ -157,9 +160,10 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("chat_view", ChatViewArgs, view.chat_view, needs.call),
     route("file_list", FileListArgs, view.file_list, needs.reading),
     route("project_files", NoArgs, view.project_files, needs.call),
+    route("edit_instructions", EditInstructionsArgs, instructions.edit_instructions, needs.call),
     # the model (imported on first use)
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
-    route("models", NoArgs, lazy(SEND, "models"), needs.call),
+    route("models", ModelsArgs, lazy(SEND, "models"), needs.call),
     route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
     route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
     route(

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bb7.chatview import info
 from bb7.host.handlers.project import publish, publish_all
-from bb7.host.needs import Held, Project, held_elsewhere
+from bb7.host.needs import Held, Project, Reading, held_elsewhere
 from bb7.host.protocol import (
     ChatIdArgs,
     ChatRestored,
     ChatSearchHit,
     ChatSummary,
     MessageArgs,
+    MessageInfo,
     MoveChatArgs,
     NewChatArgs,
     NoArgs,
@@ -47,6 +49,7 @@ def summary(ws: Workspace, chat: Chat) -> ChatSummary:
         model=chat.model,
         active=active is not None and active[1].id == chat.id,
         held_by="" if isinstance(store, Problem) else held_elsewhere(store, chat),
+        effort=chat.reasoning_effort,
     )
 
 
@@ -161,6 +164,11 @@ def fork_chat(h: Held, args: MessageArgs) -> ChatRestored:
 def edit_message(h: Held, args: MessageArgs) -> ChatRestored:
     """Cut the active chat before a user message; its text becomes the draft."""
     return _restore(h, args, history.edit_message)
+
+
+def message_info(r: Reading, args: MessageArgs) -> MessageInfo:
+    """What `K` shows about a message of the active chat."""
+    return MessageInfo(unwrap(info.message_info(r.store.messages(r.chat.id), args.message_id)))
 
 
 def save_draft(p: Project, args: SaveDraftArgs) -> None:

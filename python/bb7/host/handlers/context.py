@@ -4,11 +4,16 @@ the files it touched."""
 
 from __future__ import annotations
 
-from bb7.host.editor import project_path
+from pathlib import Path
+
+from bb7.adding import ask
+from bb7.adding.expand import Expansion, expand
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held
 from bb7.host.protocol import (
-    AddArgs,
+    AddPathsArgs,
+    AddPlan,
+    Choice,
     FileArgs,
     FileListArgs,
     PathArgs,
@@ -21,30 +26,36 @@ from bb7.state import context
 from bb7.state.records import ContextEntry, Problem
 
 
-def add(h: Held, args: AddArgs) -> Said:
-    target = context.Target(args.path, args.start_line or 0, args.end_line or 0)
+def add_paths(h: Held, args: AddPathsArgs) -> AddPlan:
+    """`:BB7Add` with its arguments: asks first (many files, a secret), else adds them all or
+    none. The question's answer comes back as `args.answer`; the files are listed again."""
+    found = unwrap(expand(args.specs, Path(args.cwd), h.store.root))
+    if args.answer == "no_secrets":
+        found = ask.without_secrets(found)
+    elif not args.answer:
+        question = ask.question(found, h.shown)
+        if question is not None:
+            choices = [Choice(action, label) for action, label in question.choices]
+            return AddPlan(question=question.text, choices=choices)
+    return AddPlan(message=_add_found(h, args, found))
+
+
+def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
+    targets = [f.target for f in found.found]
     buffers = h.buffers(args.buffers).text
-    # What the user sees: unsaved buffer text counts, for a section too.
-    path = project_path(h.store, args.path)
-    local = buffers.get(path) if isinstance(path, str) else None
-    before = context.existing(h.store, h.chat.id, target, h.session.root)
-    added = context.add(
-        h.store,
-        h.chat.id,
-        target,
-        readonly=args.readonly,
-        text=None if local is None else local.text,
-        base=h.session.root,
+    before = [context.existing(h.store, h.chat.id, t, h.session.root) for t in targets]
+    texts = {path: local.text for path, local in buffers.items()}
+    added = context.add_many(
+        h.store, h.chat.id, targets, readonly=args.readonly, base=h.session.root, texts=texts
     )
     if isinstance(added, Problem):
-        # The file as the user named it (relative inside the project), not the absolute path
-        # the editor sends: the message must fit one line of the command area.
-        added = Problem(added.kind, added.message.replace(args.path, h.shown(args.path)))
-    entry = unwrap(added)
-    publish(h, buffers, [entry.path])
-    # The point first: a long chat name may be cut at the end of the command line.
-    verb = context.added_verb(before, entry)
-    return Said(f"{verb} {h.shown(entry.label())} ({entry.kind}) to {h.chat.name}")
+        message = added.message
+        for target in targets:  # absolute paths, as the user named them (one line)
+            message = message.replace(target.path, h.shown(target.path))
+        added = Problem(added.kind, message)
+    entries = unwrap(added)
+    publish(h, buffers, [entry.path for entry in entries])
+    return f"{context.added_summary(before, entries, h.shown)} to {h.chat.name}"
 
 
 def remove(h: Held, args: PathArgs) -> Said:

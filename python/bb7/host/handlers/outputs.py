@@ -50,8 +50,8 @@ SKIPPED = {
 
 MERGE_OUTCOMES = {
     "full": "{path}: all of the pending change is merged",
-    "partial": "{path}: partly merged; :BB7Diff shows the rest",
-    "none": "{path}: nothing merged; the change is still pending",
+    "partial": "{path}: took some hunks, the rest stays pending",
+    "none": "{path}: nothing taken; the change is still pending",
 }
 
 
@@ -136,7 +136,10 @@ def diff(r: Reading, args: PathArgs) -> DiffView:
     if isinstance(found, Problem):
         raise Abort(Problem("no_output", f"{path} has no pending change to merge"))
     content = to_lines(found[1])
-    return DiffView(path=r.editor_path(path), name=path, lines=content.lines, eol=content.eol)
+    own = outputs.own_lines(r.store, r.chat.id, path, found[0])
+    return DiffView(
+        path=r.editor_path(path), name=path, lines=content.lines, eol=content.eol, own=own
+    )
 
 
 def finish_merge(h: Held, args: PathArgs) -> Said:

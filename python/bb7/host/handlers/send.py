@@ -32,6 +32,7 @@ from bb7.host.protocol import (
     DiffError,
     Estimate,
     Models,
+    ModelsArgs,
     NoArgs,
     Notify,
     PasteArgs,
@@ -126,6 +127,7 @@ def _config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         cache=settings.provider.cache,
         follow_edits=follow_edits(session),
         usage_log=str(usage_log_path()),
+        instruction_files=tuple(settings.context.instruction_files),
     )
 
 
@@ -189,7 +191,7 @@ def paste(h: Held, args: PasteArgs) -> Said:
         return Said("the pasted edits change nothing: every file already has that content")
     added = f"; added to the chat: {', '.join(pasted.added)}" if pasted.added else ""
     # One short line: a longer message makes Neovim wait for Enter.
-    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Diff, :BB7Apply){added}")
+    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Review, :BB7Merge){added}")
 
 
 def set_reasoning_effort(h: Held, args: SetReasoningEffortArgs) -> Said:
@@ -207,8 +209,9 @@ def set_reasoning_effort(h: Held, args: SetReasoningEffortArgs) -> Said:
     return Said(f"reasoning effort of {h.chat.name}: {args.effort or 'the model default'}")
 
 
-def models(c: Call, args: NoArgs) -> bool:
-    """Start fetching the models list (cached for a day); the `models` event brings it."""
+def models(c: Call, args: ModelsArgs) -> bool:
+    """Start fetching the models list (cached for a day; `refresh`: fetched again); the
+    `models` event brings it."""
     r = c.active()
     current = c.session.model(None if r is None else r.chat)
     config = provider(c.session)
@@ -221,7 +224,7 @@ def models(c: Call, args: NoArgs) -> bool:
         # The list is public on most providers: without a usable key, ask anyway.
         client = OpenAICompatClient(config, key if isinstance(key, ApiKey) else None)
         try:
-            listed = load_models(client, default_cache_dir())
+            listed = load_models(client, default_cache_dir(), refresh=args.refresh)
         finally:
             client.close()
         c.emit("models", _models_event(listed, current, edits))
@@ -237,7 +240,9 @@ def estimate(r: Reading, args: NoArgs) -> Estimate:
     listed = cached_models(default_cache_dir(), config.provider.base_url)
     model = None if listed is None else listed.find(config.model)
     root = r.store.root if r.store.scope != GLOBAL else None
-    found = estimate_next(r.store, r.chat.id, config, model, load_instructions(root))
+    found = estimate_next(
+        r.store, r.chat.id, config, model, load_instructions(root, None, config.instruction_files)
+    )
     return Estimate(found.tokens, found.cached, found.cost, found.text)
 
 

@@ -55,12 +55,14 @@ class Opened(msgspec.Struct, frozen=True):
 
 class DiffView(msgspec.Struct, frozen=True):
     """What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
-    as buffer lines (`eol`: the text ends with a newline); `name` is the project path."""
+    as buffer lines (`eol`: the text ends with a newline); `name` is the project path; `own`:
+    the 1-based local lines the user changed since the snapshot (shown apart)."""
 
     path: str
     name: str
     lines: list[str]
     eol: bool = True
+    own: list[int] = []
 
 
 # --- arguments (Lua -> host) ---------------------------------------------------------------
@@ -85,9 +87,11 @@ class ProviderSettings(msgspec.Struct, frozen=True):
 
 class ContextSettings(msgspec.Struct, frozen=True):
     """The `context` options: how the user's edits to context files reach the model at a send
-    ('diff', 'full' or 'off', checked by Lua's option schema)."""
+    ('diff', 'full' or 'off', checked by Lua's option schema), and the files a project keeps
+    for models that are read as its instructions."""
 
     follow_edits: str = "diff"
+    instruction_files: list[str] = msgspec.field(default_factory=lambda: ["AGENTS.md"])
 
 
 class TitleSettings(msgspec.Struct, frozen=True):
@@ -176,14 +180,32 @@ class BuffersArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
 
 
-class AddArgs(msgspec.Struct, frozen=True):
-    """`add`: a whole file, or a section when `start_line`/`end_line` (1-based, inclusive)."""
+class AddPathsArgs(msgspec.Struct, frozen=True):
+    """`add_paths`: `:BB7Add`'s arguments (paths, `PATH:START-END`, directories, globs;
+    relative to `cwd`). `answer` is the action of the `Choice` the user took when the host
+    asked (`all`, `no_secrets`); empty the first time."""
 
-    path: str
+    specs: list[str]
+    cwd: str
     readonly: bool = False
-    start_line: int | None = None
-    end_line: int | None = None
+    answer: Literal["", "all", "no_secrets"] = ""
     buffers: list[BufferText] = []
+
+
+class Choice(msgspec.Struct, frozen=True):
+    """One answer the user may give: `action` goes back as `AddPathsArgs.answer`."""
+
+    action: Literal["all", "no_secrets", "cancel"]
+    label: str
+
+
+class AddPlan(msgspec.Struct, frozen=True, omit_defaults=True):
+    """`add_paths`' reply: `message` when it added; else `question` with its `choices` (many
+    files, or one that looks like a secret): nothing was added yet."""
+
+    message: str | None = None
+    question: str | None = None
+    choices: list[Choice] = []
 
 
 class ApplyArgs(msgspec.Struct, frozen=True):
@@ -240,7 +262,8 @@ class StatusesArgs(msgspec.Struct, frozen=True):
 
 
 class ChatSummary(msgspec.Struct, frozen=True):
-    """A chat as the chat list and the view's title show it."""
+    """A chat as the chat list and the view's title show it (`effort`: the chat's own
+    reasoning effort, '' for the default)."""
 
     id: str
     name: str
@@ -249,6 +272,7 @@ class ChatSummary(msgspec.Struct, frozen=True):
     updated: float
     model: str
     active: bool
+    effort: str = ""
     held_by: str = ""  # another live bb7 process holding the chat (`pid 4242 in ~/p`), or ''
 
 
@@ -271,6 +295,20 @@ class ProjectFiles(msgspec.Struct, frozen=True):
 
     root: str
     files: list[str]
+
+
+class EditInstructionsArgs(msgspec.Struct, frozen=True):
+    """`:BB7EditInstructions [project|global]`: empty is the project's, else the user's."""
+
+    scope: Literal["", "project", "global"] = ""
+
+
+class InstructionFiles(msgspec.Struct, frozen=True):
+    """The instruction file to open (absolute; created when missing) and a one-line `message`
+    naming every instruction file that applies."""
+
+    path: str
+    message: str
 
 
 class MoveChatArgs(msgspec.Struct, frozen=True):
@@ -338,6 +376,19 @@ class MessageArgs(msgspec.Struct, frozen=True):
 
     message_id: int
     buffers: list[BufferText] = []
+
+
+class MessageInfo(msgspec.Struct, frozen=True):
+    """`message_info`: what `K` shows about a message, one line each (time, model and
+    reasoning effort, tokens, cost, duration)."""
+
+    lines: list[str]
+
+
+class ModelsArgs(msgspec.Struct, frozen=True):
+    """`models`: `refresh` asks the provider again, whatever the cache's age."""
+
+    refresh: bool = False
 
 
 class ChatRestored(msgspec.Struct, frozen=True):
@@ -413,14 +464,17 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     Reply,
     Pong,
     Said,
+    AddPlan,
     Opened,
     Estimate,
     DiffView,
     ChatView,
     ChatSearchHit,
     ChatRestored,
+    MessageInfo,
     Updated,
     ProjectFiles,
+    InstructionFiles,
     ReviewReply,
     MergeReply,
 )

@@ -1,0 +1,92 @@
+"""`:BB7Add` with several paths, a glob, a directory (asking first when large), a section,
+`buffers`, `quickfix sections` and a file that looks like a secret, in a real editor with the
+real host. A scripted vim.ui.select stands for the user's answer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from chat_view_helpers import pick_with
+from editor import run, start_host, wait_for
+
+IN_CHAT = (
+    "vim.tbl_map(function(p) return vim.fn.fnamemodify(p, ':.') end,"
+    " vim.tbl_keys(require('bb7.status').files()))"
+)
+
+
+def said(nvim: Any, command: str) -> str:
+    """The command's notifications, without the chat's name (a date) at the end."""
+    return re.sub(r" to Chat [^\n]*$", "", run(nvim, command))
+
+
+def in_chat(nvim: Any) -> list[str]:
+    return sorted(nvim.exec_lua(f"return {IN_CHAT}"))
+
+
+def offered(nvim: Any) -> list[Any]:
+    got = nvim.exec_lua("local o = _G.offered; _G.offered = nil; return o")
+    return [got["prompt"], got["items"]] if got else []
+
+
+def test_add_takes_globs_directories_sections_buffers_quickfix_and_asks_for_secrets(
+    ready: Any, project: Path
+) -> None:
+    for i in range(21):
+        (project / "src" / f"m{i:02}.py").parent.mkdir(exist_ok=True)
+        (project / "src" / f"m{i:02}.py").write_text(f"m = {i}\n")
+    (project / "lib").mkdir()
+    for name in ("x.py", "y.py", "z.txt"):
+        (project / "lib" / name).write_text("1\n2\n3\n4\n")
+    pick_with(ready, "Cancel")
+    assert said(ready, "BB7Add src") == ""
+    assert offered(ready) == [
+        "bb7: Add 21 files, 42 tokens?",
+        ["Add 21 files, 42 tokens", "Cancel"],
+    ]
+    assert in_chat(ready) == ["a.py", "b.py"]
+    pick_with(ready, "Add 21 files, 42 tokens")
+    assert said(ready, "BB7Add src") == "bb7: added 21 files"
+    wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 23")
+    out = said(ready, "BB7Add lib/*.py b.py")
+    assert out == "bb7: added 3 files (1 already up to date)"
+    ready.exec_lua(
+        "vim.fn.setqflist({ { filename = 'lib/z.txt', lnum = 2 }, "
+        "{ filename = 'lib/z.txt', lnum = 3, end_lnum = 4 } })"
+    )
+    assert said(ready, "BB7Add quickfix sections") == "bb7: added lib/z.txt:2-4 (section)"
+    ready.command("edit lib/z.txt")
+    out = said(ready, "BB7AddReadonly buffers")  # a.py is writable: all or none
+    assert out.startswith("bb7: a.py is already in the context as writable"), out
+    assert said(ready, "BB7Add buffers") == "bb7: added 2 files (1 already up to date)"
+    wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 26")
+    assert {"lib/z.txt", "lib/x.py", "lib/y.py"} < set(in_chat(ready))
+
+    # A file that looks like a secret is added only when the user says so.
+    (project / ".env").write_text("TOKEN=abc\n")
+    pick_with(ready, "Cancel")
+    assert said(ready, "BB7Add .env") == ""
+    assert offered(ready) == [
+        "bb7: .env looks like a secret (an .env file): add anyway?",
+        ["Add all (1 file, 3 tokens)", "Cancel"],
+    ]
+    pick_with(ready, "Add all (1 file, 3 tokens)")
+    assert said(ready, "BB7Add .env") == "bb7: added .env (writable)"
+    wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 27")
+
+
+def test_edit_instructions_opens_and_creates_the_file_and_says_which_apply(
+    nvim: Any, project: Path
+) -> None:
+    (project / "AGENTS.md").write_text("Run make test.\n")
+    start_host(nvim)
+    run(nvim, "BB7Init")
+    said = run(nvim, "BB7EditInstructions")
+    assert said == "bb7: instructions that apply: AGENTS.md"
+    assert nvim.current.buffer.name == str(project / ".bb7" / "instructions")
+    assert (project / ".bb7" / "instructions").read_text() == ""
+    nvim.exec_lua("require('bb7').setup({ context = { instruction_files = {} } })")
+    assert run(nvim, "BB7EditInstructions global") == "bb7: no instruction file applies yet"
+    assert nvim.current.buffer.name.endswith("/bb7/instructions.md")
