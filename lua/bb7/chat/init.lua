@@ -57,6 +57,7 @@ function M.draw(chat_view, opts)
   S.chat, S.retry = chat_view.chat, chat_view.retry
   S.usage = chat_view.conversation.usage or ''
   require('bb7.chat.conversation').render(chat_view.conversation)
+  require('bb7.chat.asked').draw()
   require('bb7.chat.files').render(chat_view.files)
   local input = require('bb7.chat.input')
   local draft = opts and opts.draft
@@ -92,6 +93,7 @@ local function subscribe()
   if H.subscribed then return end
   H.subscribed = true
   require('bb7.chat.conversation').subscribe(M)
+  require('bb7.chat.asked').subscribe()
   vim.api.nvim_create_autocmd('User', {
     group = vim.api.nvim_create_augroup('bb7_chat', { clear = true }),
     pattern = 'BB7StatusChanged',

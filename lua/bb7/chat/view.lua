@@ -149,6 +149,8 @@ function M.winbars()
   local conversation = M.win('conversation')
   if conversation and S.chat then
     local right = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
+    -- The chat's own reasoning effort, kept whole with the totals.
+    if (S.chat.effort or '') ~= '' then right = ' · effort ' .. S.chat.effort .. right end
     local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
     -- First, so a narrow bar never cuts it: output arrived below where the user reads.
     local below = ''

@@ -4,7 +4,8 @@
 - `Project`: the project's workspace; refused when it has no `.bb7/` or its database is unusable.
 - `Reading`: the active chat, to read (no lease); refused when there is none.
 - `Held`: the active chat, held by this host (a lease); `held_or_new` starts one when there
-  is none (what `:BB7Chat`, `:BB7Add` and a first send do).
+  is none (what `:BB7Chat`, `:BB7Add` and a first send do); `held_or_global` (`:BB7Add`) also
+  serves the global chats outside any project.
 
 Each is built from the one below, so a handler that needs more than its route gave (the chat
 view, a chat by id) asks for it with the same methods. A refusal raises `Abort`, which the
@@ -175,3 +176,9 @@ def held(ctx: Context, session: Session) -> Held:
 def held_or_new(ctx: Context, session: Session) -> Held:
     """`held`, but a new chat is started when the project has no active one."""
     return project(ctx, session).held(create=True)
+
+
+def held_or_global(ctx: Context, session: Session) -> Held:
+    """`held_or_new`, and outside any bb7 project a global chat (as `:BB7Chat` opens there)."""
+    session.serve_global()
+    return held_or_new(ctx, session)

@@ -136,7 +136,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
-    route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_new),
+    route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_global),
     route("remove", PathArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),

@@ -46,6 +46,7 @@ def summary(ws: Workspace, chat: Chat) -> ChatSummary:
         updated=chat.updated,
         model=chat.model,
         active=active is not None and active[1].id == chat.id,
+        effort=chat.reasoning_effort,
     )
 
 

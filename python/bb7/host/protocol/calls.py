@@ -262,7 +262,8 @@ class StatusesArgs(msgspec.Struct, frozen=True):
 
 
 class ChatSummary(msgspec.Struct, frozen=True):
-    """A chat as the chat list and the view's title show it."""
+    """A chat as the chat list and the view's title show it (`effort`: the chat's own
+    reasoning effort, '' for the default)."""
 
     id: str
     name: str
@@ -271,6 +272,7 @@ class ChatSummary(msgspec.Struct, frozen=True):
     updated: float
     model: str
     active: bool
+    effort: str = ""
 
 
 class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
