@@ -133,6 +133,7 @@
 ---@field model string
 ---@field active boolean
 ---@field effort string
+---@field held_by string
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
 --- lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
