@@ -234,7 +234,9 @@ def test_the_chat_is_held_by_one_editor_until_it_quits(
     other.command("edit b.py")
     other.command("BB7Remove")
     pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
-    wait_for_message(other, f"is open in another bb7 process (pid {pid} on ")
+    wait_for_message(
+        other, f"held by pid {pid}: :BB7Chat! takes it over (read-only here; it runs in "
+    )
     ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
     # Released by the exiting host, not left to go stale. A loaded machine may take seconds to
     # run the host's exit, so wait for its row to go rather than for a fixed time (the other

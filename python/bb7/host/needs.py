@@ -23,7 +23,7 @@ from bb7.host.protocol import BufferText
 from bb7.host.registry import Context
 from bb7.host.session import Session
 from bb7.refusal import Abort, unwrap
-from bb7.state import chats
+from bb7.state import chats, lock
 from bb7.state.local import LocalView
 from bb7.state.outputs import Writer
 from bb7.state.records import Chat, Problem
@@ -31,6 +31,14 @@ from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 
 NO_CHAT = "no active chat: :BB7NewChat starts one (so does :BB7Add)"
+TAKE = ":BB7Chat! takes it over"
+
+
+def held_elsewhere(store: Store, chat: Chat) -> str:
+    """Who else holds `chat` (`lock.describe`), '' when no other live process does."""
+    lease = lock.holder(store, chat.id)
+    return "" if lease is None else lock.describe(lease)
+
 
 # Lua that writes one file through its loaded buffer; returns nil, or why it could not.
 REPLACE = "return require('bb7.buffer').replace(...)"
@@ -85,6 +93,15 @@ class Project(Call):
             return self.new_chat(None)
         return self.hold(*found)
 
+    def held_or_read(self, *, create: bool = False) -> Reading:
+        """`held`, or only to read while another bb7 holds the chat (shown read-only)."""
+        try:
+            return self.held(create=create)
+        except Abort as refused:
+            if refused.problem.kind != "locked":
+                raise
+            return self.reading()
+
     def new_chat(self, name: str | None) -> Held:
         """A new chat in the project, made the active one and held by this host."""
         store = self.ws.home()
@@ -93,9 +110,15 @@ class Project(Call):
         return self.hold(store, chat)
 
     def hold(self, store: Store, chat: Chat) -> Held:
-        """`chat` held by this host (refused when another bb7 holds it)."""
+        """`chat` held by this host (refused when another bb7 holds it: the chat view shows it
+        read-only, and `:BB7Chat!` takes it over)."""
         problem = self.session.hold(store, chat)
         if problem is not None:
+            lease = lock.holder(store, chat.id) if problem.kind == "locked" else None
+            if lease is not None:  # what to do first: the place may be cut
+                where = lock.where(lease)
+                message = f"held by pid {lease.pid}: {TAKE} (read-only here; it runs {where})"
+                problem = Problem("locked", message)
             raise Abort(problem)
         return Held(self.ctx, self.session, self.ws, store, chat)
 

@@ -60,6 +60,7 @@ from bb7.host.protocol import (
     SetReadonlyArgs,
     SetReasoningEffortArgs,
     StatusesArgs,
+    TakeChatArgs,
 )
 from bb7.host.registry import Context, Registry
 from bb7.host.session import Session
@@ -125,6 +126,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("set_model", SetModelArgs, chats.set_model, needs.held_or_new),
     route("chat_list", NoArgs, chats.chat_list, needs.project),
     route("switch_chat", ChatIdArgs, chats.switch_chat, needs.project),
+    route("take_chat", TakeChatArgs, chats.take_chat, needs.project),
     route("rename_chat", RenameChatArgs, chats.rename_chat, needs.project),
     route("pin_chat", PinChatArgs, chats.pin_chat, needs.project),
     route("delete_chat", ChatIdArgs, chats.delete_chat, needs.project),
