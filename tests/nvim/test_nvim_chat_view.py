@@ -330,6 +330,15 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     assert bar.endswith(" · 1.3k tokens · $0.0031"), text
     assert not bar.startswith("<"), text
     if layout == "split":
+        # At 24 lines three lines of input leave the conversation room (it was 40x7), and a
+        # wrapped note goes on under its text, not at the left edge.
+        conversation_size = (
+            "local w = require('bb7.chat').win('conversation')"
+            " return { vim.api.nvim_win_get_width(w), vim.api.nvim_win_get_height(w) }"
+        )
+        width, height = editor.exec_lua(conversation_size)
+        assert width >= 40 and height >= 12, (width, height)
+        assert any(row.endswith("│  to apply.") for row in rows), text
         # The code stays on the left; the view is a column on the right.
         assert rows[0].lstrip().startswith("one = 1"), text
         assert bar == " claude-sonnet… · 1.3k tokens · $0.0031", text
