@@ -57,13 +57,15 @@ local function announce(chat_id, files)
   end)
 end
 
---- A response ended: unread when the chat view is closed (and said so when it succeeded).
+--- A response ended: unread when the chat view is closed and an answer streamed (and said so
+--- when it succeeded).
 ---@param p bb7.SendDone
 ---@param shown boolean the chat view is open
 function M.done(p, shown)
   local chat_id = H.chats[p.request_id]
   H.chats[p.request_id] = nil
-  if shown or p.kind == 'cancelled' then return M.set('idle') end
+  -- Nothing to read: the view shows it, the user cancelled it, or no request was made.
+  if shown or p.kind == 'cancelled' or H.state ~= 'streaming' then return M.set('idle') end
   M.set('unread')
   if p.ok then announce(chat_id, p.files or {}) end
 end

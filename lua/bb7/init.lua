@@ -1,6 +1,6 @@
 --- bb7: LLM-assisted, non-agentic coding. This is the public Lua API (|bb7-functions|):
 --- `setup()`, `status()`, `statusline()`, `send()`. Setup only configures: the Python host
---- starts on the first bb7 command.
+--- starts on the first bb7 command, or when a file of the project is opened.
 local M = {}
 
 local H = { seq = 0 }
@@ -50,6 +50,34 @@ function H.reopen()
   if backend then backend.open() end
 end
 
+--- The `.bb7` directory above `path`, if any (a few `stat`s).
+---@param path string
+---@return string?
+local function project_of(path)
+  return vim.fs.find('.bb7', { upward = true, path = path, type = 'directory', limit = 1 })[1]
+end
+
+--- A file of the working directory's bb7 project opened before any bb7 command (Neovim
+--- reopened on it): the host starts, after start-up (which stays as fast as without bb7), and
+--- brings every status with it. Once per session; never outside a project.
+---@param buf integer
+function H.wake(buf)
+  if H.woken or vim.bo[buf].buftype ~= '' then return end
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == '' then return end
+  H.woken = true
+  vim.defer_fn(function()
+    local backend = package.loaded['bb7.backend']
+    if backend and backend.is_ready() then return end
+    local project = project_of(vim.fs.dirname(name))
+    if project and project == project_of(vim.fn.getcwd()) then
+      require('bb7.backend').start()
+    else
+      H.woken = false -- a later file may be one
+    end
+  end, 0)
+end
+
 --- Keeps statuses fresh. Callbacks load `bb7.status` only when they run, so setup stays cheap;
 --- refreshes do nothing until a bb7 command has started the host.
 function H.status_autocmds(group)
@@ -65,6 +93,7 @@ function H.status_autocmds(group)
   autocmd(opened, 'show the cached status, then refresh it', function(ev)
     status().render(ev.buf)
     status().refresh({ ev.buf })
+    H.wake(ev.buf)
   end)
   autocmd(
     { 'BufWritePost', 'FileChangedShellPost' },

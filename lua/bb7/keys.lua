@@ -68,6 +68,20 @@ M.specs = {
   ),
   key('model', 'gm', VIEW, 'n', "choose the chat's model"),
   key('add_file', 'ga', VIEW, 'n', 'pick a project file to add to the context'),
+  key(
+    'add_requested',
+    'gA',
+    VIEW,
+    'n',
+    'add the files the last answer asks for, read-only, and send your message again'
+  ),
+  key(
+    'add_requested_writable',
+    'gW',
+    VIEW,
+    'n',
+    'add the files the last answer asks for, writable, and send your message again'
+  ),
   key('reasoning', 'ge', VIEW, 'n', "choose the chat's reasoning effort"),
   key(
     'fork',

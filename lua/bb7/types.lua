@@ -122,7 +122,8 @@
 ---@field action 'all'|'cancel'|'no_secrets'
 ---@field label string
 
---- A chat as the chat list and the view's title show it.
+--- A chat as the chat list and the view's title show it (`effort`: the chat's own
+--- reasoning effort, '' for the default).
 ---@class bb7.ChatSummary
 ---@field id string
 ---@field name string
@@ -131,6 +132,8 @@
 ---@field updated number
 ---@field model string
 ---@field active boolean
+---@field effort string
+---@field held_by string
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
 --- lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
@@ -247,7 +250,8 @@
 --- `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
 --- one line each. Not `ok` without edits means the send itself failed: `kind` says how
 --- (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `usage`: what its
---- requests took and cost, when any was made.
+--- requests took and cost, when any was made. `requested`: files the answer asks the user
+--- to add (`why`: its one line of reason); nothing is added without the user.
 ---@class bb7.SendDone
 ---@field request_id string
 ---@field ok boolean
@@ -256,6 +260,8 @@
 ---@field kind string
 ---@field message string
 ---@field usage? bb7.Usage
+---@field requested bb7.AskedFile[]
+---@field why string
 
 --- The file changes of a response failed (sent before its `done`): every error, and
 --- whether the retry context was saved for the next send.
@@ -345,6 +351,17 @@
 ---@field saved number
 ---@field first_token number
 ---@field duration number
+
+--- A file the answer asked for: `file` is the editor's path to add it with (empty when it
+--- is not available, `reason` says why), `tokens` what it would add.
+---@class bb7.AskedFile
+---@field path string
+---@field file string
+---@field start_line? integer
+---@field end_line? integer
+---@field available boolean
+---@field tokens integer
+---@field reason string
 
 --- One failed tool call or edit: `block` its place in the answer, `edit` the edit inside
 --- it, `line` the block's first line in the answer; `message` is written for the model.

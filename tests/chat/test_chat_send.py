@@ -19,7 +19,7 @@ from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.chat.turn import build_turn
 from bb7.chatview.conversation import render
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs
@@ -199,7 +199,11 @@ def test_a_tool_call_edit_becomes_a_pending_output_with_the_answer_usage_and_cos
     ]
     # The request offered the tools and showed the file with its id.
     request = chat.server.chat_requests()[-1]["json"]
-    assert [t["function"]["name"] for t in request["tools"]] == ["write_file", "edit_file"]
+    assert [t["function"]["name"] for t in request["tools"]] == [
+        "write_file",
+        "edit_file",
+        "request_files",
+    ]
     assert f"@file n=2 id={fid} path=app.py\n{APP}@end file" in chat.prompt()
     assert f"Files:\n- {fid} app.py rw original\n" in chat.prompt()
     assert chat.store.chat(chat.chat_id).retry_context == ""  # type: ignore[union-attr]

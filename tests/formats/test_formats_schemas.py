@@ -52,13 +52,13 @@ def _walk(node: Any) -> list[Any]:
     return found
 
 
-def test_each_tool_mode_offers_write_file_and_its_own_edit_file_text_modes_none() -> None:
+def test_each_tool_mode_offers_write_file_its_own_edit_file_and_request_files() -> None:
     names = {mode: [t.name for t in tools_for_mode(mode)] for mode in DIFF_MODES}
     assert names == {
-        "search_replace_multi": ["write_file", "edit_file"],
-        "search_replace": ["write_file", "edit_file"],
-        "anchored": ["write_file", "edit_file"],
-        "off": ["write_file"],
+        "search_replace_multi": ["write_file", "edit_file", "request_files"],
+        "search_replace": ["write_file", "edit_file", "request_files"],
+        "anchored": ["write_file", "edit_file", "request_files"],
+        "off": ["write_file", "request_files"],
         "edit_blocks": [],
         "search_replace_blocks": [],
     }

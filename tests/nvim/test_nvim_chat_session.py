@@ -27,7 +27,7 @@ from chat_view_helpers import (
 )
 from editor import screen, type_command, wait_for, wait_for_status
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
@@ -209,6 +209,7 @@ def test_a_whole_session_never_stops_at_press_enter(
     choosing(nvim)
     nvim.input("4<CR>")  # low
     said(nvim, "reasoning effort of Session")
+    wait_for_screen(nvim, " · effort low · ")  # the conversation's bar shows it
 
     # 7. Undo where nothing was applied: refused.
     type_command(nvim, "BB7UndoApply a.py")
@@ -272,7 +273,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.input("gg]cdo")
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
     nvim.command("tabclose")
-    said(nvim, "d.py: some hunks taken, the rest still pending (:BB7Diff); :w writes them")
+    said(nvim, "d.py: took some hunks, the rest stays pending; :w writes them")
     all_fit(nvim)
 
 

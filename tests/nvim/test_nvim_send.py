@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from editor import notifications, run, screen, signs, wait_for, wait_for_status
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
@@ -80,7 +80,8 @@ def test_a_turn_with_a_tool_call_edit_ends_in_a_pending_change_on_screen(
     wait_for_status(chat, project / "a.py", "M")
     assert signs(chat) == [[1, "M "], [2, "│ "]]
     rows = screen(chat)
-    assert rows[0].startswith("M   one = 1") and "a.py bb7:M" in rows
+    # ● : the answer ended with no chat view open, unread.
+    assert rows[0].startswith("M   one = 1") and "a.py bb7:M ●" in rows
     got = chat.exec_lua("return _G.got")
     assert "".join(c["event"]["text"] for c in got["chunk"]) == "Making two twenty-two."
     assert got["request_started"][0]["model"] == "test/tools-model"

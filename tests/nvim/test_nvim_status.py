@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from chat_state import Seeded
 from editor import emit, publish_status, screen, start_host, wait_for, wait_for_status
 
 SIGNS = """
@@ -153,3 +154,23 @@ def test_apply_asks_first_exactly_for_the_statuses_the_host_refuses_without_forc
         " out[f.status] = require('bb7.status').confirm(f.status) ~= nil end return out"
     )
     assert {s for s, ask in asks.items() if ask} == {"~M", "!A"}
+
+
+def test_a_file_of_the_project_shows_its_status_without_any_bb7_command(
+    launch: Any, project: Path, tmp_path: Path
+) -> None:
+    seeded = Seeded(project)
+    chat = seeded.chat("Pending")
+    seeded.add(chat, "a.py")
+    seeded.model_writes(chat, "a.py", "one = 1\ntwo = 22\nthree = 3\n")
+    seeded.store.close()
+    nvim = launch()
+    nvim.exec_lua("require('bb7').setup()")
+    outside = tmp_path / "notes.txt"
+    outside.write_text("not in a project\n")
+    nvim.command(f"edit {outside}")  # no .bb7 above it: nothing starts
+    nvim.exec_lua("vim.wait(30)")
+    assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
+    nvim.command("edit a.py")  # as when Neovim is reopened on it
+    wait_for_status(nvim, project / "a.py", "M")
+    assert nvim.exec_lua(SIGNS)[0][1:] == ["M ", "BB7SignModified"]

@@ -57,6 +57,7 @@ function M.draw(chat_view, opts)
   S.chat, S.retry = chat_view.chat, chat_view.retry
   S.usage = chat_view.conversation.usage or ''
   require('bb7.chat.conversation').render(chat_view.conversation)
+  require('bb7.chat.asked').draw()
   require('bb7.chat.files').render(chat_view.files)
   local input = require('bb7.chat.input')
   local draft = opts and opts.draft
@@ -92,6 +93,7 @@ local function subscribe()
   if H.subscribed then return end
   H.subscribed = true
   require('bb7.chat.conversation').subscribe(M)
+  require('bb7.chat.asked').subscribe()
   vim.api.nvim_create_autocmd('User', {
     group = vim.api.nvim_create_augroup('bb7_chat', { clear = true }),
     pattern = 'BB7StatusChanged',
@@ -176,6 +178,25 @@ end
 function M.show_active()
   require('bb7.chat.conversation').stop_live()
   M.refresh({ draft = 'replace' })
+end
+
+--- `:BB7Chat!`: takes the active chat from the bb7 that holds it (at once when that process
+--- is gone, after a question while it runs: its sending stops) and shows it.
+function M.take()
+  local function taken(err, chat)
+    if err then return backend().report(err) end
+    if chat.held_by ~= '' then
+      local question = 'Take the chat over from %s (still running; its sending stops)?'
+      return ui.confirm(
+        question:format(chat.held_by:match('^pid %d+') or chat.held_by),
+        function() backend().request('take_chat', { force = true }, taken) end
+      )
+    end
+    ui.say(('took over "%s"'):format(chat.name))
+    if view.is_open() then return M.refresh() end
+    M.open()
+  end
+  backend().request('take_chat', { force = false }, taken)
 end
 
 --- Starts a new chat and shows it.

@@ -33,6 +33,8 @@ M.actions = {
   end,
   model = function(ctx) require('bb7.chat.models').pick(ctx.view.refresh) end,
   add_file = function(ctx) ctx.view.pick_file() end,
+  add_requested = function(ctx) require('bb7.chat.asked').add(ctx.view, true) end,
+  add_requested_writable = function(ctx) require('bb7.chat.asked').add(ctx.view, false) end,
   reasoning = function(ctx)
     require('bb7.reasoning').pick(function() ctx.view.refresh() end)
   end,

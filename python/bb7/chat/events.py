@@ -15,6 +15,7 @@ from typing import Literal
 import msgspec
 
 from bb7.formats.apply import ApplyError
+from bb7.formats.file_requests import AskedFile
 
 # The client's own notice, forwarded as it is: the provider failed before answering and the
 # request goes out again after `delay` seconds (`reason` says why; `attempt` of
@@ -101,7 +102,8 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     (`files`). Not `ok`: they failed, nothing was stored but the answer's text, `errors` says
     why, and the retry state is saved in the chat (`retry_saved`) for the next send.
     `message_id` is the stored assistant message; `usage` sums every request of the send;
-    `repaired`: the automatic repair request produced the changes."""
+    `repaired`: the automatic repair request produced the changes; `requested`: files the
+    answer asks the user for (`why`), shown to the user and never added by bb7."""
 
     chat_id: str
     ok: bool
@@ -112,6 +114,8 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     usage: Usage | None = None
     retry_saved: bool = False
     repaired: bool = False
+    requested: list[AskedFile] = []
+    why: str = ""
 
 
 FailureKind = Literal[

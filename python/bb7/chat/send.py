@@ -57,6 +57,7 @@ from bb7.chat.title import title_chat
 from bb7.chat.turn import Turn, build_turn
 from bb7.formats.apply import Result, apply_response
 from bb7.formats.fallback import NOTE, text_edits
+from bb7.formats.file_requests import AskedFile, FileRequest, check_request, read_request
 from bb7.formats.response import Response
 from bb7.formats.response import ToolCall as ResponseCall
 from bb7.formats.retry import retry_context
@@ -167,6 +168,7 @@ class _Send:
         self.environ = os.environ if environ is None else environ
         self.key: ApiKey | None = None
         self.usage: Usage | None = None  # summed over the send's requests
+        self.asked: FileRequest | None = None  # files the last answer asks the user for
         self.effort = ""  # the reasoning effort the last request was sent with
 
     def run(self) -> None:
@@ -279,6 +281,8 @@ class _Send:
         if isinstance(end, llm.StreamError) or self.handle.cancelled:
             return self._interrupted(end, usage)
         reply = _assistant(end, usage, self.config.model, self.effort)
+        calls = [(call.name, call.arguments) for call in end.tool_calls]
+        self.asked = read_request(end.text, calls) if self.store.root is not None else None
         if turn.edit_format == "none":
             saved = self._store_messages([reply])
             return self._done(True, saved[0], end.text)
@@ -424,7 +428,15 @@ class _Send:
             usage=self.usage,
             retry_saved=failed is not None,
             repaired=repaired,
+            requested=self._requested(),
+            why="" if self.asked is None else self.asked.why,
         )
+
+    def _requested(self) -> list[AskedFile]:
+        """The files the answer asks for, as the user can add them now."""
+        if self.asked is None or self.store.root is None:
+            return []
+        return check_request(self.store.root, self.asked)
 
     def _failed(self, kind: ev.FailureKind, message: str, *, note: str | None = None) -> ev.Failed:
         """A failure before any answer: only a system message records it (`note`, else

@@ -181,6 +181,8 @@ def _decode(name: str, value: dict[str, Any], mode: DiffMode) -> tuple[Op, ...] 
             "your answer, as the instructions describe.",
             str(path),
         )
+    if name == "request_files":
+        return ()  # asks the user for files (`bb7.formats.file_requests`); changes nothing
     if name == "write_file":
         write = _convert(value, WriteFile, name, mode)
         if isinstance(write, CallError):
@@ -254,4 +256,4 @@ def _fits(value: dict[str, Any], schema: type[Any]) -> bool:
 
 
 def _offered(mode: DiffMode) -> str:
-    return "write_file" if mode == "off" else "write_file, edit_file"
+    return "write_file, request_files" if mode == "off" else "write_file, edit_file, request_files"

@@ -135,6 +135,31 @@ class EditFileAnchored(msgspec.Struct, kw_only=True):
     ]
 
 
+class WantedFile(msgspec.Struct, kw_only=True):
+    """One file (or a range of its lines) the model asks to see."""
+
+    path: Annotated[str, Meta(description="Project-relative path of a file you need to see.")]
+    start_line: (
+        Annotated[int, Meta(ge=1, description="First line wanted (1-based); omit for all.")] | None
+    ) = None
+    end_line: (
+        Annotated[int, Meta(ge=1, description="Last line wanted (inclusive); omit for all.")] | None
+    ) = None
+
+
+class RequestFiles(msgspec.Struct, kw_only=True):
+    """Arguments of request_files: files the model needs before it can answer well."""
+
+    files: Annotated[list[WantedFile], Meta(min_length=1, description="The files you need.")]
+    why: Annotated[str, Meta(description="One line: why you need them.")] = ""
+
+
+REQUEST_FILES_DESCRIPTION = (
+    "Ask the user for project files you need and do not have, instead of guessing their "
+    "content. The user decides whether to add them and then sends the question again; nothing "
+    "is added without them. Asking ends your answer: call it alone, before any edit."
+)
+
 # The edit_file arguments Struct per diff_mode (none in "off").
 EDIT_SCHEMAS: dict[DiffMode, type[EditFileMulti] | type[Edit] | type[EditFileAnchored]] = {
     "search_replace_multi": EditFileMulti,
@@ -214,14 +239,16 @@ class ToolSpec(msgspec.Struct, frozen=True):
 
 
 def tools_for_mode(mode: DiffMode) -> list[ToolSpec]:
-    """The tools offered in `mode`: write_file, plus the mode's edit_file unless mode is off;
-    none in a text mode (the model writes edit blocks instead)."""
+    """The tools offered in `mode`: write_file, plus the mode's edit_file unless mode is off,
+    plus request_files; none in a text mode (the model writes blocks instead)."""
     if is_text_mode(mode):
         return []
     tools = [ToolSpec("write_file", WRITE_FILE_DESCRIPTION, parameters_schema(WriteFile))]
     schema = EDIT_SCHEMAS.get(mode)
     if schema is not None:
         tools.append(ToolSpec("edit_file", EDIT_DESCRIPTIONS[mode], parameters_schema(schema)))
+    request = parameters_schema(RequestFiles)
+    tools.append(ToolSpec("request_files", REQUEST_FILES_DESCRIPTION, request))
     return tools
 
 

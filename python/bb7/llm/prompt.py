@@ -24,7 +24,8 @@ from typing import Literal
 
 import msgspec
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
+from bb7.formats.file_requests import INSTRUCTIONS as ASK_FOR_FILES
 from bb7.formats.modes import is_text_mode
 from bb7.llm.instructions import Instructions
 from bb7.llm.prompt_format import (
@@ -244,6 +245,8 @@ def assemble_prompt(inp: PromptInput) -> Prompt:
         system_parts.append(GLOBAL_CHAT_NOTE)
     elif edit_format != "none" and inp.tool_prompt.strip():
         tool_prompt = inp.tool_prompt.rstrip("\n") + "\n"
+        if edit_format == "text_blocks":  # tool modes ask through the request_files tool
+            tool_prompt += "\n" + ASK_FOR_FILES
         system_parts.append(tool_prompt)
         parts.append(PromptPart("tool_prompt", estimate_tokens(tool_prompt)))
     tools = list(inp.tools) if edit_format == "tools" else []

@@ -50,7 +50,7 @@ SKIPPED = {
 
 MERGE_OUTCOMES = {
     "full": "{path}: all of the pending change is merged",
-    "partial": "{path}: some hunks taken, the rest still pending (:BB7Diff)",
+    "partial": "{path}: took some hunks, the rest stays pending",
     "none": "{path}: nothing taken; the change is still pending",
 }
 

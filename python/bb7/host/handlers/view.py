@@ -33,16 +33,17 @@ GLOBAL_HINT = "a global chat: no bb7 project here (:BB7Init makes one)"
 
 
 def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
-    """The active chat's view (`create`: held, a new one when there is none), or the chat
-    `chat_id`'s. With `create` outside any project: a global chat, and a hint. `statuses`: the
-    active chat's statuses too, from the panel's computation."""
+    """The active chat's view (`create`: held, a new one when there is none; read-only, its
+    `held_by` set, while another bb7 holds it), or the chat `chat_id`'s. With `create` outside
+    any project: a global chat, and a hint. `statuses`: the active chat's statuses too, from
+    the panel's computation."""
     hint = GLOBAL_HINT if args.create and c.session.serve_global() else ""
     p = c.project()
     r: Reading | None = None
     if args.chat_id:
         store, chat = p.find(args.chat_id)
     else:
-        r = p.held(create=True) if args.create else p.reading()
+        r = p.held_or_read(create=True) if args.create else p.reading()
         store, chat = r.store, r.chat
     retry = bool(chat.retry_context)
     buffers = editor.editor_buffers(store, args.buffers).text

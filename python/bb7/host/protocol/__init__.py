@@ -67,6 +67,7 @@ from bb7.host.protocol.calls import (
     SetReasoningEffortArgs,
     Settings,
     StatusesArgs,
+    TakeChatArgs,
     TitleSettings,
     Updated,
 )
@@ -149,6 +150,7 @@ __all__ = [
     "StatusItem",
     "StatusesArgs",
     "Streamed",
+    "TakeChatArgs",
     "TitleSettings",
     "Updated",
 ]

@@ -262,7 +262,8 @@ class StatusesArgs(msgspec.Struct, frozen=True):
 
 
 class ChatSummary(msgspec.Struct, frozen=True):
-    """A chat as the chat list and the view's title show it."""
+    """A chat as the chat list and the view's title show it (`effort`: the chat's own
+    reasoning effort, '' for the default)."""
 
     id: str
     name: str
@@ -271,6 +272,8 @@ class ChatSummary(msgspec.Struct, frozen=True):
     updated: float
     model: str
     active: bool
+    effort: str = ""
+    held_by: str = ""  # another live bb7 process holding the chat (`pid 4242 in ~/p`), or ''
 
 
 class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -325,6 +328,13 @@ class ChatViewArgs(msgspec.Struct, frozen=True):
     create: bool = False
     buffers: list[BufferText] = []
     statuses: bool = False
+
+
+class TakeChatArgs(msgspec.Struct, frozen=True):
+    """`take_chat` (`:BB7Chat!`): hold the active chat; `force`: also from a process that still
+    runs (its lease is dropped, and its sending stops)."""
+
+    force: bool = False
 
 
 class FileListArgs(msgspec.Struct, frozen=True):

@@ -73,8 +73,22 @@ def send_done(
         else "the answer's file changes could not be applied; "
         + "the next message sends the errors so the model can fix them"
     )
+    requested = [
+        msgspec.structs.replace(
+            msgspec.convert(asked, wire.AskedFile, from_attributes=True),
+            file=editor_path(asked.path) if asked.available else "",
+        )
+        for asked in event.requested
+    ]
     return wire.SendDone(
-        request_id, ok=event.ok, files=files, errors=errors, message=message, usage=usage
+        request_id,
+        ok=event.ok,
+        files=files,
+        errors=errors,
+        message=message,
+        usage=usage,
+        requested=requested,
+        why=event.why,
     )
 
 

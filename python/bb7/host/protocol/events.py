@@ -177,13 +177,27 @@ class Usage(msgspec.Struct, frozen=True):
     duration: float = 0.0
 
 
+class AskedFile(msgspec.Struct, frozen=True, kw_only=True):
+    """A file the answer asked for: `file` is the editor's path to add it with (empty when it
+    is not available, `reason` says why), `tokens` what it would add."""
+
+    path: str
+    file: str = ""
+    start_line: int | None = None
+    end_line: int | None = None
+    available: bool
+    tokens: int = 0
+    reason: str = ""
+
+
 class SendDone(msgspec.Struct, frozen=True):
     """A response ended; its fields are `User BB7ResponseDone`'s data.
 
     `files`: absolute paths of the pending outputs it wrote; `errors`: why its edits failed,
     one line each. Not `ok` without edits means the send itself failed: `kind` says how
     (`cancelled`, `auth`, `connection`, ...) and `message` what to do. `usage`: what its
-    requests took and cost, when any was made.
+    requests took and cost, when any was made. `requested`: files the answer asks the user
+    to add (`why`: its one line of reason); nothing is added without the user.
     """
 
     request_id: str
@@ -193,6 +207,8 @@ class SendDone(msgspec.Struct, frozen=True):
     kind: str = ""
     message: str = ""
     usage: Usage | None = None
+    requested: list[AskedFile] = []
+    why: str = ""
 
 
 class DiffError(msgspec.Struct, frozen=True):
