@@ -167,3 +167,15 @@ def test_new_keeping_an_out_of_date_middle_line_is_refused_not_written_back() ->
     # When new rewrites that line, the model said what it wants there: applied.
     result = applied(file, old, new.replace("parse(a, 1)", "parse(a, 3)"))
     assert result.content == file.replace("2)", "3)").replace("return c", "return c, b")
+
+
+# --- whole lines before substrings ----------------------------------------------------------------
+
+
+def test_a_search_that_is_one_whole_line_once_is_matched_there_not_inside_longer_lines() -> None:
+    file = "void f() {}\nstruct s {\n\tint x;\n}\nint g;\n"
+    result = applied(file, "}", "}\nint h;", whole_lines=True)
+    assert result.content == file.replace("}\nint g;", "}\nint h;\nint g;")
+    # Twice as whole lines: still ambiguous.
+    twice = file + "struct t {\n}\n"
+    assert refused(twice, "}", "}\nint h;", whole_lines=True).kind == "ambiguous"

@@ -213,6 +213,12 @@ class _Search:
                 # `old` spelled out its indentation: a hit that is really the tail of a deeper
                 # indented line is not what it meant.
                 hits = [h for h in hits if h == 0 or body[h - 1] == "\n"] or hits
+            if len(hits) > 1 and (self.whole_lines or "\n" in old.strip("\n")):
+                # Whole lines before substrings: a SEARCH of whole lines (`}`) that is a whole
+                # line in one place only means that place, not the longer lines holding it.
+                whole = [h for h in hits if _whole_lines_at(body, h, probe)]
+                if len(whole) == 1:
+                    hits = whole
             dedented = self._whole_line_dedented(old, new, probe, hits)
             if dedented is not None:
                 # One whole line sent without its indentation, and `new` adds lines. Added lines
@@ -532,6 +538,13 @@ def _occurrences(body: str, probe: str) -> list[int]:
         hits.append(at)
         at = body.find(probe, at + 1)
     return hits
+
+
+def _whole_lines_at(body: str, at: int, probe: str) -> bool:
+    """Whether `probe` found at `at` starts a line and ends one."""
+    end = at + len(probe)
+    starts = at == 0 or body[at - 1] == "\n"
+    return starts and (probe.endswith("\n") or end == len(body) or body[end] in "\r\n")
 
 
 def _restates(cut: str, line: str, full: str) -> bool:
