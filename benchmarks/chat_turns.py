@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from bb7.chat import events as ev  # noqa: E402
 from bb7.chat.config import SendConfig  # noqa: E402
 from bb7.chat.send import start_send  # noqa: E402
-from bb7.fileid import file_id  # noqa: E402
+from bb7.files.fileid import file_id  # noqa: E402
 from bb7.llm.config import ProviderConfig  # noqa: E402
 from bb7.llm.prompt import FollowEdits  # noqa: E402
 from bb7.state import context  # noqa: E402

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bb7.fsio import CRASH_ENV, STOP_ENV
+from bb7.files.fsio import CRASH_ENV, STOP_ENV
 from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text

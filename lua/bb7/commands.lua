@@ -155,11 +155,17 @@ current working directory.]],
   },
   {
     name = 'BB7Chat',
-    usage = ':BB7Chat',
-    desc = 'bb7: toggle the chat view',
+    usage = ':BB7Chat[!]',
+    bang = true,
+    desc = 'bb7: toggle the chat view (! takes the chat over from another Neovim)',
     doc = [[Opens the chat view of the active chat (|bb7-chat|), or closes it.
-The project's first chat starts here when it has none.]],
-    run = function() require('bb7.chat').toggle() end,
+The project's first chat starts here when it has none. A chat another
+Neovim holds opens read-only, its input bar naming that process; with !
+the chat is taken over (asked first while that process still runs).]],
+    run = function(opts)
+      if opts.bang then return require('bb7.chat').take() end
+      require('bb7.chat').toggle()
+    end,
   },
   {
     name = 'BB7NewChat',

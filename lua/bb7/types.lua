@@ -149,6 +149,7 @@
 ---@field model string
 ---@field active boolean
 ---@field effort string
+---@field held_by string
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
 --- lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
@@ -165,12 +166,13 @@
 ---@field reasoning_title string
 ---@field quote string
 
---- The rows, and the token total as a count and as the text Lua shows (`format_tokens`:
---- Lua draws token figures, it never formats them).
+--- The rows, the token total as a count and as the text Lua shows (`format_tokens`: Lua
+--- draws token figures, it never formats them), and the instruction files that apply.
 ---@class bb7.Panel
 ---@field rows bb7.Row[]
 ---@field total_tokens integer
 ---@field total_tokens_text string
+---@field instructions string[]
 
 --- New statuses keyed by absolute path; `full` replaces the whole Lua cache.
 ---@class bb7.StatusChanged

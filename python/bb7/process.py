@@ -49,11 +49,30 @@ def identity(pid: int | None = None) -> str:
     return f"{boot}:{fields[19].decode()}" if len(fields) > 19 else ""
 
 
+def _zombie(pid: int) -> bool:
+    """Whether `pid` has exited and waits for its parent to reap it (Linux's /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].startswith(b"Z")
+
+
 def running(pid: int, recorded: str) -> bool:
-    """Whether the process that recorded `recorded` (its `identity`) with `pid` still runs."""
-    if not alive(pid):
+    """Whether the process that recorded `recorded` (its `identity`) with `pid` still runs
+    (an exited one not yet reaped by its parent does not)."""
+    if not alive(pid) or _zombie(pid):
         return False
     if not recorded:
         return True  # recorded where the identity is unknown: the pid is all there is
     now = identity(pid)
     return not now or now == recorded
+
+
+def cwd(pid: int) -> str:
+    """The working directory of the process `pid` ('' when unknown: no /proc, another user's)."""
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return ""

@@ -6,8 +6,8 @@ host handler, which replies with the problem; out of a CLI command, which prints
 1). `unwrap` is the one way from a value to a raise; catching `Abort` is the way back::
 
     Problem(kind, message)   the value
-    ├── from_path(...)       ← bb7.paths.PathProblem    (empty, outside_root, protected)
-    └── from_file(...)       ← bb7.fsio.FileProblem     (missing, binary, ...)
+    ├── from_path(...)       ← bb7.files.paths.PathProblem    (empty, outside_root, protected)
+    └── from_file(...)       ← bb7.files.fsio.FileProblem     (missing, binary, ...)
     Abort(problem)           the raise; `unwrap(value)`: the value, or Abort
     advise(value, advice)    a front end's advice for the kind, after the core's message
 
@@ -25,8 +25,8 @@ from typing import Literal, TypeVar
 import msgspec
 
 from bb7.adding import AddingProblemKind
-from bb7.fsio import FileProblem, FileProblemKind
-from bb7.paths import PathProblem, PathProblemKind
+from bb7.files.fsio import FileProblem, FileProblemKind
+from bb7.files.paths import PathProblem, PathProblemKind
 from bb7.state.problems import StateProblemKind
 
 T = TypeVar("T")

@@ -14,7 +14,7 @@ import pytest
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.send import start_send
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.formats.fallback import NOTE
 from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts

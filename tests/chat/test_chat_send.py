@@ -19,7 +19,7 @@ from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.chat.turn import build_turn
 from bb7.chatview.conversation import render
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.llm.handle import Handle
 from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs

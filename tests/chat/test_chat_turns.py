@@ -14,7 +14,7 @@ from test_chat_send import chat as chat  # the fixtures
 from test_chat_send import server as server
 
 from bb7.chat import events as ev
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.state.records import EventPart
 from llm_server import edits, finish, stream, text_chunk, tool_call
 

@@ -35,3 +35,13 @@ def test_outside_git_the_tree_is_walked_without_hidden_or_build_directories(
 ) -> None:
     write(tmp_path, "b.py", "pkg/a.py", ".git2/x", "node_modules/m.js", ".bb7/state.db")
     assert project_files(tmp_path) == ["b.py", "pkg/a.py"]
+
+
+def test_a_walk_again_sees_files_added_removed_and_renamed_since(tmp_path: Path) -> None:
+    write(tmp_path, "a.py", "pkg/b.py", "pkg/deep/c.py")
+    (tmp_path / "pkg" / "link").symlink_to(tmp_path / "pkg" / "deep")  # not followed
+    assert project_files(tmp_path) == ["a.py", "pkg/b.py", "pkg/deep/c.py"]
+    write(tmp_path, "pkg/deep/new.py")
+    (tmp_path / "a.py").rename(tmp_path / "z.py")
+    (tmp_path / "pkg" / "b.py").unlink()
+    assert project_files(tmp_path) == ["z.py", "pkg/deep/c.py", "pkg/deep/new.py"]

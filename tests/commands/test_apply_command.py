@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bb7.cli import main
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 
 APP = "def main():\n    print('hello')\n\n\nif __name__ == '__main__':\n    main()\n"
 WIN = "\ufeff@echo off\r\necho one\r\necho two\r\n"

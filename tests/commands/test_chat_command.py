@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from cli_runner import run_cli
 from llm_server import (
     chunk,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.formats import FileState, Response, Result, ToolCall, apply_response
 
 A = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.formats import FileState, apply_response, retry_context
 
 A = "alpha = 1\nbeta = 2\n"

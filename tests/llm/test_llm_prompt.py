@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.llm import prompt_format
 from bb7.llm.instructions import Instructions, load_instructions
 from bb7.llm.presets import PRESETS

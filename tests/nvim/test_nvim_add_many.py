@@ -1,6 +1,6 @@
 """`:BB7Add` with several paths, a glob, a directory (asking first when large), a section,
 `buffers`, `quickfix sections` and a file that looks like a secret, in a real editor with the
-real host. A scripted vim.ui.select stands for the user's answer."""
+real host. A scripted vim.ui.select stands for the user's answer. Then :BB7EditInstructions."""
 
 from __future__ import annotations
 
@@ -9,11 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from chat_view_helpers import pick_with
-from editor import run, start_host, wait_for
+from editor import run, wait_for
 
 IN_CHAT = (
     "vim.tbl_map(function(p) return vim.fn.fnamemodify(p, ':.') end,"
     " vim.tbl_keys(require('bb7.status').files()))"
+)
+
+
+# The text of the files panel's virtual line, once drawn.
+PANEL_NOTE = (
+    "(function() local view = require('bb7.chat.view')"
+    " local buf = view.state.bufs.files if not buf then return nil end"
+    " for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })) do"
+    " if m[4].virt_lines then return m[4].virt_lines[1][1][1] end end end)()"
 )
 
 
@@ -31,7 +40,7 @@ def offered(nvim: Any) -> list[Any]:
     return [got["prompt"], got["items"]] if got else []
 
 
-def test_add_takes_globs_directories_sections_buffers_quickfix_and_asks_for_secrets(
+def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_file(
     ready: Any, project: Path
 ) -> None:
     for i in range(21):
@@ -76,17 +85,11 @@ def test_add_takes_globs_directories_sections_buffers_quickfix_and_asks_for_secr
     assert said(ready, "BB7Add .env") == "bb7: added .env (writable)"
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 27")
 
-
-def test_edit_instructions_opens_and_creates_the_file_and_says_which_apply(
-    nvim: Any, project: Path
-) -> None:
+    # The project's instructions open in the editor, created.
+    assert said(ready, "BB7EditInstructions") == "bb7: no instruction file applies yet"
+    assert ready.current.buffer.name == str(project / ".bb7" / "instructions")
+    # The files panel names the instruction files that apply, below its rows.
     (project / "AGENTS.md").write_text("Run make test.\n")
-    start_host(nvim)
-    run(nvim, "BB7Init")
-    said = run(nvim, "BB7EditInstructions")
-    assert said == "bb7: instructions that apply: AGENTS.md"
-    assert nvim.current.buffer.name == str(project / ".bb7" / "instructions")
-    assert (project / ".bb7" / "instructions").read_text() == ""
-    nvim.exec_lua("require('bb7').setup({ context = { instruction_files = {} } })")
-    assert run(nvim, "BB7EditInstructions global") == "bb7: no instruction file applies yet"
-    assert nvim.current.buffer.name.endswith("/bb7/instructions.md")
+    ready.command("BB7Chat")
+    wait_for(ready, f"({PANEL_NOTE}) ~= nil")
+    assert ready.exec_lua(f"return {PANEL_NOTE}") == "instructions: AGENTS.md"

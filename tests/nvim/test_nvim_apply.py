@@ -199,11 +199,15 @@ def test_the_chat_view_gets_the_active_chat(ready: Any) -> None:
     assert again["name"] == "second" and again["id"] != chat["id"]
 
 
-def test_commands_before_bb7init_say_to_run_it(nvim: Any, project: Path) -> None:
+def test_commands_before_bb7init_say_to_run_it_and_add_starts_a_global_chat(
+    nvim: Any, project: Path
+) -> None:
     nvim.command("edit a.py")
-    nvim.command("BB7Add")
+    nvim.command("BB7Apply")
     text = wait_for_message(nvim, f"bb7: no bb7 project in {project}: run :BB7Init there")
     assert "Traceback" not in text
+    nvim.command("BB7Add")  # as after :BB7Chat, not refused until one opened a global chat
+    wait_for_message(nvim, "bb7: added a.py (external) to the global chat ")
     assert not (project / ".bb7").exists()
 
 
@@ -230,7 +234,9 @@ def test_the_chat_is_held_by_one_editor_until_it_quits(
     other.command("edit b.py")
     other.command("BB7Remove")
     pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
-    wait_for_message(other, f"is open in another bb7 process (pid {pid} on ")
+    wait_for_message(
+        other, f"held by pid {pid}: :BB7Chat! takes it over (read-only here; it runs in "
+    )
     ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
     # Released by the exiting host, not left to go stale. A loaded machine may take seconds to
     # run the host's exit, so wait for its row to go rather than for a fixed time (the other

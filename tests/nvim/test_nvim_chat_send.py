@@ -25,7 +25,7 @@ from chat_view_helpers import (
 )
 from editor import notifications, type_command, wait_for, wait_for_status
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from llm_server import (
     LLMServer,
     edits,

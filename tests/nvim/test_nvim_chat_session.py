@@ -27,7 +27,7 @@ from chat_view_helpers import (
 )
 from editor import screen, type_command, wait_for, wait_for_status
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"

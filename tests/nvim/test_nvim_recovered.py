@@ -12,7 +12,7 @@ from typing import Any
 from editor import notifications, run, start_host, wait_for
 
 from bb7.cli import main
-from bb7.fsio import CRASH_ENV
+from bb7.files.fsio import CRASH_ENV
 from model_answer import model_writes
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from editor import notifications, run, screen, signs, wait_for, wait_for_status
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from bb7_cli import BASE, LOCAL, MODEL, Bb7, local_edits_over_a_pending_output
 
-from bb7.fsio import CRASH_ENV
+from bb7.files.fsio import CRASH_ENV
 from bb7.state.store import LOCK_TIMEOUT_ENV
 
 # -- 1 and 5: a crash at any step of an apply loses nothing and leaves no temp file ----------

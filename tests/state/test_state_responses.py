@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from state_helpers import Project
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.state import context
 from bb7.state.context import Target
 from bb7.state.records import EventPart, Message, Problem, TextPart

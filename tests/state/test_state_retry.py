@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from state_helpers import Project
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.state import chats, context, history
 from bb7.state.context import Target
 from bb7.state.outputs import discard_output

@@ -1,7 +1,7 @@
 --- The chat list: a float over the chat view listing every chat (pinned first, then the most
---- recent; `●` marks the active one, `!` a pinned one) with keys to switch, start, rename,
---- delete, pin, search, and move between the project and the global chats. A search shows
---- only the chats that match, with an excerpt. Actions get the view's controller.
+--- recent; `●` marks the active one, `!` a pinned one, `⊘` one another bb7 holds, read-only
+--- here) with keys to switch, start, rename, delete, pin, search, and move between the
+--- project and the global chats. A search shows only the chats that match, with an excerpt. Actions get the view's controller.
 local M = {}
 
 local ui = require('bb7.chat.ui')
@@ -30,8 +30,11 @@ end
 
 local function when(timestamp) return os.date('%Y-%m-%d %H:%M', math.floor(timestamp)) end
 
---- The date (and scope) at the right of a chat's line.
-local function stamp(c) return (c.scope == 'global' and 'global · ' or '') .. when(c.updated) end
+--- The date (and scope, and the holder's pid) at the right of a chat's line.
+local function stamp(c)
+  local held = c.held_by ~= '' and ('held by %s · '):format(c.held_by:match('^pid %d+')) or ''
+  return held .. (c.scope == 'global' and 'global · ' or '') .. when(c.updated)
+end
 
 -- items: { chat = ChatSummary, excerpt = string? }
 local function draw(items)
@@ -41,7 +44,8 @@ local function draw(items)
   local lines = {}
   for _, item in ipairs(items) do
     local c = item.chat
-    local mark = (c.active and '●' or ' ') .. (c.pinned and '!' or ' ')
+    local held = c.held_by ~= ''
+    local mark = (held and '⊘' or c.active and '●' or ' ') .. (c.pinned and '!' or ' ')
     local line = ('%s %s'):format(mark, c.name)
     if item.excerpt and item.excerpt ~= '' and item.excerpt ~= c.name then
       line = line .. ' — ' .. item.excerpt

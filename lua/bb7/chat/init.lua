@@ -180,6 +180,25 @@ function M.show_active()
   M.refresh({ draft = 'replace' })
 end
 
+--- `:BB7Chat!`: takes the active chat from the bb7 that holds it (at once when that process
+--- is gone, after a question while it runs: its sending stops) and shows it.
+function M.take()
+  local function taken(err, chat)
+    if err then return backend().report(err) end
+    if chat.held_by ~= '' then
+      local question = 'Take the chat over from %s (still running; its sending stops)?'
+      return ui.confirm(
+        question:format(chat.held_by:match('^pid %d+') or chat.held_by),
+        function() backend().request('take_chat', { force = true }, taken) end
+      )
+    end
+    ui.say(('took over "%s"'):format(chat.name))
+    if view.is_open() then return M.refresh() end
+    M.open()
+  end
+  backend().request('take_chat', { force = false }, taken)
+end
+
 --- Starts a new chat and shows it.
 function M.new_chat()
   if require('bb7.chat.conversation').busy() then return end

@@ -119,6 +119,17 @@ function M.send()
     return require('bb7.chat.ui').say('a request to repair the failed edits is ready: send it')
   end
   if conversation.busy() then return end
+  if view.state.chat and view.state.chat.held_by ~= '' then
+    -- Read-only: the host takes the chat when its holder is gone, else says (in one line)
+    -- who holds it and what to do; the text stays.
+    return backend().request('active_chat', vim.empty_dict(), function(err)
+      if err then return backend().report(err) end
+      require('bb7.chat').refresh(nil, function(failed)
+        if failed then return backend().report(failed) end
+        M.send()
+      end)
+    end)
+  end
   require('bb7').send(message)
   conversation.begin_exchange(message)
   M.set('')

@@ -175,7 +175,14 @@ function M.winbars()
   local input = M.win('input')
   if input then
     local text
-    if S.retry then
+    if S.chat and S.chat.held_by ~= '' then
+      -- Another bb7 holds the chat: its pid, how to take it, then where it runs (cut first).
+      local pid, where = S.chat.held_by:match('^(pid %d+) (.*)$')
+      text = ('%%#BB7RetryBanner#⊘ read-only, %s has it%%* · :BB7Chat! takes it over · %%<%s'):format(
+        escape(pid or S.chat.held_by),
+        escape(where or '')
+      )
+    elseif S.retry then
       -- Short, warning first: it must fit the 40 columns of a split at 80 columns.
       local dismiss = keys.dismiss_retry and (' · %s drop'):format(escape(keys.dismiss_retry))
         or ''

@@ -18,8 +18,8 @@ import msgspec
 from bb7.adding.ignore import IgnoreRules, glob_regex, load_ignore
 from bb7.adding.secrets import secret_reason
 from bb7.chatview.project_files import files_under
-from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
-from bb7.paths import PROTECTED
+from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
+from bb7.files.paths import PROTECTED
 from bb7.state.context import Target, parse_target
 from bb7.state.records import Problem
 from bb7.text.lines import split_lines

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import FileProblem, load_text
+from bb7.files.fsio import FileProblem, load_text
 
 IGNORE_FILE = ".bb7/ignore"
 

@@ -16,6 +16,17 @@ from typing import Any
 
 import msgspec
 
+from bb7.files.fsio import (
+    MAX_BYTES,
+    FileMoved,
+    atomic_write,
+    backups,
+    is_read_only,
+    load_text,
+    remove_leftovers,
+    too_large,
+    write_target,
+)
 from bb7.formats.apply import (
     ApplyError,
     EditRecord,
@@ -27,17 +38,6 @@ from bb7.formats.apply import (
     response_paths,
 )
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES, DiffMode
-from bb7.fsio import (
-    MAX_BYTES,
-    FileMoved,
-    atomic_write,
-    backups,
-    is_read_only,
-    load_text,
-    remove_leftovers,
-    too_large,
-    write_target,
-)
 from bb7.text.diff import colorize, line_counts, unified_diff
 from bb7.text.words import plural
 
@@ -173,7 +173,7 @@ def _load(root: Path, text: str, mode: DiffMode) -> dict[str, FileState]:
 def _write_all(root: Path, changes: list[FileChange]) -> ApplyError | None:
     """Write every change; on the first failure restore what was written and say why.
 
-    The write path of `bb7 output apply` (`bb7.fsio.atomic_write`): a read-only file is
+    The write path of `bb7 output apply` (`bb7.files.fsio.atomic_write`): a read-only file is
     refused before anything is written, and each file must still hold what was read when it
     is replaced."""
     for change in changes:

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from bb7.commands.session import active_chat, add_root_option, reported
-from bb7.fsio import atomic_write, load_text
+from bb7.files.fsio import atomic_write, load_text
 from bb7.refusal import Abort, advise, unwrap
 from bb7.state import outputs
 from bb7.state.context import resolve

@@ -35,15 +35,15 @@ from typing import Literal
 import msgspec
 
 from bb7.edits import Applied, Candidate, LineIndex, locate, replace
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
+from bb7.files.fsio import MAX_BYTES, too_large
+from bb7.files.paths import PathProblem, project_path
 from bb7.formats import editorconfig
 from bb7.formats.anchored import apply_anchored
 from bb7.formats.arguments import ArgumentError
 from bb7.formats.calls import AnchoredOp, Call, Op, ReplaceOp, WriteOp, op_paths, read_calls
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.formats.response import Response, parse_response
-from bb7.fsio import MAX_BYTES, too_large
-from bb7.paths import PathProblem, project_path
 
 BOM = "\ufeff"
 BaseKind = Literal["snapshot", "pending_output", "disk"]
@@ -144,7 +144,7 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def resolve_path(root: Path, raw: str) -> str | PathProblem:
-    """The project path a model means by `raw`: `bb7.paths.project_path` after reading
+    """The project path a model means by `raw`: `bb7.files.paths.project_path` after reading
     backslashes as separators, and refusing what only makes sense elsewhere (a NUL byte, a
     home directory `~`, a Windows drive or share)."""
     if "\0" in raw:

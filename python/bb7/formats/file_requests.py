@@ -21,11 +21,11 @@ from typing import Any
 
 import msgspec
 
+from bb7.files.fsio import load_text
+from bb7.files.paths import PathProblem, project_path
 from bb7.formats.arguments import ArgumentError, parse_arguments
 from bb7.formats.blocks import clean_path, is_fence, marker
 from bb7.formats.schemas import RequestFiles, WantedFile
-from bb7.fsio import load_text
-from bb7.paths import PathProblem, project_path
 from bb7.text.lines import split_lines
 from bb7.text.tokens import estimate_tokens
 

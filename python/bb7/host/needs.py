@@ -4,7 +4,8 @@
 - `Project`: the project's workspace; refused when it has no `.bb7/` or its database is unusable.
 - `Reading`: the active chat, to read (no lease); refused when there is none.
 - `Held`: the active chat, held by this host (a lease); `held_or_new` starts one when there
-  is none (what `:BB7Chat`, `:BB7Add` and a first send do).
+  is none (what `:BB7Chat`, `:BB7Add` and a first send do); `held_or_global` (`:BB7Add`) also
+  serves the global chats outside any project.
 
 Each is built from the one below, so a handler that needs more than its route gave (the chat
 view, a chat by id) asks for it with the same methods. A refusal raises `Abort`, which the
@@ -22,7 +23,7 @@ from bb7.host.protocol import BufferText
 from bb7.host.registry import Context
 from bb7.host.session import Session
 from bb7.refusal import Abort, unwrap
-from bb7.state import chats
+from bb7.state import chats, lock
 from bb7.state.local import LocalView
 from bb7.state.outputs import Writer
 from bb7.state.records import Chat, Problem
@@ -30,6 +31,14 @@ from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 
 NO_CHAT = "no active chat: :BB7NewChat starts one (so does :BB7Add)"
+TAKE = ":BB7Chat! takes it over"
+
+
+def held_elsewhere(store: Store, chat: Chat) -> str:
+    """Who else holds `chat` (`lock.describe`), '' when no other live process does."""
+    lease = lock.holder(store, chat.id)
+    return "" if lease is None else lock.describe(lease)
+
 
 # Lua that writes one file through its loaded buffer; returns nil, or why it could not.
 REPLACE = "return require('bb7.buffer').replace(...)"
@@ -84,6 +93,15 @@ class Project(Call):
             return self.new_chat(None)
         return self.hold(*found)
 
+    def held_or_read(self, *, create: bool = False) -> Reading:
+        """`held`, or only to read while another bb7 holds the chat (shown read-only)."""
+        try:
+            return self.held(create=create)
+        except Abort as refused:
+            if refused.problem.kind != "locked":
+                raise
+            return self.reading()
+
     def new_chat(self, name: str | None) -> Held:
         """A new chat in the project, made the active one and held by this host."""
         store = self.ws.home()
@@ -92,9 +110,15 @@ class Project(Call):
         return self.hold(store, chat)
 
     def hold(self, store: Store, chat: Chat) -> Held:
-        """`chat` held by this host (refused when another bb7 holds it)."""
+        """`chat` held by this host (refused when another bb7 holds it: the chat view shows it
+        read-only, and `:BB7Chat!` takes it over)."""
         problem = self.session.hold(store, chat)
         if problem is not None:
+            lease = lock.holder(store, chat.id) if problem.kind == "locked" else None
+            if lease is not None:  # what to do first: the place may be cut
+                where = lock.where(lease)
+                message = f"held by pid {lease.pid}: {TAKE} (read-only here; it runs {where})"
+                problem = Problem("locked", message)
             raise Abort(problem)
         return Held(self.ctx, self.session, self.ws, store, chat)
 
@@ -175,3 +199,9 @@ def held(ctx: Context, session: Session) -> Held:
 def held_or_new(ctx: Context, session: Session) -> Held:
     """`held`, but a new chat is started when the project has no active one."""
     return project(ctx, session).held(create=True)
+
+
+def held_or_global(ctx: Context, session: Session) -> Held:
+    """`held_or_new`, and outside any bb7 project a global chat (as `:BB7Chat` opens there)."""
+    session.serve_global()
+    return held_or_new(ctx, session)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import FileProblem, load_text
+from bb7.files.fsio import FileProblem, load_text
 
 PROJECT_INSTRUCTIONS = ".bb7/instructions"
 # Files projects keep for models, read as project instructions too (the option's default).

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import atomic_write
+from bb7.files.fsio import atomic_write
 from bb7.llm import capabilities
 from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
 

@@ -24,7 +24,7 @@ from typing import Literal
 
 import msgspec
 
-from bb7.fileid import file_id
+from bb7.files.fileid import file_id
 from bb7.formats.file_requests import INSTRUCTIONS as ASK_FOR_FILES
 from bb7.formats.modes import is_text_mode
 from bb7.llm.instructions import Instructions

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fileid import entry_file_id
-from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
-from bb7.paths import name_problem, project_path
+from bb7.files.fileid import entry_file_id
+from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
+from bb7.files.paths import name_problem, project_path
 from bb7.refusal import Abort, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
 from bb7.state.merge import rebase_output

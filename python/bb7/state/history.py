@@ -12,9 +12,9 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fileid import entry_file_id
-from bb7.fsio import FileProblem
-from bb7.paths import project_path
+from bb7.files.fileid import entry_file_id
+from bb7.files.fsio import FileProblem
+from bb7.files.paths import project_path
 from bb7.refusal import Abort
 from bb7.state.chats import chat_or_abort, fresh, new_chat, refuse_if_held
 from bb7.state.local import Buffers, read_local, same_text, text_of

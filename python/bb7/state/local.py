@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
+from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
 from bb7.state.store import Store
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from bb7.process import identity, running
+from bb7.process import cwd, identity, running
 from bb7.state.records import Lease, Problem
 from bb7.state.store import Store
 
@@ -39,6 +39,23 @@ def is_stale(lease: Lease, *, now: float | None = None) -> bool:
     return lease.host == this_host() and not running(lease.pid, lease.started)
 
 
+def where(lease: Lease) -> str:
+    """Where the process holding `lease` runs: the directory when it runs on this host
+    (`in ~/project`), else its host (`on build-box`)."""
+    found = cwd(lease.pid) if lease.host == this_host() else ""
+    if not found:
+        return f"on {lease.host}"
+    home = os.path.expanduser("~")
+    if found == home or found.startswith(home + os.sep):
+        found = "~" + found[len(home) :]
+    return f"in {found}"
+
+
+def describe(lease: Lease) -> str:
+    """The process holding `lease`, as messages name it: `pid 4242 in ~/project`."""
+    return f"pid {lease.pid} {where(lease)}"
+
+
 def is_ours(lease: Lease) -> bool:
     if lease.pid != os.getpid() or lease.host != this_host():
         return False
@@ -53,9 +70,8 @@ def acquire(store: Store, chat_id: str) -> Lease | Problem:
         if current is not None and not is_ours(current) and not is_stale(current):
             return Problem(
                 "locked",
-                f"chat {chat_id} is open in another bb7 process (pid {current.pid} on "
-                f"{current.host}); close it there, or force-unlock with `bb7 chats unlock "
-                f"{chat_id}`",
+                f"chat {chat_id} is open in another bb7 process ({describe(current)}); close "
+                f"it there, or force-unlock with `bb7 chats unlock {chat_id}`",
             )
         if current is not None and is_ours(current):
             lease = msgspec.structs.replace(current, heartbeat=time.time())

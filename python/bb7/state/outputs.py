@@ -17,7 +17,7 @@ from typing import Literal
 
 import msgspec
 
-from bb7.fsio import (
+from bb7.files.fsio import (
     UNCHECKED,
     FileMoved,
     FileProblem,
@@ -26,7 +26,7 @@ from bb7.fsio import (
     crash_point,
     is_read_only,
 )
-from bb7.paths import project_path
+from bb7.files.paths import project_path
 from bb7.process import identity
 from bb7.refusal import Abort, ProblemKind, from_path
 from bb7.state.local import (

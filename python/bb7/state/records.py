@@ -9,7 +9,7 @@ from typing import Literal, TypeVar
 
 import msgspec
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from bb7.refusal import Problem
 
 __all__ = ["Problem"]  # re-exported: refusals travel with the records

@@ -18,8 +18,8 @@ import contextlib
 import os
 from pathlib import Path
 
-from bb7.fsio import FileProblem, backups, load_text, temp_files, write_target
-from bb7.paths import project_path
+from bb7.files.fsio import FileProblem, backups, load_text, temp_files, write_target
+from bb7.files.paths import project_path
 from bb7.process import running
 from bb7.state.local import same_text
 from bb7.state.lock import this_host

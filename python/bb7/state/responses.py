@@ -16,8 +16,8 @@ from typing import Literal
 
 import msgspec
 
-from bb7.fileid import file_id
-from bb7.paths import project_path
+from bb7.files.fileid import file_id
+from bb7.files.paths import project_path
 from bb7.refusal import Abort
 from bb7.state.records import (
     GLOBAL,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from bb7.fileid import entry_file_id
+from bb7.files.fileid import entry_file_id
 from bb7.refusal import Abort
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events

@@ -61,6 +61,7 @@ from bb7.host.protocol import (
     SetReadonlyArgs,
     SetReasoningEffortArgs,
     StatusesArgs,
+    TakeChatArgs,
 )
 from bb7.host.registry import Context, Registry
 from bb7.host.session import Session
@@ -126,6 +127,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("set_model", SetModelArgs, chats.set_model, needs.held_or_new),
     route("chat_list", NoArgs, chats.chat_list, needs.project),
     route("switch_chat", ChatIdArgs, chats.switch_chat, needs.project),
+    route("take_chat", TakeChatArgs, chats.take_chat, needs.project),
     route("rename_chat", RenameChatArgs, chats.rename_chat, needs.project),
     route("pin_chat", PinChatArgs, chats.pin_chat, needs.project),
     route("delete_chat", ChatIdArgs, chats.delete_chat, needs.project),
@@ -137,7 +139,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
-    route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_new),
+    route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_global),
     route("remove", PathArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),

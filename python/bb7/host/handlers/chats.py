@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from bb7.chatview import info
 from bb7.host.handlers.project import publish, publish_all
-from bb7.host.needs import Held, Project, Reading
+from bb7.host.needs import Held, Project, Reading, held_elsewhere
 from bb7.host.protocol import (
     ChatIdArgs,
     ChatRestored,
@@ -28,9 +28,10 @@ from bb7.host.protocol import (
     SaveDraftArgs,
     SearchChatsArgs,
     SetModelArgs,
+    TakeChatArgs,
 )
 from bb7.refusal import Abort, unwrap
-from bb7.state import chats, history
+from bb7.state import chats, history, lock
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
@@ -38,6 +39,7 @@ from bb7.state.workspace import Workspace
 
 def summary(ws: Workspace, chat: Chat) -> ChatSummary:
     active = ws.active()
+    store = ws.store(chat.scope)
     return ChatSummary(
         id=chat.id,
         name=chat.name,
@@ -46,16 +48,34 @@ def summary(ws: Workspace, chat: Chat) -> ChatSummary:
         updated=chat.updated,
         model=chat.model,
         active=active is not None and active[1].id == chat.id,
+        held_by="" if isinstance(store, Problem) else held_elsewhere(store, chat),
         effort=chat.reasoning_effort,
     )
 
 
 def activate(p: Project, store: Store, chat: Chat) -> ChatSummary:
-    """Make `chat` the active one, held by this host, and show its files' statuses."""
+    """Make `chat` the active one, held by this host (or read-only, `held_by`, while another
+    bb7 holds it), and show its files' statuses."""
     p.ws.set_active(store, chat.id)
-    p.held()
+    p.held_or_read()
     publish_all(p)
     return summary(p.ws, chat)
+
+
+def take_chat(p: Project, args: TakeChatArgs) -> ChatSummary:
+    """`:BB7Chat!`: hold the active chat (a new one when there is none). A chat whose holder is
+    gone is taken; one another live bb7 holds is taken only with `force`, else it comes back
+    with `held_by` (the editor asks first)."""
+    found = p.ws.active()
+    if found is not None:
+        store, chat = found
+        if args.force:
+            lock.force_unlock(store, chat.id)
+        elif held_elsewhere(store, chat):
+            return summary(p.ws, chat)
+    h = p.held(create=True)
+    publish_all(h)
+    return summary(p.ws, h.chat)
 
 
 def active_chat(h: Held, args: NoArgs) -> Chat:
@@ -153,7 +173,7 @@ def message_info(r: Reading, args: MessageArgs) -> MessageInfo:
 
 def save_draft(p: Project, args: SaveDraftArgs) -> None:
     store, chat = p.find(args.chat_id)
-    if chat.draft != args.draft:
+    if chat.draft != args.draft and not held_elsewhere(store, chat):
         unwrap(chats.save_draft(store, chat.id, args.draft))
 
 

@@ -55,7 +55,8 @@ def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
         added = Problem(added.kind, message)
     entries = unwrap(added)
     publish(h, buffers, [entry.path for entry in entries])
-    return f"{context.added_summary(before, entries, h.shown)} to {h.chat.name}"
+    chat = f"the global chat {h.chat.name}" if h.chat.scope == "global" else h.chat.name
+    return f"{context.added_summary(before, entries, h.shown)} to {chat}"
 
 
 def remove(h: Held, args: PathArgs) -> Said:

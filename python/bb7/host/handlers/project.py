@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bb7.chatview.project_files import project_files
 from bb7.host.editor import shown
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
@@ -91,12 +92,19 @@ def open_project(c: Call, args: OpenArgs) -> Opened:
     for line in c.session.take_recovered():  # the lines the CLI prints on stderr, once
         c.emit("notify", Notify("warn", line))
     publish_all(c, args.buffers)
+    if c.session.workspace is not None and c.session.root is not None:
+        # The picker's first list of a big tree outside git then reads only what changed.
+        c.ctx.spawn(warm_listing, c.session.root, name="list the project's files")
     r = c.active()
     return Opened(
         root=str(c.session.root),
         initialized=c.session.workspace is not None,
         chat=None if r is None else r.chat.id,
     )
+
+
+def warm_listing(root: Path) -> None:
+    project_files(root)
 
 
 def init(c: Call, args: InitArgs) -> Said:

@@ -20,29 +20,33 @@ from bb7.host.handlers.chats import summary
 from bb7.host.handlers.project import status_changed
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs, NoArgs, ProjectFiles
+from bb7.llm.instructions import load_instructions
 from bb7.state.status import StatusRow, file_statuses
 from bb7.state.store import Store
 
 
-def _panel(store: Store, rows: list[StatusRow]) -> files.Panel:
+def _panel(c: Call, store: Store, rows: list[StatusRow]) -> files.Panel:
     paths = functools.partial(editor.editor_path, store)
-    return files.panel(rows, paths, os.path.expanduser("~"))
+    model_files = c.session.settings.context.instruction_files
+    applied = load_instructions(store.root, None, model_files).applied
+    return files.panel(rows, paths, os.path.expanduser("~"), applied)
 
 
 GLOBAL_HINT = "a global chat: no bb7 project here (:BB7Init makes one)"
 
 
 def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
-    """The active chat's view (`create`: held, a new one when there is none), or the chat
-    `chat_id`'s. With `create` outside any project: a global chat, and a hint. `statuses`: the
-    active chat's statuses too, from the panel's computation."""
+    """The active chat's view (`create`: held, a new one when there is none; read-only, its
+    `held_by` set, while another bb7 holds it), or the chat `chat_id`'s. With `create` outside
+    any project: a global chat, and a hint. `statuses`: the active chat's statuses too, from
+    the panel's computation."""
     hint = GLOBAL_HINT if args.create and c.session.serve_global() else ""
     p = c.project()
     r: Reading | None = None
     if args.chat_id:
         store, chat = p.find(args.chat_id)
     else:
-        r = p.held(create=True) if args.create else p.reading()
+        r = p.held_or_read(create=True) if args.create else p.reading()
         store, chat = r.store, r.chat
     retry = bool(chat.retry_context)
     buffers = editor.editor_buffers(store, args.buffers).text
@@ -53,14 +57,14 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
         draft=chat.draft,
         retry=retry,
         conversation=conversation.render(store.messages(chat.id), retry=retry),
-        files=_panel(store, rows),
+        files=_panel(c, store, rows),
         hint=hint,
         statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,
     )
 
 
 def file_list(r: Reading, args: FileListArgs) -> files.Panel:
-    return _panel(r.store, file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text))
+    return _panel(r, r.store, file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text))
 
 
 def project_files(c: Call, args: NoArgs) -> ProjectFiles:

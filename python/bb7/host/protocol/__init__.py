@@ -70,6 +70,7 @@ from bb7.host.protocol.calls import (
     SetReasoningEffortArgs,
     Settings,
     StatusesArgs,
+    TakeChatArgs,
     TitleSettings,
     Updated,
 )
@@ -155,6 +156,7 @@ __all__ = [
     "StatusItem",
     "StatusesArgs",
     "Streamed",
+    "TakeChatArgs",
     "TitleSettings",
     "Updated",
 ]

@@ -299,6 +299,7 @@ class ChatSummary(msgspec.Struct, frozen=True):
     model: str
     active: bool
     effort: str = ""
+    held_by: str = ""  # another live bb7 process holding the chat (`pid 4242 in ~/p`), or ''
 
 
 class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -353,6 +354,13 @@ class ChatViewArgs(msgspec.Struct, frozen=True):
     create: bool = False
     buffers: list[BufferText] = []
     statuses: bool = False
+
+
+class TakeChatArgs(msgspec.Struct, frozen=True):
+    """`take_chat` (`:BB7Chat!`): hold the active chat; `force`: also from a process that still
+    runs (its lease is dropped, and its sending stops)."""
+
+    force: bool = False
 
 
 class FileListArgs(msgspec.Struct, frozen=True):

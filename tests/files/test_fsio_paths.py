@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bb7.fsio import FileProblem, atomic_write, load_text
-from bb7.paths import PathProblem, project_path
+from bb7.files.fsio import FileProblem, atomic_write, load_text
+from bb7.files.paths import PathProblem, project_path
 
 
 def test_atomic_write_keeps_mode_and_exact_text(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_a_symlinked_directory_pointing_outside_is_refused(tmp_path: Path) -> No
 
 
 def test_file_id_covers_path_and_exact_bytes() -> None:
-    from bb7.fileid import file_id
+    from bb7.files.fileid import file_id
 
     assert file_id("a.py", "x\n") == file_id("a.py", "x\n")
     assert len(file_id("a.py", "x\n")) == 8

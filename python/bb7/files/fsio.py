@@ -11,7 +11,7 @@ before the rename the file is looked at again: when another program wrote it mea
 is replaced (`FileMoved`). A file with several hard links is written in place (a rename would
 split the links); the caller keeps the old text first. A symlink is written through to its
 target (the link stays a link); callers check that the target is one bb7 may write
-(`bb7.paths.project_path`). Temp files a killed bb7 left are removed by the next write of the
+(`bb7.files.paths.project_path`). Temp files a killed bb7 left are removed by the next write of the
 same file.
 """
 

@@ -1,0 +1,69 @@
+"""A chat another Neovim holds, seen from a second real Neovim with a UI attached: the view
+reads it with a banner naming that Neovim's host, the chat list marks it, a send is refused in
+one line that says what to do, and once that host is gone `:BB7Chat!` takes the chat over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from chat_view_helpers import OPEN, open_chat_list, wait_for_screen, with_ui
+from editor import notifications, type_command, wait_for
+
+from bb7.process import running
+
+INPUT = "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, -1, false)"
+
+
+def wait_for_notification(nvim: Any, needle: str) -> str:
+    wait_for(
+        nvim,
+        f"vim.iter(_G.notifications):any(function(n) return n.msg:find({needle!r}, 1, true) end)",
+    )
+    return next(n for n in notifications(nvim) if needle in n)
+
+
+def test_a_chat_held_by_another_neovim_is_read_only_until_taken_over(
+    ready: Any, launch: Callable[..., Any], project: Path
+) -> None:
+    pid = ready.exec_lua("return require('bb7.backend').status().info.pid")
+    other = with_ui(launch())
+    type_command(other, "BB7Chat")
+    wait_for(other, OPEN)
+    banner = f" ⊘ read-only, pid {pid} has it · :BB7Chat! takes it over · "
+    rows = wait_for_screen(other, banner)
+    # Where it runs comes last, cut from the left to fit: the project's name stays.
+    (row,) = [r for r in rows if banner in r]
+    assert row.endswith("/project") or row.endswith(f"in {project}")
+    assert not any("Message ·" in row for row in rows)
+
+    listed = open_chat_list(other)
+    (row,) = [r for r in listed if "held by" in r]  # the banner shows under the float too
+    assert "⊘  Chat " in row and f"held by pid {pid} · " in row
+    other.input("q")
+
+    other.input("ihello<Esc><CR>")  # <CR> in the input sends
+    # One line, what to do first (where the holder runs may be cut; :BB7Log has it whole).
+    said = wait_for_notification(other, f"bb7: held by pid {pid}: :BB7Chat! takes it over")
+    assert "\n" not in said
+    assert other.exec_lua(f"return {INPUT}") == ["hello"]  # nothing typed is lost
+
+    # While the holder runs, :BB7Chat! asks first; No leaves the chat read-only.
+    type_command(other, "BB7Chat!")
+    wait_for_screen(other, f"Take the chat over from pid {pid} (still running; its sending stops)?")
+    other.input("2<CR>")
+    assert not [n for n in notifications(other) if "took over" in n]
+
+    os.kill(pid, signal.SIGKILL)  # the holder is gone, its lease left behind
+    deadline = time.monotonic() + 5
+    while running(pid, "") and time.monotonic() < deadline:  # SIGKILL takes a moment
+        time.sleep(0.01)
+    type_command(other, "BB7Chat!")
+    wait_for_notification(other, "took over")
+    rows = wait_for_screen(other, "Message ·")
+    assert not any("read-only" in r for r in rows)
+    assert other.exec_lua(f"return {INPUT}") == ["hello"]
