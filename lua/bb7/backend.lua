@@ -84,6 +84,7 @@ local function on_exit(job, code)
   push_line(H.partial)
   H.partial = ''
   H.chan, H.state, H.info = nil, 'stopped', nil
+  if vim.v.exiting ~= vim.NIL then return end -- Neovim quits: its jobs end with it
   local tail = vim.list_slice(H.stderr, math.max(1, #H.stderr - 4))
   -- The last line says why (a traceback ends with its error): it goes on the first line, the
   -- one a screen shows; the lines before it follow.

@@ -67,6 +67,7 @@ function H.wake(buf)
   if name == '' then return end
   H.woken = true
   vim.defer_fn(function()
+    if vim.v.exiting ~= vim.NIL then return end -- `nvim file +q`: quitting already
     local backend = package.loaded['bb7.backend']
     if backend and backend.is_ready() then return end
     local project = project_of(vim.fs.dirname(name))

@@ -243,8 +243,9 @@ end
 ---@param bufs integer[]
 ---@param all boolean?
 function M.refresh(bufs, all)
-  local backend = require('bb7.backend')
-  if H.quiet or not backend.is_ready() then return end
+  -- Not loaded: never started (and a file opened at start-up does not load it).
+  local backend = package.loaded['bb7.backend']
+  if H.quiet or not backend or not backend.is_ready() then return end
   local buffers = {}
   for _, buf in ipairs(bufs) do
     if vim.api.nvim_buf_is_loaded(buf) and H.files[vim.api.nvim_buf_get_name(buf)] then

@@ -150,12 +150,13 @@
 ---@field reasoning_title string
 ---@field quote string
 
---- The rows, and the token total as a count and as the text Lua shows (`format_tokens`:
---- Lua draws token figures, it never formats them).
+--- The rows, the token total as a count and as the text Lua shows (`format_tokens`: Lua
+--- draws token figures, it never formats them), and the instruction files that apply.
 ---@class bb7.Panel
 ---@field rows bb7.Row[]
 ---@field total_tokens integer
 ---@field total_tokens_text string
+---@field instructions string[]
 
 --- New statuses keyed by absolute path; `full` replaces the whole Lua cache.
 ---@class bb7.StatusChanged

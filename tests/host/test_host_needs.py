@@ -59,7 +59,7 @@ def test_a_project_route_outside_a_bb7_project_says_to_run_init(tmp_path: Path) 
     host = Host(tmp_path)
     for method, args in [
         ("chat_list", {}),
-        ("add_paths", {"specs": ["a.py"], "cwd": str(tmp_path)}),
+        ("apply", {"path": str(tmp_path / "a.py")}),
     ]:
         error = host.refused(method, **args)
         assert error["kind"] == "not_initialized" and ":BB7Init" in error["message"]

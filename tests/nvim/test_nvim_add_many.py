@@ -17,6 +17,15 @@ IN_CHAT = (
 )
 
 
+# The text of the files panel's virtual line, once drawn.
+PANEL_NOTE = (
+    "(function() local view = require('bb7.chat.view')"
+    " local buf = view.state.bufs.files if not buf then return nil end"
+    " for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })) do"
+    " if m[4].virt_lines then return m[4].virt_lines[1][1][1] end end end)()"
+)
+
+
 def said(nvim: Any, command: str) -> str:
     """The command's notifications, without the chat's name (a date) at the end."""
     return re.sub(r" to Chat [^\n]*$", "", run(nvim, command))
@@ -79,3 +88,8 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     # The project's instructions open in the editor, created.
     assert said(ready, "BB7EditInstructions") == "bb7: no instruction file applies yet"
     assert ready.current.buffer.name == str(project / ".bb7" / "instructions")
+    # The files panel names the instruction files that apply, below its rows.
+    (project / "AGENTS.md").write_text("Run make test.\n")
+    ready.command("BB7Chat")
+    wait_for(ready, f"({PANEL_NOTE}) ~= nil")
+    assert ready.exec_lua(f"return {PANEL_NOTE}") == "instructions: AGENTS.md"

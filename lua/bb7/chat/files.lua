@@ -61,6 +61,13 @@ function M.render(panel)
       virt_text_pos = 'right_align',
     })
   end
+  if #(panel.instructions or {}) > 0 then
+    -- Below the rows, not a row: the keys act on files, this is only what the model reads too.
+    local text = 'instructions: ' .. table.concat(panel.instructions, ', ')
+    vim.api.nvim_buf_set_extmark(buf, M.ns, #lines - 1, 0, {
+      virt_lines = { { { text, 'BB7FilesTokens' } } },
+    })
+  end
   view.state.total_tokens = panel.total_tokens_text
   -- What is drawn now is newer than any status change a scheduled refresh was waiting for.
   if H.timer then H.timer:stop() end

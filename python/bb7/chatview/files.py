@@ -37,12 +37,14 @@ class Row(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class Panel(msgspec.Struct, frozen=True):
-    """The rows, and the token total as a count and as the text Lua shows (`format_tokens`:
-    Lua draws token figures, it never formats them)."""
+    """The rows, the token total as a count and as the text Lua shows (`format_tokens`: Lua
+    draws token figures, it never formats them), and the instruction files that apply."""
 
     rows: list[Row]
     total_tokens: int
     total_tokens_text: str
+    # The instruction files that apply (`bb7.llm.instructions`), as the panel names them.
+    instructions: list[str] = []
 
 
 class _Dir:
@@ -108,9 +110,14 @@ def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) 
         )
 
 
-def panel(files: list[StatusRow], locate: Callable[[str], str], home: str = "") -> Panel:
+def panel(
+    files: list[StatusRow],
+    locate: Callable[[str], str],
+    home: str = "",
+    instructions: Iterable[str] = (),
+) -> Panel:
     """The panel for `file_statuses(...)`; `locate` gives a stored path's absolute path."""
     rows: list[Row] = []
     _rows(_tree(files, home.rstrip(os.sep)), 0, locate, rows)
     total = sum(f.tokens for f in files)
-    return Panel(rows, total, format_tokens(total))
+    return Panel(rows, total, format_tokens(total), list(instructions))

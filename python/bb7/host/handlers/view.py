@@ -20,13 +20,16 @@ from bb7.host.handlers.chats import summary
 from bb7.host.handlers.project import status_changed
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs, NoArgs, ProjectFiles
+from bb7.llm.instructions import load_instructions
 from bb7.state.status import StatusRow, file_statuses
 from bb7.state.store import Store
 
 
-def _panel(store: Store, rows: list[StatusRow]) -> files.Panel:
+def _panel(c: Call, store: Store, rows: list[StatusRow]) -> files.Panel:
     paths = functools.partial(editor.editor_path, store)
-    return files.panel(rows, paths, os.path.expanduser("~"))
+    model_files = c.session.settings.context.instruction_files
+    applied = load_instructions(store.root, None, model_files).applied
+    return files.panel(rows, paths, os.path.expanduser("~"), applied)
 
 
 GLOBAL_HINT = "a global chat: no bb7 project here (:BB7Init makes one)"
@@ -54,14 +57,14 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
         draft=chat.draft,
         retry=retry,
         conversation=conversation.render(store.messages(chat.id), retry=retry),
-        files=_panel(store, rows),
+        files=_panel(c, store, rows),
         hint=hint,
         statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,
     )
 
 
 def file_list(r: Reading, args: FileListArgs) -> files.Panel:
-    return _panel(r.store, file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text))
+    return _panel(r, r.store, file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text))
 
 
 def project_files(c: Call, args: NoArgs) -> ProjectFiles:
