@@ -71,6 +71,7 @@
 ---@field files bb7.Panel
 ---@field hint? string
 ---@field statuses? bb7.StatusChanged
+---@field resend? boolean
 
 --- A chat found by `search_chats`: by its `name` or a `message` (with an excerpt).
 ---@class bb7.ChatSearchHit

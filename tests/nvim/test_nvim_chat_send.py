@@ -294,10 +294,12 @@ def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: L
     server.push(error_response(500, "boom"), error_response(500, "boom"))
     send(view, "Are you there?")
     answered(view, "The request failed")
+    wait_for_screen(view, " Message · gr resends · ")  # the input's bar names the key
     server.push(stream(text_chunk("Yes, now."), finish()))
     focus(view, "conversation")
     view.input("gr")
     answered(view, "Yes, now.")
+    assert not any("gr resends" in row for row in wait_for_screen(view, "Yes, now."))
     lines = conversation(view)
     assert lines.count("Are you there?") == 1  # sent again, not twice in the chat
     assert not any("The request failed" in line for line in lines)
@@ -316,6 +318,7 @@ def test_resend_after_a_cancel_replaces_the_partial_answer(view: Any, server: LL
     # an interrupt, not as the key (the key is tested above).
     type_command(view, "BB7Cancel")
     answered(view, "cancelled")
+    wait_for_screen(view, " Message · gr resends · ")
     server.push(stream(text_chunk("The whole answer."), finish()))
     focus(view, "conversation")
     view.input("gr")

@@ -54,7 +54,7 @@ end
 function M.draw(chat_view, opts)
   local S = view.state
   local changed = S.chat ~= nil and S.chat.id ~= chat_view.chat.id
-  S.chat, S.retry = chat_view.chat, chat_view.retry
+  S.chat, S.retry, S.resend = chat_view.chat, chat_view.retry, chat_view.resend or false
   S.usage = chat_view.conversation.usage or ''
   require('bb7.chat.conversation').render(chat_view.conversation)
   require('bb7.chat.asked').draw()

@@ -20,6 +20,7 @@ local M = {}
 ---@field wins table<string, integer> pane -> window while the view is open
 ---@field chat? bb7.ChatSummary the chat shown
 ---@field retry boolean the last answer's edits failed (the next send repairs them)
+---@field resend? boolean the last send ended in an error or a cancel (`gr` sends it again)
 ---@field usage string the chat's totals ('' before any answer)
 ---@field total_tokens? string the context's estimated size, as the host words it
 ---@field estimate? string the next request's size and price, as the host words it
@@ -178,7 +179,7 @@ function M.winbars()
     if S.chat and S.chat.held_by ~= '' then
       -- Another bb7 holds the chat: its pid, how to take it, then where it runs (cut first).
       local pid, where = S.chat.held_by:match('^(pid %d+) (.*)$')
-      text = ('%%#BB7RetryBanner#⊘ read-only, %s has it%%* · :BB7Chat! takes it over · %%<%s'):format(
+      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · :BB7Chat! takes it over · %%<%s'):format(
         escape(pid or S.chat.held_by),
         escape(where or '')
       )
@@ -190,6 +191,10 @@ function M.winbars()
     else
       -- The estimate first: in a narrow pane the keys (also under `?`) are cut, not it.
       local estimate = S.estimate and ('%#BB7ChatStatus#' .. escape(S.estimate) .. '%* · ') or ''
+      -- After an error or a cancel, first: the key that sends the message again.
+      if S.resend and keys.resend then
+        estimate = ('%%#BB7RetryBanner#%s resends%%* · '):format(escape(keys.resend)) .. estimate
+      end
       text = ('Message · %s%s send · %s help'):format(
         estimate,
         escape(keys.send or ''),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.state.records import Event, EventPart, Message, ReasoningPart, Usage
+from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart, Usage
 from bb7.text.lines import split_lines
 from bb7.text.tokens import format_tokens
 
@@ -221,6 +221,18 @@ def _message(out: _Writer, message: Message) -> None:
         line = usage_line(message.usage)
         if line:
             out.block([line], HL_USAGE)
+
+
+# How `bb7.chat.send` notes a send that ended without an answer: an error, or a cancel.
+ENDED = ("The request failed: ", "Response cancelled by the user")
+
+
+def ended_without_answer(messages: list[Message]) -> bool:
+    """Whether the last send ended in an error or a cancel (its note is the last message): the
+    editor offers to send the message again."""
+    if not messages or messages[-1].role != "system":
+        return False
+    return "".join(p.text for p in messages[-1].parts if isinstance(p, TextPart)).startswith(ENDED)
 
 
 def render(messages: list[Message], *, retry: bool = False) -> Rendered:

@@ -30,7 +30,7 @@ from bb7.edits.match import (
     window_starts,
 )
 from bb7.edits.normalize import collapse_ws
-from bb7.edits.replacement import Opcodes, build_lines, line_opcodes
+from bb7.edits.replacement import Opcodes, build_lines, kept_stale_line, line_opcodes
 from bb7.edits.text import LineIndex
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
 from bb7.text.lines import split_lines
@@ -438,6 +438,10 @@ class _Search:
         if pick is None:
             return _ambiguous([(w.first + 1, w.last + 1) for w in found], strategy)
         window = found[pick]
+        texts = self.index.texts[window.first : window.last + 1]
+        stale = kept_stale_line(old_lines, new_lines, texts, window.mapping)
+        if stale is not None:
+            return _stale_line_kept(window.first + stale[1] + 1, old_lines[stale[0]])
         out = self._build(window, old_lines, new_lines)
         content = self._splice(window.first, window.last, out)
         similarity = (
@@ -636,6 +640,17 @@ def _dedented_line_unclear(line: int) -> EditError:
         "the file's depth. Nothing was changed. Send old_string and new_string with the "
         "indentation the lines have in the file.",
         Candidate(line, line, 1.0, ""),
+    )
+
+
+def _stale_line_kept(line: int, text: str) -> EditError:
+    return EditError(
+        "not_found",
+        f"old_string matches the file only loosely: its line `{text.strip()}` is line {line} "
+        "of the file in another version, and new_string keeps it as old_string has it, which "
+        "would write that text back over the file's. Nothing was changed. Copy old_string from "
+        "the file as it is now and send the edit again.",
+        Candidate(line, line, 0.0, ""),
     )
 
 

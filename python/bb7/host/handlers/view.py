@@ -51,15 +51,17 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
     retry = bool(chat.retry_context)
     buffers = editor.editor_buffers(store, args.buffers).text
     rows = file_statuses(store, chat.id, buffers)
+    messages = store.messages(chat.id)
     return ChatView(
         # The title's model is the one the chat's next send uses.
         chat=msgspec.structs.replace(summary(p.ws, chat), model=p.session.model(chat)),
         draft=chat.draft,
         retry=retry,
-        conversation=conversation.render(store.messages(chat.id), retry=retry),
+        conversation=conversation.render(messages, retry=retry),
         files=_panel(c, store, rows),
         hint=hint,
         statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,
+        resend=conversation.ended_without_answer(messages),
     )
 
 

@@ -314,6 +314,7 @@ class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
     files: Panel
     hint: str = ""  # one line to show once (a global chat opened outside any project)
     statuses: StatusChanged | None = None  # asked for with `ChatViewArgs.statuses`
+    resend: bool = False  # the last send ended in an error or a cancel: it can be sent again
 
 
 class ProjectFiles(msgspec.Struct, frozen=True):
