@@ -287,6 +287,8 @@ def test_the_retry_wait_shows_while_the_provider_backs_off(view: Any, server: LL
     send(view, "Hello?")
     rows = wait_for_screen(view, "⟳ retry in")
     assert any(re.search(r"⟳ retry in [12]s", row) for row in rows), "\n".join(rows)
+    # The conversation's status line leads with the action, then why (not "why.; retrying").
+    assert any(row.startswith("⟳ retrying in 2.0 s: The provider") for row in rows), rows
     answered(view, "Finally.")
 
 
