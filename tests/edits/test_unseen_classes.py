@@ -153,3 +153,29 @@ def test_an_old_whose_words_are_all_common_is_found_by_its_lines_under_every_tie
     assert result.content == filler + "(i)\n  i = 2;\n" + filler
     quoted = filler + "i = \u2018i\u2019;\n" + filler  # smart quotes the model sends plain
     assert applied(quoted, "i = 'i';", "i = '0';").content == filler + "i = '0';\n" + filler
+
+
+# --- a fuzzy match whose middle is out of date ---------------------------------------------------
+
+
+def test_new_keeping_an_out_of_date_middle_line_is_refused_not_written_back() -> None:
+    file = "def f():\n    a = load()\n    b = parse(a, 2)\n    c = save(b)\n    return c\n"
+    old = "def f():\n    a = load()\n    b = parse(a, 1)\n    c = save(b)\n    return c"  # older
+    new = old.replace("return c", "return c, b")
+    error = refused(file, old, new)
+    assert error.kind == "not_found" and "line 3" in error.message
+    # When new rewrites that line, the model said what it wants there: applied.
+    result = applied(file, old, new.replace("parse(a, 1)", "parse(a, 3)"))
+    assert result.content == file.replace("2)", "3)").replace("return c", "return c, b")
+
+
+# --- whole lines before substrings ----------------------------------------------------------------
+
+
+def test_a_search_that_is_one_whole_line_once_is_matched_there_not_inside_longer_lines() -> None:
+    file = "void f() {}\nstruct s {\n\tint x;\n}\nint g;\n"
+    result = applied(file, "}", "}\nint h;", whole_lines=True)
+    assert result.content == file.replace("}\nint g;", "}\nint h;\nint g;")
+    # Twice as whole lines: still ambiguous.
+    twice = file + "struct t {\n}\n"
+    assert refused(twice, "}", "}\nint h;", whole_lines=True).kind == "ambiguous"

@@ -179,7 +179,7 @@ function M.winbars()
     if S.chat and S.chat.held_by ~= '' then
       -- Another bb7 holds the chat: its pid, how to take it, then where it runs (cut first).
       local pid, where = S.chat.held_by:match('^(pid %d+) (.*)$')
-      text = ('%%#BB7RetryBanner#⊘ read-only, %s has it%%* · :BB7Chat! takes it over · %%<%s'):format(
+      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · :BB7Chat! takes it over · %%<%s'):format(
         escape(pid or S.chat.held_by),
         escape(where or '')
       )

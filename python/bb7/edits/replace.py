@@ -30,7 +30,7 @@ from bb7.edits.match import (
     window_starts,
 )
 from bb7.edits.normalize import collapse_ws
-from bb7.edits.replacement import Opcodes, build_lines, line_opcodes
+from bb7.edits.replacement import Opcodes, build_lines, kept_stale_line, line_opcodes
 from bb7.edits.text import LineIndex
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
 from bb7.text.lines import split_lines
@@ -213,6 +213,12 @@ class _Search:
                 # `old` spelled out its indentation: a hit that is really the tail of a deeper
                 # indented line is not what it meant.
                 hits = [h for h in hits if h == 0 or body[h - 1] == "\n"] or hits
+            if len(hits) > 1 and (self.whole_lines or "\n" in old.strip("\n")):
+                # Whole lines before substrings: a SEARCH of whole lines (`}`) that is a whole
+                # line in one place only means that place, not the longer lines holding it.
+                whole = [h for h in hits if _whole_lines_at(body, h, probe)]
+                if len(whole) == 1:
+                    hits = whole
             dedented = self._whole_line_dedented(old, new, probe, hits)
             if dedented is not None:
                 # One whole line sent without its indentation, and `new` adds lines. Added lines
@@ -438,6 +444,10 @@ class _Search:
         if pick is None:
             return _ambiguous([(w.first + 1, w.last + 1) for w in found], strategy)
         window = found[pick]
+        texts = self.index.texts[window.first : window.last + 1]
+        stale = kept_stale_line(old_lines, new_lines, texts, window.mapping)
+        if stale is not None:
+            return _stale_line_kept(window.first + stale[1] + 1, old_lines[stale[0]])
         out = self._build(window, old_lines, new_lines)
         content = self._splice(window.first, window.last, out)
         similarity = (
@@ -528,6 +538,13 @@ def _occurrences(body: str, probe: str) -> list[int]:
         hits.append(at)
         at = body.find(probe, at + 1)
     return hits
+
+
+def _whole_lines_at(body: str, at: int, probe: str) -> bool:
+    """Whether `probe` found at `at` starts a line and ends one."""
+    end = at + len(probe)
+    starts = at == 0 or body[at - 1] == "\n"
+    return starts and (probe.endswith("\n") or end == len(body) or body[end] in "\r\n")
 
 
 def _restates(cut: str, line: str, full: str) -> bool:
@@ -636,6 +653,17 @@ def _dedented_line_unclear(line: int) -> EditError:
         "the file's depth. Nothing was changed. Send old_string and new_string with the "
         "indentation the lines have in the file.",
         Candidate(line, line, 1.0, ""),
+    )
+
+
+def _stale_line_kept(line: int, text: str) -> EditError:
+    return EditError(
+        "not_found",
+        f"old_string matches the file only loosely: its line `{text.strip()}` is line {line} "
+        "of the file in another version, and new_string keeps it as old_string has it, which "
+        "would write that text back over the file's. Nothing was changed. Copy old_string from "
+        "the file as it is now and send the edit again.",
+        Candidate(line, line, 0.0, ""),
     )
 
 

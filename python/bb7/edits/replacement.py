@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from itertools import pairwise
 
+from bb7.edits import normalize
 from bb7.edits.indent import leading, pick_tab_width, render, width
 from bb7.edits.normalize import collapse_ws
 
@@ -335,6 +336,32 @@ def _shallower(line: str, file_line: str) -> bool:
     """Whether `line` is indented less than `file_line` under every usual tab width."""
     ours, theirs = leading(line), leading(file_line)
     return all(width(ours, tab) < width(theirs, tab) for tab in (2, 4, 8))
+
+
+def kept_stale_line(
+    old_lines: list[str], new_lines: list[str], window: list[str], mapping: list[int | None]
+) -> tuple[int, int] | None:
+    """(old line, window line) of the first line `new` keeps as `old` has it although the file
+    line it matched says something else (a fuzzy match whose middle is an older version of the
+    file); None if none. Applying would write that stale text back over the file's line."""
+    for tag, i1, i2, _, _ in line_opcodes(old_lines, new_lines):
+        if tag != "equal":
+            continue
+        for i in range(i1, i2):
+            m = mapping[i]
+            if m is None or not old_lines[i].strip():
+                continue
+            here = window[m]
+            if _stale(old_lines[i], here) and not _is_cut_short(old_lines[i], here):
+                return i, m
+    return None
+
+
+def _stale(line: str, file_line: str) -> bool:
+    """Whether `line` says something else than `file_line` (beyond blanks, quotes, dashes)."""
+    return normalize.no_whitespace(normalize.fold_unicode(line)) != normalize.no_whitespace(
+        normalize.fold_unicode(file_line)
+    )
 
 
 def _is_cut_short(line: str, file_line: str) -> bool:
