@@ -179,3 +179,25 @@ def test_a_search_that_is_one_whole_line_once_is_matched_there_not_inside_longer
     # Twice as whole lines: still ambiguous.
     twice = file + "struct t {\n}\n"
     assert refused(twice, "}", "}\nint h;", whole_lines=True).kind == "ambiguous"
+
+
+# --- a SEARCH carrying part of a line's indentation ----------------------------------------------
+
+
+def test_a_line_sent_with_part_of_its_indentation_gets_added_lines_at_its_depth() -> None:
+    file = "class A:\n    def f(self):\n        x = 1\n        y = 2\n"
+    result = applied(file, "    x = 1", "    x = 1\n    z = 3")  # 4 of 8 blanks
+    assert result.content == file.replace("x = 1\n", "x = 1\n        z = 3\n")
+    tabbed = "void f(void)\n{\n\t\tx = 1;\n\t\ty = 2;\n}\n"
+    result = applied(tabbed, "\tx = 1;", "\tx = 1;\n\tz = 3;")  # 1 of 2 tabs
+    assert result.content == tabbed.replace("x = 1;\n", "x = 1;\n\t\tz = 3;\n")
+
+
+# --- an edit whose point is whitespace -----------------------------------------------------------
+
+
+def test_new_whitespace_is_kept_when_old_matches_the_file_whitespace_exactly() -> None:
+    file = "def f():\n\tif x:\n\t\treturn 1\n\treturn 0\n"
+    old = "\tif x:\n\t\treturn 1\n\treturn 0\n"  # the file's tabs, exactly
+    new = "    if x:\n        return 1\n    return 0\n"  # the point: tabs to spaces
+    assert applied(file, old, new).content == "def f():\n" + new
