@@ -66,6 +66,15 @@ local function draw(items)
     if c.active then
       vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = 'BB7ChatActive' })
     end
+    if c.held_by ~= '' then -- dimmed: read-only here
+      vim.api.nvim_buf_set_extmark(
+        buf,
+        M.ns,
+        i - 1,
+        0,
+        { end_col = #lines[i], hl_group = 'BB7ChatHeld' }
+      )
+    end
     vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
       virt_text = { { stamp(c), 'BB7FilesTokens' } },
       virt_text_pos = 'right_align',
