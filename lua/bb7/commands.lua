@@ -332,6 +332,16 @@ partial edit is committed.]],
     end,
   },
   {
+    name = 'BB7Prompt',
+    usage = ':BB7Prompt',
+    desc = 'bb7: list every part of the next request with its tokens and price',
+    doc = [[Lists every part of the active chat's next request in the order it is
+sent: system prompt, instruction files, each file's block or diff, the
+history, a retry context and the message typed so far, each with its
+tokens and input price. `x` on a file's line drops that file from the chat.]],
+    run = function() require('bb7.chat.prompt').open() end,
+  },
+  {
     name = 'BB7Model',
     usage = ':BB7Model [model]',
     nargs = '?',

@@ -69,6 +69,13 @@ M.specs = {
   key('model', 'gm', VIEW, 'n', "choose the chat's model"),
   key('add_file', 'ga', VIEW, 'n', 'pick a project file to add to the context'),
   key(
+    'prompt',
+    'gP',
+    VIEW,
+    'n',
+    'list every part of the next request with tokens and $ (|:BB7Prompt|)'
+  ),
+  key(
     'add_requested',
     'gA',
     VIEW,

@@ -43,6 +43,13 @@
 ---@field cost? number
 ---@field text string
 
+--- `prompt_parts`' reply: every part of the next request in order, their sum, `title`.
+---@class bb7.PromptParts
+---@field parts bb7.PromptPartRow[]
+---@field tokens integer
+---@field cost? number
+---@field title string
+
 --- What `:BB7Diff` shows: the local file `path` (absolute) beside the pending output, given
 --- as buffer lines (`eol`: the text ends with a newline); `name` is the project path; `own`:
 --- the 1-based local lines the user changed since the snapshot (shown apart).
@@ -122,6 +129,15 @@
 ---@class bb7.Choice
 ---@field action 'all'|'cancel'|'no_secrets'
 ---@field label string
+
+--- One part of the next request: `kind` (system_prompt, instructions, tool_prompt, tools,
+--- file, diff, history, latest, retry), `path` for a file's block or diff, `line` as listed.
+---@class bb7.PromptPartRow
+---@field kind string
+---@field tokens integer
+---@field cost? number
+---@field line string
+---@field path string
 
 --- A chat as the chat list and the view's title show it (`effort`: the chat's own
 --- reasoning effort, '' for the default).

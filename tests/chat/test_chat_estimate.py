@@ -12,6 +12,7 @@ import pytest
 
 from bb7.chat.config import SendConfig
 from bb7.chat.estimate import Estimate, estimate_next
+from bb7.chat.prompt_view import next_request
 from bb7.llm.instructions import Instructions
 from bb7.llm.models import ModelInfo, Pricing
 from bb7.state import context
@@ -87,3 +88,24 @@ def test_a_cache_older_than_five_minutes_or_turned_off_is_not_counted(
     assert estimate(*chat, now=lambda: time.time() + 301).cached == 0
     # Anthropic through OpenRouter caches only what is marked: no marks, no cache.
     assert estimate(*chat, cache=False).cached == 0
+
+
+def test_the_prompt_view_lists_every_part_in_order_adding_up_to_the_estimate(
+    chat: tuple[Store, str],
+) -> None:
+    store, chat_id = chat
+    exchange(store, chat_id)
+    config = SendConfig(model=MODEL.id)
+    found = next_request(store, chat_id, config, MODEL, Instructions(), text="And f4?")
+    kinds = [part.kind for part in found.parts]
+    assert kinds[0] == "system_prompt" and kinds[-1] == "latest"
+    assert ("file", "big.py") in [(part.kind, part.path) for part in found.parts]
+    assert sum(part.tokens for part in found.parts) == found.tokens
+    assert found.tokens == estimate_next(store, chat_id, config, MODEL, Instructions()).tokens + (
+        found.parts[-1].tokens
+        - next_request(store, chat_id, config, MODEL, Instructions()).parts[-1].tokens
+    )
+    costs = [part.cost for part in found.parts]
+    assert all(c is not None and c > 0 for c in costs)
+    assert found.cost == pytest.approx(sum(c for c in costs if c is not None))
+    assert "big.py" in found.parts[kinds.index("file")].line

@@ -107,3 +107,18 @@ def pick_with(nvim: Any, choice: str) -> None:
         "  on_choice(vim.tbl_contains(items, choice) and choice or nil) end",
         choice,
     )
+
+
+def view_on_server(nvim: Any, project: Any, base_url: str, *files: str) -> Any:
+    """The chat view open on a new chat "Work" with `files` added, talking to the scripted
+    server at `base_url` as 'test/tools-model'."""
+    from chat_state import Seeded
+
+    seeded = Seeded(project)
+    chat = seeded.chat("Work")
+    for path in files:
+        seeded.add(chat, path)
+    seeded.store.close()
+    with_ui(nvim, "{ provider = { base_url = ..., model = 'test/tools-model' } }", base_url)
+    open_view(nvim, f"Context added: {files[0]}")
+    return nvim

@@ -7,15 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chat_state import Seeded
 from chat_view_helpers import (
     answered,
     files_panel,
     focus,
-    open_view,
     send,
+    view_on_server,
     wait_for_screen,
-    with_ui,
 )
 
 from llm_server import LLMServer, finish, stream, text_chunk, tool_call
@@ -27,16 +25,8 @@ def test_asked_files_are_added_only_by_the_key_which_sends_the_message_again(
     launch: Callable[..., Any], project: Path
 ) -> None:
     (project / "c.py").write_text("def c():\n    return 'from c'\n")
-    seeded = Seeded(project)
-    seeded.add(seeded.chat("Work"), "a.py")
-    seeded.store.close()
     with LLMServer() as server:
-        nvim = with_ui(
-            launch(),
-            "{ provider = { base_url = ..., model = 'test/tools-model' } }",
-            server.base_url,
-        )
-        open_view(nvim, "Context added: a.py")
+        nvim = view_on_server(launch(), project, server.base_url, "a.py")
         asked = {"files": [{"path": "b.py"}, {"path": "../outside.py"}], "why": "b is imported"}
         server.push(stream(*tool_call("request_files", asked), finish("tool_calls")))
         send(nvim, "Fix the import")

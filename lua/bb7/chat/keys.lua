@@ -33,6 +33,7 @@ M.actions = {
   end,
   model = function(ctx) require('bb7.chat.models').pick(ctx.view.refresh) end,
   add_file = function(ctx) ctx.view.pick_file() end,
+  prompt = function() require('bb7.chat.prompt').open() end,
   add_requested = function(ctx) require('bb7.chat.asked').add(ctx.view, true) end,
   add_requested_writable = function(ctx) require('bb7.chat.asked').add(ctx.view, false) end,
   reasoning = function(ctx)

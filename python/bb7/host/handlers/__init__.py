@@ -51,6 +51,7 @@ from bb7.host.protocol import (
     PathArgs,
     PinChatArgs,
     PingArgs,
+    PromptArgs,
     RenameChatArgs,
     ReviewActArgs,
     SaveDraftArgs,
@@ -165,6 +166,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("models", ModelsArgs, lazy(SEND, "models"), needs.call),
     route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
+    route("prompt_parts", PromptArgs, lazy(SEND, "prompt_parts"), needs.reading),
     route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
     route(
         "set_reasoning_effort",

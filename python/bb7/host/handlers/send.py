@@ -23,6 +23,7 @@ from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.estimate import estimate_next
 from bb7.chat.paste import paste_response
+from bb7.chat.prompt_view import next_request
 from bb7.chat.send import start_send
 from bb7.formats import DEFAULT_MODE, DiffMode
 from bb7.host.handlers.project import publish
@@ -36,6 +37,8 @@ from bb7.host.protocol import (
     NoArgs,
     Notify,
     PasteArgs,
+    PromptArgs,
+    PromptParts,
     Said,
     SendArgs,
     SendDone,
@@ -43,9 +46,10 @@ from bb7.host.protocol import (
     convert,
 )
 from bb7.host.session import Session
-from bb7.llm.instructions import load_instructions
+from bb7.llm.instructions import Instructions, load_instructions
 from bb7.llm.keys import ApiKey, resolve_api_key
 from bb7.llm.models import (
+    ModelInfo,
     ModelList,
     cached_models,
     default_cache_dir,
@@ -233,17 +237,33 @@ def models(c: Call, args: ModelsArgs) -> bool:
     return True
 
 
-def estimate(r: Reading, args: NoArgs) -> Estimate:
-    """The next request's size and input price, for the input bar: from the models list as
-    cached (no request to the provider) and the chat as stored."""
+def _next_request(r: Reading) -> tuple[SendConfig, ModelInfo | None, Instructions]:
+    """What the chat's next request is built with, without asking the provider anything (the
+    models list as cached)."""
     config = _config(r.session, r.chat, None)
     listed = cached_models(default_cache_dir(), config.provider.base_url)
     model = None if listed is None else listed.find(config.model)
     root = r.store.root if r.store.scope != GLOBAL else None
-    found = estimate_next(
-        r.store, r.chat.id, config, model, load_instructions(root, None, config.instruction_files)
-    )
+    return config, model, load_instructions(root, None, config.instruction_files)
+
+
+def estimate(r: Reading, args: NoArgs) -> Estimate:
+    """The next request's size and input price, for the input bar: from the models list as
+    cached (no request to the provider) and the chat as stored."""
+    found = estimate_next(r.store, r.chat.id, *_next_request(r))
     return Estimate(found.tokens, found.cached, found.cost, found.text)
+
+
+def prompt_parts(r: Reading, args: PromptArgs) -> PromptParts:
+    """Every part of the next request with `args.text` as the message (`:BB7Prompt`)."""
+    found = next_request(r.store, r.chat.id, *_next_request(r), text=args.text)
+    shown = msgspec.convert(found, PromptParts, from_attributes=True)
+    # A file's part names it as the editor does, so that dropping it names the same file.
+    parts = [
+        msgspec.structs.replace(part, path=r.editor_path(part.path)) if part.path else part
+        for part in shown.parts
+    ]
+    return msgspec.structs.replace(shown, parts=parts)
 
 
 def usage(c: Call, args: NoArgs) -> bool:

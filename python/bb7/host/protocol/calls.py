@@ -34,6 +34,32 @@ class Said(msgspec.Struct, frozen=True):
     message: str
 
 
+class PromptArgs(msgspec.Struct, frozen=True):
+    """`prompt_parts`: the message as typed so far (it is the request's last part)."""
+
+    text: str = ""
+
+
+class PromptPartRow(msgspec.Struct, frozen=True):
+    """One part of the next request: `kind` (system_prompt, instructions, tool_prompt, tools,
+    file, diff, history, latest, retry), `path` for a file's block or diff, `line` as listed."""
+
+    kind: str
+    tokens: int
+    cost: float | None
+    line: str
+    path: str = ""
+
+
+class PromptParts(msgspec.Struct, frozen=True):
+    """`prompt_parts`' reply: every part of the next request in order, their sum, `title`."""
+
+    parts: list[PromptPartRow]
+    tokens: int
+    cost: float | None
+    title: str
+
+
 class Estimate(msgspec.Struct, frozen=True):
     """`estimate`'s reply: the next request's prompt in `tokens`, `cached` of them expected from
     the provider's cache, the input's `cost` in USD (None: prices unknown), and `text`, what the
@@ -468,6 +494,7 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     AddPlan,
     Opened,
     Estimate,
+    PromptParts,
     DiffView,
     ChatView,
     ChatSearchHit,
