@@ -16,8 +16,9 @@ from editor import notifications, type_command, wait_for
 
 INPUT = "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, -1, false)"
 LIST_HIGHLIGHTS = """
-local marks = vim.api.nvim_buf_get_extmarks(0, require('bb7.chat.chats').ns, 0, -1, { details = true })
-return vim.iter(marks):map(function(m) return m[4].hl_group end):totable()
+local ns = require('bb7.chat.chats').ns
+local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
+return vim.iter(marks):map(function(m) return m[4].line_hl_group end):totable()
 """
 
 
