@@ -71,21 +71,21 @@ M.specs = {
   key(
     'prompt',
     'gP',
-    VIEW,
+    { 'conversation', 'input' },
     'n',
     'list every part of the next request with tokens and $ (|:BB7Prompt|)'
   ),
   key(
     'add_requested',
     'gA',
-    VIEW,
+    { 'conversation', 'input' },
     'n',
     'add the files the last answer asks for, read-only, and send your message again'
   ),
   key(
     'add_requested_writable',
     'gW',
-    VIEW,
+    { 'conversation', 'input' },
     'n',
     'add the files the last answer asks for, writable, and send your message again'
   ),

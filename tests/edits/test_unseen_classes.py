@@ -167,3 +167,37 @@ def test_new_keeping_an_out_of_date_middle_line_is_refused_not_written_back() ->
     # When new rewrites that line, the model said what it wants there: applied.
     result = applied(file, old, new.replace("parse(a, 1)", "parse(a, 3)"))
     assert result.content == file.replace("2)", "3)").replace("return c", "return c, b")
+
+
+# --- whole lines before substrings ----------------------------------------------------------------
+
+
+def test_a_search_that_is_one_whole_line_once_is_matched_there_not_inside_longer_lines() -> None:
+    file = "void f() {}\nstruct s {\n\tint x;\n}\nint g;\n"
+    result = applied(file, "}", "}\nint h;", whole_lines=True)
+    assert result.content == file.replace("}\nint g;", "}\nint h;\nint g;")
+    # Twice as whole lines: still ambiguous.
+    twice = file + "struct t {\n}\n"
+    assert refused(twice, "}", "}\nint h;", whole_lines=True).kind == "ambiguous"
+
+
+# --- a SEARCH carrying part of a line's indentation ----------------------------------------------
+
+
+def test_a_line_sent_with_part_of_its_indentation_gets_added_lines_at_its_depth() -> None:
+    file = "class A:\n    def f(self):\n        x = 1\n        y = 2\n"
+    result = applied(file, "    x = 1", "    x = 1\n    z = 3")  # 4 of 8 blanks
+    assert result.content == file.replace("x = 1\n", "x = 1\n        z = 3\n")
+    tabbed = "void f(void)\n{\n\t\tx = 1;\n\t\ty = 2;\n}\n"
+    result = applied(tabbed, "\tx = 1;", "\tx = 1;\n\tz = 3;")  # 1 of 2 tabs
+    assert result.content == tabbed.replace("x = 1;\n", "x = 1;\n\t\tz = 3;\n")
+
+
+# --- an edit whose point is whitespace -----------------------------------------------------------
+
+
+def test_new_whitespace_is_kept_when_old_matches_the_file_whitespace_exactly() -> None:
+    file = "def f():\n\tif x:\n\t\treturn 1\n\treturn 0\n"
+    old = "\tif x:\n\t\treturn 1\n\treturn 0\n"  # the file's tabs, exactly
+    new = "    if x:\n        return 1\n    return 0\n"  # the point: tabs to spaces
+    assert applied(file, old, new).content == "def f():\n" + new

@@ -134,7 +134,8 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     answered(view, "failed to apply")
     # Why, under the answer: the file, the edit and what went wrong, worded for a person.
     rows = wait_for_screen(view, "• a.py, edit 1: not found: the text to replace")
-    assert any(row.startswith("(1 problem); no file was changed.") for row in rows)
+    # (wrapped under the note's text, after its mark: not at the left edge)
+    assert any(row.startswith("  (1 problem); no file was changed.") for row in rows), rows
     rows = wait_for_screen(view, "⚠ The last answer's file changes failed to apply.")
     assert any("Your next message asks the model to repair them." in row for row in rows)
     assert any("⚠ next send repairs edits · gR drop" in row for row in rows)

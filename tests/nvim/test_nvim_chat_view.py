@@ -330,6 +330,15 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     assert bar.endswith(" · 1.3k tokens · $0.0031"), text
     assert not bar.startswith("<"), text
     if layout == "split":
+        # At 24 lines three lines of input leave the conversation room (it was 40x7), and a
+        # wrapped note goes on under its text, not at the left edge.
+        conversation_size = (
+            "local w = require('bb7.chat').win('conversation')"
+            " return { vim.api.nvim_win_get_width(w), vim.api.nvim_win_get_height(w) }"
+        )
+        width, height = editor.exec_lua(conversation_size)
+        assert width >= 40 and height >= 12, (width, height)
+        assert any(row.endswith("│  to apply.") for row in rows), text
         # The code stays on the left; the view is a column on the right.
         assert rows[0].lstrip().startswith("one = 1"), text
         assert bar == " claude-sonnet… · 1.3k tokens · $0.0031", text
@@ -427,7 +436,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     open_view(editor, "Assistant modified: a.py")
     # The panes keep their buffers ('winfixbuf'): the file opens in a tab of its own.
     type_command(editor, "BB7Review a.py")
-    hint = "a.py: 1 hunk: ]h/[h, ga accept"
+    hint = "a.py: 1 hunk: ga accept, gr reject"
     deadline = time.monotonic() + 5
     while True:
         # Asked first: while an error waits for Enter, nothing else is answered.
@@ -480,3 +489,23 @@ def test_a_fork_says_in_one_whole_line_that_a_file_changed_since(
     wait_for(editor, "vim.iter(_G.notifications):any(function(n) return n.msg:find('a.py') end)")
     (said,) = [n for n in notifications(editor) if "a.py" in n]
     assert said == "bb7: a.py: modified since that message; the chat has it as it was"
+
+
+def test_editing_a_message_two_files_changed_since_says_so_in_one_line(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    chat = seeded.chat("Stale two")
+    seeded.add(chat, "a.py")
+    seeded.add(chat, "b.py")
+    seeded.ask(chat, "first question")
+    seeded.answer(chat, "first answer")
+    (project / "a.py").write_text("one = 111\n")
+    (project / "b.py").write_text("print('bb')\n")
+    open_view(editor, "first answer")
+    focus(editor, "conversation", conversation(editor).index("first question"))
+    editor.input("gE")
+    editor.input("1<CR>")  # Yes (vim.ui.select)
+    wait_for(editor, "vim.iter(_G.notifications):any(function(n) return n.msg:find('since') end)")
+    said = [n for n in notifications(editor) if "since" in n]
+    # Counted in one line (two would stop at Press ENTER), the files listed in :BB7Log.
+    assert said == ["bb7: 2 files changed since; the chat has them as they were (:BB7Log)"]

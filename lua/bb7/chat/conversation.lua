@@ -498,11 +498,18 @@ function M.restore(controller, method, id, then_)
   local args = { message_id = id, buffers = view.buffers() }
   backend.request(method, args, function(err, value)
     if err then return backend.report(err) end
-    -- One warning per file: a fork of a fork could list a file twice.
-    local seen = {}
+    -- One warning per file (a fork of a fork could list a file twice), in one line: several
+    -- are counted there, and listed in :BB7Log (two lines would wait for Enter).
+    local seen, unique = {}, {}
     for _, warning in ipairs(value.warnings or {}) do
-      if not seen[warning] then ui.say(warning, 'warn') end
+      if not seen[warning] then table.insert(unique, warning) end
       seen[warning] = true
+    end
+    if #unique == 1 then
+      ui.say(unique[1], 'warn')
+    elseif #unique > 1 then
+      local head = ('%d files changed since; the chat has them as they were'):format(#unique)
+      ui.say(head .. '\n' .. table.concat(unique, '\n'), 'warn')
     end
     controller.refresh({ draft = 'replace' }, then_)
     controller.focus('input')

@@ -24,6 +24,9 @@ local OPTIONS = {
   conversation = vim.tbl_extend('force', PLAIN, {
     wrap = true,
     linebreak = true,
+    -- A wrapped note, banner or list item goes on under its text, not at the left edge.
+    breakindent = true,
+    breakindentopt = 'list:-1',
     foldmethod = 'manual',
     foldenable = true,
     foldtext = "v:lua.require'bb7.chat.conversation'.foldtext()",
@@ -69,8 +72,15 @@ function M.open(layout, bufs)
     })
     wins.files = open_win(bufs.files, { split = 'above', win = wins.input, height = 8 })
   end
+  -- Where a wrapped line goes on (`breakindentopt` list:-1): after a note's mark or a bullet.
+  vim.bo[bufs.conversation].formatlistpat = [[^\s*\([-*+•⚠↳]\|\d\+[.)]\)\s\+]]
   for pane, win in pairs(wins) do
     set(win, OPTIONS[pane])
+  end
+  if layout ~= 'tab' and vim.o.lines < 30 then
+    -- Three panes in one column of a short screen (24 lines): three lines of input leave the
+    -- conversation room (the files panel takes what its list needs, `bb7.chat.files`).
+    vim.api.nvim_win_set_height(wins.input, 3)
   end
   return wins, vim.api.nvim_win_get_tabpage(wins.conversation)
 end

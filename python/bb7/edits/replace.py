@@ -213,6 +213,17 @@ class _Search:
                 # `old` spelled out its indentation: a hit that is really the tail of a deeper
                 # indented line is not what it meant.
                 hits = [h for h in hits if h == 0 or body[h - 1] == "\n"] or hits
+            if len(hits) > 1 and (self.whole_lines or "\n" in old.strip("\n")):
+                # Whole lines before substrings: a SEARCH of whole lines (`}`) that is a whole
+                # line in one place only means that place, not the longer lines holding it.
+                whole = [h for h in hits if _whole_lines_at(body, h, probe)]
+                if len(whole) == 1:
+                    hits = whole
+            if len(hits) == 1 and self._partly_indented(old, new, probe, hits[0]):
+                # One line sent with part of its indentation (4 of 8 blanks, 1 of 2 tabs), and
+                # `new` adds lines: spliced in, they would land too shallow. The indentation
+                # tier matches the whole line and shifts them by what `old` left out.
+                return None
             dedented = self._whole_line_dedented(old, new, probe, hits)
             if dedented is not None:
                 # One whole line sent without its indentation, and `new` adds lines. Added lines
@@ -238,6 +249,19 @@ class _Search:
             last = first + body.count("\n", at, max(end - 1, at))
             return Applied(content, strategy, first + 1, last + 1, 1.0)
         return None
+
+    def _partly_indented(self, old: str, new: str, probe: str, hit: int) -> bool:
+        """Whether a one-line `old` that starts with indentation was found after more of it
+        (inside the line's indentation), ending its line, while `new` adds lines."""
+        if old[:1] not in (" ", "\t") or "\n" in old.rstrip("\n") or "\n" not in new.rstrip("\n"):
+            return False
+        body = self.index.content
+        start, end, _ = self.index.line_bounds(hit)
+        return (
+            hit > start
+            and not body[start:hit].strip(" \t")
+            and not body[hit + len(probe.rstrip("\r\n")) : end].strip()
+        )
 
     def _whole_line_dedented(self, old: str, new: str, probe: str, hits: list[int]) -> int | None:
         """For whole-line edits: the 1-based line of an exact hit that is one whole indented file
@@ -532,6 +556,13 @@ def _occurrences(body: str, probe: str) -> list[int]:
         hits.append(at)
         at = body.find(probe, at + 1)
     return hits
+
+
+def _whole_lines_at(body: str, at: int, probe: str) -> bool:
+    """Whether `probe` found at `at` starts a line and ends one."""
+    end = at + len(probe)
+    starts = at == 0 or body[at - 1] == "\n"
+    return starts and (probe.endswith("\n") or end == len(body) or body[end] in "\r\n")
 
 
 def _restates(cut: str, line: str, full: str) -> bool:
