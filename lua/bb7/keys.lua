@@ -60,6 +60,13 @@ M.specs = {
   key('chats', 'gl', VIEW, 'n', 'list the chats (switch, rename, delete, pin, search)'),
   key('new_chat', 'gn', EVERYWHERE, 'n', 'start a new chat'),
   key(
+    'new_chat_context',
+    'gN',
+    { 'conversation', 'input' },
+    'n',
+    "start a new chat with this chat's context (files afresh, model, effort; no history)"
+  ),
+  key(
     'usage',
     'gC',
     { 'conversation', 'input' },

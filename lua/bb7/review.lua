@@ -172,8 +172,9 @@ local function map(buf, session)
   end
 end
 
---- "2 hunks: ]h/[h, ga accept, gm amend, gr reject, q quit" with the configured keys (short:
---- it must fit the command line of an 80-column editor).
+--- "2 hunks: ga accept, gr reject, gm amend, ]h/[h, q quit" with the configured keys (short:
+--- it must fit the command line of an 80-column editor; the actions first, as a long path
+--- leaves room for less).
 ---@param count integer
 ---@return string
 function M.hint(count)
@@ -185,10 +186,10 @@ function M.hint(count)
     end
     table.insert(parts, fmt:format(...))
   end
-  add('%s/%s', keys.review_next, keys.review_prev)
   add('%s accept', keys.review_accept)
-  add('%s amend', keys.review_amend)
   add('%s reject', keys.review_reject)
+  add('%s amend', keys.review_amend)
+  add('%s/%s', keys.review_next, keys.review_prev)
   add('%s quit', keys.review_quit)
   local what = count == 1 and '1 hunk' or (count .. ' hunks')
   return #parts > 0 and what .. ': ' .. table.concat(parts, ', ') or what

@@ -213,6 +213,28 @@ def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded)
     assert editor.current.buffer[:] == ["second question"]
 
 
+def test_gn_capital_starts_a_chat_with_the_same_context_and_no_history(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    chat = seeded.chat("Context chat")
+    seeded.add(chat, "a.py")
+    seeded.add(chat, "b.py", readonly=True)
+    seeded.ask(chat, "old question")
+    seeded.answer(chat, "old answer")
+    open_view(editor, "old answer")
+    focus(editor, "conversation")
+    editor.input("gN")
+    wait_for(editor, "#_G.notifications > 0")
+    assert notifications(editor)[-1].startswith("bb7: new chat with the same context (2 files)")
+    wait_for(
+        editor,
+        "table.concat(vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'), 0, -1,"
+        " false), '\\n'):find('old answer', 1, true) == nil",
+    )
+    assert files_panel(editor) == ["   a.py", "R  b.py"]
+    assert "Context chat" not in " ".join(conversation(editor))
+
+
 def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Edit me")
     seeded.ask(chat, "first question")
@@ -436,7 +458,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     open_view(editor, "Assistant modified: a.py")
     # The panes keep their buffers ('winfixbuf'): the file opens in a tab of its own.
     type_command(editor, "BB7Review a.py")
-    hint = "a.py: 1 hunk: ]h/[h, ga accept"
+    hint = "a.py: 1 hunk: ga accept, gr reject"
     deadline = time.monotonic() + 5
     while True:
         # Asked first: while an error waits for Enter, nothing else is answered.

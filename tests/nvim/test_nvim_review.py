@@ -67,7 +67,7 @@ def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
 ) -> None:
     pending(ready, project, ("a.py", "two = 2", "two = 22"))
     review(ready)
-    wait_for_message(ready, "a.py: 1 hunk: ]h/[h, ga accept, gm amend, gr reject, q quit")
+    wait_for_message(ready, "a.py: 1 hunk: ga accept, gr reject, gm amend, ]h/[h, q quit")
     rows = screen(ready)
     assert rows[1].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[1]
     assert rows[2] == "    two = 22"  # a virtual line: the model's new text

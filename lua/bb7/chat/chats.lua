@@ -63,9 +63,9 @@ local function draw(items)
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   for i, item in ipairs(items) do
     local c = item.chat
-    if c.active then
-      vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = 'BB7ChatActive' })
-    end
+    -- A chat another Neovim holds is dimmed (read-only here), even the active one.
+    local group = c.held_by ~= '' and 'BB7ChatHeld' or c.active and 'BB7ChatActive' or nil
+    if group then vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = group }) end
     vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
       virt_text = { { stamp(c), 'BB7FilesTokens' } },
       virt_text_pos = 'right_align',

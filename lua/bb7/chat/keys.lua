@@ -25,6 +25,7 @@ M.actions = {
   focus_input = function(ctx) ctx.view.focus('input', true) end,
   chats = function(ctx) chats().open(ctx.view) end,
   new_chat = function(ctx) ctx.view.new_chat() end,
+  new_chat_context = function(ctx) ctx.view.new_chat(true) end,
   usage = function()
     local backend = require('bb7.backend')
     backend.request('usage', {}, function(err)

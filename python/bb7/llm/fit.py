@@ -37,7 +37,8 @@ def over_context(prompt: Prompt, context_length: int | None) -> str | None:
     over = prompt.total_tokens - context_length
     largest = ", ".join(f"{label} {format_tokens(n)}" for label, n in largest_parts(prompt))
     return (
-        f"Not sent: the prompt is about {format_tokens(prompt.total_tokens)} tokens, "
-        f"{format_tokens(over)} over the model's context of {format_tokens(context_length)} "
-        f"(largest: {largest}). Remove files or sections, or start a new chat."
+        # What to do first: a one-line view cuts the end, where the figures are.
+        f"Not sent: remove files or sections, or start a new chat. The prompt is about "
+        f"{format_tokens(prompt.total_tokens)} tokens, {format_tokens(over)} over the model's "
+        f"context of {format_tokens(context_length)} (largest: {largest})."
     )
