@@ -173,6 +173,13 @@ M.specs = {
   key('delete_chat', 'd', { 'chats' }, 'n', 'delete the chat under the cursor (chat list)'),
   key('pin_chat', 'p', { 'chats' }, 'n', 'pin or unpin the chat under the cursor (chat list)'),
   key(
+    'retitle_chat',
+    'R',
+    { 'chats' },
+    'n',
+    'name the chat under the cursor again after its first message (chat list)'
+  ),
+  key(
     'move_chat',
     'm',
     { 'chats' },

@@ -151,6 +151,24 @@ function M.rename(controller)
   end)
 end
 
+--- Asks the model for a new title of the chat under the cursor (after its first message);
+--- the answer comes later (`retitled`).
+function M.retitle()
+  local item = current()
+  if not item then return end
+  backend().request('retitle_chat', { chat_id = item.chat.id }, function(err, said)
+    if err then return backend().report(err) end
+    ui.say(said.message)
+  end)
+end
+
+--- The host named a chat again: the list and the view show its name.
+function M.retitled()
+  if M.is_open() then reload() end
+  local view = package.loaded['bb7.chat']
+  if view and view.is_open() then view.refresh() end
+end
+
 ---@param controller table
 function M.delete(controller)
   local item = current()

@@ -66,6 +66,7 @@ M.actions = {
   rename_chat = function(ctx) chats().rename(ctx.view) end,
   delete_chat = function(ctx) chats().delete(ctx.view) end,
   pin_chat = function() chats().pin() end,
+  retitle_chat = function() chats().retitle() end,
   move_chat = function(ctx) chats().move(ctx.view) end,
   search_chats = function() chats().search() end,
 }

@@ -40,6 +40,7 @@ StateProblemKind = Literal[
     "locked",
     "lost",
     "busy",
+    "no_title",
     # context
     "not_in_context",
     "readonly",
