@@ -111,6 +111,20 @@ M.specs = {
     'n',
     'edit the user message under the cursor (drops what follows)'
   ),
+  key(
+    'next_change',
+    '<C-n>',
+    VIEW,
+    'n',
+    'show the diff of the next file with a pending change (files panel order)'
+  ),
+  key(
+    'prev_change',
+    '<C-p>',
+    VIEW,
+    'n',
+    'show the diff of the previous file with a pending change'
+  ),
   key('next_message', ']]', { 'conversation' }, 'n', 'go to the next message'),
   key('prev_message', '[[', { 'conversation' }, 'n', 'go to the previous message'),
   key('next_user', ']u', { 'conversation' }, 'n', 'go to your next message'),

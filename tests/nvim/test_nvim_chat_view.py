@@ -196,6 +196,34 @@ def test_search_lists_the_chats_whose_messages_match(editor: Any, seeded: Seeded
     wait_for_conversation(editor, "tokenizers")
 
 
+def test_ctrl_n_and_ctrl_p_show_the_diff_of_the_next_changed_file_from_any_pane(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    (project / "c.py").write_text("three = 3\n")
+    chat = seeded.chat("Changes")
+    for path in ("a.py", "b.py", "c.py"):
+        seeded.add(chat, path)
+    seeded.model_writes(chat, "a.py", "uno = 1\n")
+    seeded.model_writes(chat, "c.py", "tres = 3\n")
+    open_view(editor, "Assistant modified: c.py")
+    focus(editor, "input")
+    # The files panel's cursor is on a.py: from the input, on to c.py (b.py has no change).
+    editor.input("<C-n>")
+    wait_for_screen(editor, "+tres = 3")
+    editor.input("<C-n>")  # from the diff: round the end to a.py
+    wait_for_screen(editor, "+uno = 1")
+    editor.input("<C-p>")  # back to c.py
+    wait_for_screen(editor, "+tres = 3")
+    editor.input("q")
+    focus(editor, "conversation")
+    editor.input("<C-p>")  # and back to a.py from the conversation
+    wait_for_screen(editor, "+uno = 1")
+    row = editor.exec_lua(
+        "return vim.api.nvim_win_get_cursor(require('bb7.chat.view').win('files'))"
+    )
+    assert files_panel(editor)[row[0] - 1].endswith("a.py")
+
+
 def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Long chat")
     seeded.ask(chat, "first question")
