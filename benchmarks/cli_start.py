@@ -4,7 +4,9 @@ the same interpreter (medians of many runs, each a fresh process).
 Both the wall time and the CPU time (user + sys of the process) are shown; the ratios use the
 CPU time, which other work on a busy machine does not inflate (on an idle machine the two agree).
 
-Targets (issue 10): `bb7 --version` <= 3x and `bb7 status` <= 4x the bare interpreter. `status`
+Targets: `bb7 --version` <= 3x the bare interpreter (issue 10), and `bb7 status` <= 1.5x the floor
+of any command that reads the state, `python -c 'import msgspec, sqlite3'` (issue 20: msgspec
+alone is 4x a bare interpreter, so a bare `python -c pass` is no fair floor for it). `status`
 runs in a temporary initialised project with one chat and one context file, so it opens the
 database and computes a status like a user's call does. Bytecode is cached as on a user's
 machine (PYTHONDONTWRITEBYTECODE is dropped, and warm-up runs write the .pyc files): compiling
@@ -25,7 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGETS = {"bb7 --version": 3.0, "bb7 status": 4.0}
+# Each target: the command, the ratio, and the case its CPU time is divided by.
+TARGETS = {"bb7 --version": (3.0, "python -c pass"), "bb7 status": (1.5, "msgspec, sqlite3")}
 # What a command that needs none of them must not import: the HTTP stack, the edit engine and
 # the corpus tools (each a sign that the command table stopped being lazy), the crash recovery
 # and the apply machinery it brings (needed only when a killed apply left an intent), and
@@ -89,6 +92,7 @@ def main() -> int:
             "python -c pass": [sys.executable, "-c", "pass"],
             # The floor of any command that reads the state (its records are msgspec Structs).
             "import msgspec": [sys.executable, "-c", "import msgspec"],
+            "msgspec, sqlite3": [sys.executable, "-c", "import msgspec, sqlite3"],
             "bb7 --version": [*bb7, "--version"],
             "bb7 --help": [*bb7, "--help"],
             "bb7 status": [*bb7, "status"],
@@ -111,11 +115,13 @@ def main() -> int:
     print(f"{'command':16} {'wall ms':>8} {'cpu ms':>7} {'x bare':>7}  target")
     met = True
     for name, (wall, cpu) in times.items():
-        target = TARGETS.get(name)
-        ratio = cpu / bare_cpu
-        mark = "" if target is None else f"<= {target:g}x {'ok' if ratio <= target else 'MISSED'}"
-        met = met and (target is None or ratio <= target)
-        print(f"{name:16} {wall:8.1f} {cpu:7.1f} {ratio:7.2f}  {mark}")
+        mark = ""
+        if name in TARGETS:
+            target, floor = TARGETS[name]
+            ratio = cpu / times[floor][1]
+            mark = f"{ratio:.2f}x {floor} (<= {target:g}x {'ok' if ratio <= target else 'MISSED'})"
+            met = met and ratio <= target
+        print(f"{name:16} {wall:8.1f} {cpu:7.1f} {cpu / bare_cpu:7.2f}  {mark}")
     for name, loaded in heavy.items():
         met = met and loaded == "none"
         print(f"{name}: heavy modules imported: {loaded}")

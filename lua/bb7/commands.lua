@@ -169,12 +169,18 @@ the chat is taken over (asked first while that process still runs).]],
   },
   {
     name = 'BB7NewChat',
-    usage = ':BB7NewChat [name]',
+    usage = ':BB7NewChat[!] [name]',
     nargs = '?',
-    desc = 'bb7: start a new chat and make it active',
+    bang = true,
+    desc = 'bb7: start a new chat and make it active (! with the same context)',
     doc = [[Starts a new chat (named [name], or titled after its first exchange)
-and makes it the active chat.]],
-    run = function(opts) backend().request('new_chat', { name = opts.fargs[1] }, answer) end,
+and makes it the active chat. With ! the new chat gets the active chat's
+context (whole files read afresh, read-only as they were), model and
+reasoning effort, and none of its history.]],
+    run = function(opts)
+      local args = { name = opts.fargs[1], same_context = opts.bang }
+      backend().request('new_chat', args, answer)
+    end,
   },
   {
     name = 'BB7Add',

@@ -41,6 +41,7 @@ vim.list_extend(M.groups, {
   { 'BB7FilesDir', { link = 'Directory' }, 'Directories in the files panel.' },
   { 'BB7FilesTokens', { link = 'Comment' }, 'Token counts in the files panel.' },
   { 'BB7ChatActive', { link = 'Special' }, 'The active chat in the chat list.' },
+  { 'BB7ChatHeld', { link = 'Comment' }, 'A chat another Neovim holds, in the chat list.' },
   { 'BB7HelpKey', { link = 'Special' }, "Keys in the chat view's help popup." },
 })
 

@@ -60,6 +60,13 @@ M.specs = {
   key('chats', 'gl', VIEW, 'n', 'list the chats (switch, rename, delete, pin, search)'),
   key('new_chat', 'gn', EVERYWHERE, 'n', 'start a new chat'),
   key(
+    'new_chat_context',
+    'gN',
+    { 'conversation', 'input' },
+    'n',
+    "start a new chat with this chat's context (files afresh, model, effort; no history)"
+  ),
+  key(
     'usage',
     'gC',
     { 'conversation', 'input' },
@@ -103,6 +110,20 @@ M.specs = {
     { 'conversation' },
     'n',
     'edit the user message under the cursor (drops what follows)'
+  ),
+  key(
+    'next_change',
+    '<C-n>',
+    VIEW,
+    'n',
+    'show the diff of the next file with a pending change (files panel order)'
+  ),
+  key(
+    'prev_change',
+    '<C-p>',
+    VIEW,
+    'n',
+    'show the diff of the previous file with a pending change'
   ),
   key('next_message', ']]', { 'conversation' }, 'n', 'go to the next message'),
   key('prev_message', '[[', { 'conversation' }, 'n', 'go to the previous message'),
@@ -151,6 +172,13 @@ M.specs = {
   key('rename_chat', 'r', { 'chats' }, 'n', 'rename the chat under the cursor (chat list)'),
   key('delete_chat', 'd', { 'chats' }, 'n', 'delete the chat under the cursor (chat list)'),
   key('pin_chat', 'p', { 'chats' }, 'n', 'pin or unpin the chat under the cursor (chat list)'),
+  key(
+    'retitle_chat',
+    'R',
+    { 'chats' },
+    'n',
+    'name the chat under the cursor again after its first message (chat list)'
+  ),
   key(
     'move_chat',
     'm',

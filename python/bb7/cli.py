@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from bb7 import __version__
@@ -62,10 +63,30 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout at the width it would pick, without its `import shutil` to pick it
+    (shutil brings bz2, lzma and zlib: a twentieth of `bb7 status`, built with every parser)."""
+
+    def __init__(self, prog: str) -> None:
+        try:
+            columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+        except (ValueError, OSError):
+            columns = 80
+        super().__init__(prog, width=columns - 2)
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of bb7 and of each command (sub-parsers are made of the same class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 class Commands:
     """What a command module's `register` gets: `add_parser` with the help from `COMMANDS`."""
 
-    def __init__(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    def __init__(self, subparsers: argparse._SubParsersAction[_Parser]) -> None:
         self._subparsers = subparsers
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
@@ -75,7 +96,7 @@ class Commands:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser, complete for `command` (its module imported now); every other command is
     only listed with its help."""
-    parser = argparse.ArgumentParser(prog="bb7", description=DESCRIPTION)
+    parser = _Parser(prog="bb7", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=VERSION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = COMMANDS[command][0] if command in COMMANDS else None

@@ -17,11 +17,12 @@ import pytest
 from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
+from bb7.chat.title import retitle_chat
 from bb7.chat.turn import build_turn
 from bb7.chatview.conversation import render
 from bb7.files.fileid import file_id
 from bb7.llm.handle import Handle
-from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
+from bb7.llm.openai_compat import OpenAICompatClient, ProviderConfig, RetryPolicy, Timeouts
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
 from bb7.state.context import Target
@@ -665,6 +666,28 @@ def test_the_first_exchange_names_the_chat_with_the_title_model(chat: Chat) -> N
     chat.server.push(stream(text_chunk("ok"), finish()))
     _, later = chat.send("Thanks.", title_model="test/small")
     assert later.of(ev.TitleChanged) == [] and len(chat.server.chat_requests()) == 3
+
+
+def test_a_chat_is_named_again_after_its_first_message_whatever_its_name(chat: Chat) -> None:
+    client = OpenAICompatClient(chat.config().provider, None)
+    try:
+        empty = retitle_chat(chat.store, chat.chat_id, "test/small", client)
+        assert isinstance(empty, Problem) and empty.kind == "no_message"
+        chat.server.push(stream(text_chunk("It returns 1."), finish()))
+        chat.send("What does main return?")
+        chat.store.update_chat(chat.chat_id, name="My own name")
+        chat.server.push(stream(text_chunk("Title: Main's value."), finish()))
+        assert retitle_chat(chat.store, chat.chat_id, "test/small", client) == "Main's value"
+        assert chat.store.chat(chat.chat_id).name == "Main's value"  # type: ignore[union-attr]
+        asked = chat.server.chat_requests()[-1]["json"]
+        assert asked["model"] == "test/small"
+        assert "What does main return?" in asked["messages"][1]["content"]
+        chat.server.push(error_response(400, "no such model"))
+        failed = retitle_chat(chat.store, chat.chat_id, "test/missing", client)
+        assert isinstance(failed, Problem) and "no such model" in failed.message
+        assert chat.store.chat(chat.chat_id).name == "Main's value"  # type: ignore[union-attr]
+    finally:
+        client.close()
 
 
 def test_a_failed_title_is_silent_but_logged(chat: Chat, caplog: pytest.LogCaptureFixture) -> None:

@@ -54,6 +54,7 @@ def test_a_held_chat_opens_read_only_naming_its_holder_and_is_taken_only_when_fo
     view = host.call("chat_view", create=True)
     assert view["chat"]["id"] == chat_id and view["chat"]["held_by"] == who
     assert [c["held_by"] for c in host.call("chat_list")] == [who]
+    assert host.call("switch_chat", chat_id=chat_id)["held_by"] == who  # switched to, to read
     refused = host.refused("discard", path=str(root / "a.py"))
     assert refused == {
         "kind": "locked",

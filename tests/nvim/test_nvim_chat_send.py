@@ -17,6 +17,7 @@ from chat_view_helpers import (
     conversation,
     files_panel,
     focus,
+    open_chat_list,
     open_view,
     send,
     wait_for_conversation,
@@ -415,3 +416,15 @@ def test_dismissing_the_retry_banner_drops_the_errors(
     send(view, "Something else")
     answered(view, "Fresh.")
     assert "two = 3" not in server.chat_requests()[-1]["body"]  # the errors stayed behind
+
+
+def test_r_in_the_chat_list_names_the_chat_again(view: Any, server: LLMServer) -> None:
+    server.push(stream(text_chunk("Hi."), finish()))
+    send(view, "Hello there")  # "Work" is the user's name: no title after this exchange
+    answered(view, "Hi.")
+    open_chat_list(view)
+    server.push(stream(text_chunk("Second title"), finish()))
+    view.input("R")
+    wait_for_screen(view, "Second title")  # in the list, from the host's answer
+    assert "bb7: chat title: Second title" in notifications(view)
+    assert "Hello there" in server.chat_requests()[-1]["json"]["messages"][1]["content"]

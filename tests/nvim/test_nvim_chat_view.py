@@ -196,6 +196,34 @@ def test_search_lists_the_chats_whose_messages_match(editor: Any, seeded: Seeded
     wait_for_conversation(editor, "tokenizers")
 
 
+def test_ctrl_n_and_ctrl_p_show_the_diff_of_the_next_changed_file_from_any_pane(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    (project / "c.py").write_text("three = 3\n")
+    chat = seeded.chat("Changes")
+    for path in ("a.py", "b.py", "c.py"):
+        seeded.add(chat, path)
+    seeded.model_writes(chat, "a.py", "uno = 1\n")
+    seeded.model_writes(chat, "c.py", "tres = 3\n")
+    open_view(editor, "Assistant modified: c.py")
+    focus(editor, "input")
+    # The files panel's cursor is on a.py: from the input, on to c.py (b.py has no change).
+    editor.input("<C-n>")
+    wait_for_screen(editor, "+tres = 3")
+    editor.input("<C-n>")  # from the diff: round the end to a.py
+    wait_for_screen(editor, "+uno = 1")
+    editor.input("<C-p>")  # back to c.py
+    wait_for_screen(editor, "+tres = 3")
+    editor.input("q")
+    focus(editor, "conversation")
+    editor.input("<C-p>")  # and back to a.py from the conversation
+    wait_for_screen(editor, "+uno = 1")
+    row = editor.exec_lua(
+        "return vim.api.nvim_win_get_cursor(require('bb7.chat.view').win('files'))"
+    )
+    assert files_panel(editor)[row[0] - 1].endswith("a.py")
+
+
 def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Long chat")
     seeded.ask(chat, "first question")
@@ -211,6 +239,28 @@ def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded)
     assert "second question" not in lines and "second answer" not in lines
     wait_for(editor, "vim.api.nvim_get_current_buf() == require('bb7.chat').buf('input')")
     assert editor.current.buffer[:] == ["second question"]
+
+
+def test_gn_capital_starts_a_chat_with_the_same_context_and_no_history(
+    editor: Any, seeded: Seeded, project: Path
+) -> None:
+    chat = seeded.chat("Context chat")
+    seeded.add(chat, "a.py")
+    seeded.add(chat, "b.py", readonly=True)
+    seeded.ask(chat, "old question")
+    seeded.answer(chat, "old answer")
+    open_view(editor, "old answer")
+    focus(editor, "conversation")
+    editor.input("gN")
+    wait_for(editor, "#_G.notifications > 0")
+    assert notifications(editor)[-1].startswith("bb7: new chat with the same context (2 files)")
+    wait_for(
+        editor,
+        "table.concat(vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'), 0, -1,"
+        " false), '\\n'):find('old answer', 1, true) == nil",
+    )
+    assert files_panel(editor) == ["   a.py", "R  b.py"]
+    assert "Context chat" not in " ".join(conversation(editor))
 
 
 def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded: Seeded) -> None:

@@ -30,6 +30,7 @@ COMMANDS = [
     "BB7Review",
     "BB7Merge",
     "BB7Cancel",
+    "BB7Prompt",
     "BB7Model",
     "BB7Paste",
     "BB7UndoApply",

@@ -15,6 +15,11 @@ from chat_view_helpers import OPEN, open_chat_list, wait_for_screen, with_ui
 from editor import notifications, type_command, wait_for
 
 INPUT = "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, -1, false)"
+LIST_HIGHLIGHTS = """
+local ns = require('bb7.chat.chats').ns
+local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
+return vim.iter(marks):map(function(m) return m[4].line_hl_group end):totable()
+"""
 
 
 def wait_for_notification(nvim: Any, needle: str) -> str:
@@ -42,6 +47,7 @@ def test_a_chat_held_by_another_neovim_is_read_only_until_taken_over(
     listed = open_chat_list(other)
     (row,) = [r for r in listed if "held by" in r]  # the banner shows under the float too
     assert "⊘  Chat " in row and f"held by pid {pid} · " in row
+    assert other.exec_lua(LIST_HIGHLIGHTS) == ["BB7ChatHeld"]  # its name is dimmed
     other.input("q")
 
     other.input("ihello<Esc><CR>")  # <CR> in the input sends
@@ -55,6 +61,12 @@ def test_a_chat_held_by_another_neovim_is_read_only_until_taken_over(
     wait_for_screen(other, f"Take the chat over from pid {pid} (still running; its sending stops)?")
     other.input("2<CR>")
     assert not [n for n in notifications(other) if "took over" in n]
+    # In the split layout at 80 columns the input is 40 wide: the pid and :BB7Chat! still show.
+    type_command(other, "BB7Chat")
+    wait_for(other, f"not {OPEN}")
+    other.exec_lua("require('bb7').setup({ layout = 'split' })")
+    type_command(other, "BB7Chat")
+    wait_for_screen(other, f" ⊘ read-only, pid {pid} · :BB7Chat!")
 
     ready.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")  # quitting stops its host
     # Released by the exiting host, not left to go stale (a killed holder's lease is taken over

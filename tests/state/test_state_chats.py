@@ -63,6 +63,36 @@ def test_fork_warns_about_deleted_files(project: Project) -> None:
     assert warning.role == "system"
 
 
+def test_a_new_chat_with_the_same_context_has_its_files_afresh_and_no_history(
+    project: Project,
+) -> None:
+    _conversation(project)  # f.txt writable, its snapshot BY_HAND
+    project.write("g.txt", "one\ntwo\nthree\n")
+    context.add(project.store, project.chat_id, Target("g.txt", 2, 3))
+    project.write("r.txt", "read me\n")
+    context.add(project.store, project.chat_id, Target("r.txt"), readonly=True)
+    project.write("f.txt", "fresh\n")
+    project.write("g.txt", "changed\n")  # a section stays as it was cut
+    (project.root / "r.txt").unlink()  # a file gone keeps the snapshot it had
+    chats.save_settings(project.store, project.chat_id, model="m/x", reasoning_effort="high")
+    new = history.reuse_context(project.store, project.chat_id)
+    assert isinstance(new, Chat) and new.id != project.chat_id
+    assert (new.model, new.reasoning_effort) == ("m/x", "high")
+    assert project.store.messages(new.id) == []
+
+    def kinds(chat_id: str) -> dict[tuple[str, int, int], str]:
+        entries = project.store.entries(chat_id)
+        return {(e.path, e.start_line, e.end_line): e.kind for e in entries}
+
+    assert kinds(new.id) == kinds(project.chat_id) and len(kinds(new.id)) == 3
+    assert _snapshot_text(project, new.id, "f.txt") == "fresh\n"
+    assert _snapshot_text(project, new.id, "r.txt") == "read me\n"
+    section = project.store.entry(new.id, "g.txt", 2, 3)
+    assert section is not None and project.store.blob(section.blob) == "two\nthree\n"
+    assert project.store.outputs(new.id) == []
+    assert isinstance(history.reuse_context(project.store, "nope"), Problem)
+
+
 def test_edit_truncates_and_restores_context_and_pending_outputs(project: Project) -> None:
     _, second = _conversation(project)
     chats.append_message(

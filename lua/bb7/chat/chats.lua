@@ -63,9 +63,9 @@ local function draw(items)
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   for i, item in ipairs(items) do
     local c = item.chat
-    if c.active then
-      vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = 'BB7ChatActive' })
-    end
+    -- A chat another Neovim holds is dimmed (read-only here), even the active one.
+    local group = c.held_by ~= '' and 'BB7ChatHeld' or c.active and 'BB7ChatActive' or nil
+    if group then vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, { line_hl_group = group }) end
     vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
       virt_text = { { stamp(c), 'BB7FilesTokens' } },
       virt_text_pos = 'right_align',
@@ -149,6 +149,24 @@ function M.rename(controller)
       if item.chat.active then controller.refresh() end
     end)
   end)
+end
+
+--- Asks the model for a new title of the chat under the cursor (after its first message);
+--- the answer comes later (`retitled`).
+function M.retitle()
+  local item = current()
+  if not item then return end
+  backend().request('retitle_chat', { chat_id = item.chat.id }, function(err, said)
+    if err then return backend().report(err) end
+    ui.say(said.message)
+  end)
+end
+
+--- The host named a chat again: the list and the view show its name.
+function M.retitled()
+  if M.is_open() then reload() end
+  local view = package.loaded['bb7.chat']
+  if view and view.is_open() then view.refresh() end
 end
 
 ---@param controller table

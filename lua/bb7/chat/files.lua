@@ -162,9 +162,11 @@ function M.discard(redraw)
   )
 end
 
---- The pending change as a unified diff in a float (`q` closes it).
-function M.diff()
-  local row = current()
+--- The pending change as a unified diff in a float (`q` closes it; the keys `next_change` and
+--- `prev_change` go on to the next or previous changed file's diff).
+---@param at? table the row to show (default: the one under the cursor)
+function M.diff(at)
+  local row = at or current()
   if not row then return end
   if not row.has_output then return notify(row.path .. ' has no pending change') end
   local args = { path = row.abs, buffers = view.buffers(row.abs) }
@@ -188,7 +190,37 @@ function M.diff()
       desc = 'bb7: close the diff',
       nowait = true,
     })
+    local keys = require('bb7.config').get().keys
+    for name, step in pairs({ next_change = 1, prev_change = -1 }) do
+      if keys[name] then
+        local desc = ('bb7: the diff of the %s changed file'):format(
+          step > 0 and 'next' or 'previous'
+        )
+        vim.keymap.set('n', keys[name], function()
+          pcall(vim.api.nvim_win_close, win, true)
+          M.jump(step)
+        end, { buffer = buf, desc = desc, nowait = true })
+      end
+    end
   end)
+end
+
+--- Moves the files panel's cursor to the next (`step` 1) or previous (-1) file with a pending
+--- change, round the end, and shows that change as a diff: from any pane of the view.
+---@param step integer
+function M.jump(step)
+  local win = view.win('files')
+  local here = win and vim.api.nvim_win_get_cursor(win)[1] or 0
+  local count = #(H.rows or {})
+  for i = 1, count do
+    local line = (here - 1 + step * i) % count + 1
+    local row = H.rows[line]
+    if row and row.has_output then
+      if win then vim.api.nvim_win_set_cursor(win, { line, 0 }) end
+      return M.diff(row)
+    end
+  end
+  notify('no file has a pending change')
 end
 
 function M.vimdiff()

@@ -199,12 +199,15 @@ function M.take()
   backend().request('take_chat', { force = false }, taken)
 end
 
---- Starts a new chat and shows it.
-function M.new_chat()
+--- Starts a new chat and shows it; with `same_context`, the new chat gets the active chat's
+--- context (its files read afresh), model and effort, and none of its history.
+---@param same_context? boolean
+function M.new_chat(same_context)
   if require('bb7.chat.conversation').busy() then return end
   require('bb7.chat.input').flush()
-  backend().request('new_chat', vim.empty_dict(), function(err)
+  backend().request('new_chat', { same_context = same_context or false }, function(err, said)
     if err then return backend().report(err) end
+    if same_context and said then ui.say(said.message) end
     require('bb7.chat.chats').close()
     M.show_active()
     view.focus('input')

@@ -25,6 +25,7 @@ M.actions = {
   focus_input = function(ctx) ctx.view.focus('input', true) end,
   chats = function(ctx) chats().open(ctx.view) end,
   new_chat = function(ctx) ctx.view.new_chat() end,
+  new_chat_context = function(ctx) ctx.view.new_chat(true) end,
   usage = function()
     local backend = require('bb7.backend')
     backend.request('usage', {}, function(err)
@@ -51,6 +52,8 @@ M.actions = {
   apply_all = function(ctx) files().apply_all(ctx.view.refresh) end,
   discard = function(ctx) files().discard(ctx.view.refresh) end,
   diff = function() files().diff() end,
+  next_change = function() files().jump(1) end,
+  prev_change = function() files().jump(-1) end,
   vimdiff = function() files().vimdiff() end,
   review = function() files().review('toggle') end,
   merge = function() files().review('merge') end,
@@ -63,6 +66,7 @@ M.actions = {
   rename_chat = function(ctx) chats().rename(ctx.view) end,
   delete_chat = function(ctx) chats().delete(ctx.view) end,
   pin_chat = function() chats().pin() end,
+  retitle_chat = function() chats().retitle() end,
   move_chat = function(ctx) chats().move(ctx.view) end,
   search_chats = function() chats().search() end,
 }

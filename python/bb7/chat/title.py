@@ -8,6 +8,7 @@ of its answer are `bb7.llm.titles`'.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from bb7.chat import events as ev
 from bb7.llm import events as llm
@@ -40,23 +41,44 @@ def title_chat(
     users = [m for m in store.messages(chat_id) if m.role == "user"]
     if len(users) != 1:
         return None
+    named = _ask(store, chat_id, model, users[0].text(), client, handle._stopping)
+    if isinstance(named, Problem):
+        log.info("no title for chat %s: %s", chat_id, named.message)
+        return None
+    return ev.TitleChanged(chat_id, named)
+
+
+def retitle_chat(
+    store: Store, chat_id: str, model: str, client: OpenAICompatClient
+) -> str | Problem:
+    """Name the chat again after its first message, whatever its name: the new name."""
+    users = [m for m in store.messages(chat_id) if m.role == "user"]
+    if not users:
+        return Problem("no_message", "the chat has no message to name it after yet")
+    return _ask(store, chat_id, model, users[0].text(), client, lambda _: None)
+
+
+def _ask(
+    store: Store,
+    chat_id: str,
+    model: str,
+    text: str,
+    client: OpenAICompatClient,
+    stopping: Callable[[Callable[[], None] | None], None],
+) -> str | Problem:
+    """Ask `model` for a title for `text` (and the chat's files) and rename the chat."""
     paths = [entry.path for entry in store.entries(chat_id)]
-    stream = client.stream(title_request(model, users[0].text(), paths), lambda _: None)
-    handle._stopping(stream.cancel)
+    stream = client.stream(title_request(model, text, paths), lambda _: None)
+    stopping(stream.cancel)
     end = stream.wait(TIMEOUT)
     if end is None:
         stream.cancel()
         end = stream.wait()
-    handle._stopping(None)
+    stopping(None)
     if not isinstance(end, llm.Done):
-        log.info("no title for chat %s: %s", chat_id, getattr(end, "message", end))
-        return None
+        return Problem("no_title", f"no title: {getattr(end, 'message', end)}")
     title = clean_title(end.text)
     if title is None:
-        log.info("no title for chat %s: the answer was empty", chat_id)
-        return None
+        return Problem("no_title", "no title: the answer was empty")
     renamed = rename_chat(store, chat_id, title)
-    if isinstance(renamed, Problem):
-        log.info("no title for chat %s: %s", chat_id, renamed.message)
-        return None
-    return ev.TitleChanged(chat_id, renamed.name)
+    return renamed if isinstance(renamed, Problem) else renamed.name

@@ -1,5 +1,6 @@
 """A chat's history as the user rewinds or relocates it: fork at a user message, edit a user
-message (truncating after it), and move a chat between the project's store and the global one.
+message (truncating after it), start again with the same context, and move a chat between the
+project's store and the global one.
 
 Fork and edit restore the context to the exact snapshot contents a user message was sent with
 (and, for edit, the pending outputs too), warning about files changed or deleted since.
@@ -135,6 +136,25 @@ def fork_chat(
                 store.append_message(chat.id, msgspec.structs.replace(message, id=0, seq=0))
             warnings = _restore_context(store, chat.id, fork_point.context_snapshot, buffers)
             return Restored(chat=fresh(store, chat.id), draft=chat.draft, warnings=warnings)
+    except Abort as abort:
+        return abort.problem
+
+
+def reuse_context(store: Store, chat_id: str, *, buffers: Buffers | None = None) -> Chat | Problem:
+    """A new chat, empty, with the model, reasoning effort and context of `chat_id`: each whole
+    file snapshotted afresh from its local text (a file gone or unreadable keeps the snapshot it
+    had), sections as they were; read-only and writable as they were."""
+    try:
+        with store.transaction():
+            source = chat_or_abort(store, chat_id)
+            chat = new_chat(store, model=source.model, reasoning_effort=source.reasoning_effort)
+            for entry in store.entries(chat_id):
+                now = None if entry.start_line else text_of(read_local(store, entry.path, buffers))
+                if now is not None:
+                    blob, file_id = store.put_blob(now), entry_file_id(entry.path, now)
+                    entry = msgspec.structs.replace(entry, blob=blob, file_id=file_id)
+                store.put_entry(chat.id, entry)
+            return fresh(store, chat.id)
     except Abort as abort:
         return abort.problem
 

@@ -6,13 +6,13 @@ never make two versions differ.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
 
+from bb7.files.fileid import sha256_hex
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
 from bb7.state.store import Store
 
@@ -66,7 +66,7 @@ def exists(local: LocalText | FileProblem) -> bool:
 
 
 def local_hash(text: str | None) -> str:
-    return "" if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "" if text is None else sha256_hex(text)
 
 
 def view_of(local: LocalText | FileProblem) -> LocalView:

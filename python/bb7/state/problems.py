@@ -18,7 +18,6 @@ the CLI and the host print as one line::
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Literal
@@ -40,6 +39,7 @@ StateProblemKind = Literal[
     "locked",
     "lost",
     "busy",
+    "no_title",
     # context
     "not_in_context",
     "readonly",
@@ -141,6 +141,8 @@ def keep_copy(path: Path) -> Path | None:
         number += 1
         candidate = base.with_name(f"{base.name}.{number}")
     try:
+        import shutil  # only for a damaged database: a start that reads state skips it
+
         shutil.copyfile(path, candidate)
     except OSError:
         return None

@@ -12,8 +12,6 @@ sibling modules; this one only reads and writes rows, and groups them into trans
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import logging
 import os
 import sqlite3
 import threading
@@ -24,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from bb7.files.fileid import sha256_hex
 from bb7.state import rows
 from bb7.state.problems import StoreError as StoreError
 from bb7.state.problems import empty_database, is_store_trouble, store_error
@@ -52,7 +51,6 @@ GITIGNORE = "# bb7's chats and snapshots are local state, not project files.\n*\
 
 # Seconds to wait for another process's write lock before saying the database is locked.
 LOCK_TIMEOUT_ENV = "BB7_LOCK_TIMEOUT"
-log = logging.getLogger(__name__)
 DEFAULT_LOCK_TIMEOUT = 30.0
 
 
@@ -63,8 +61,7 @@ def lock_timeout() -> float:
         return DEFAULT_LOCK_TIMEOUT
 
 
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+sha256 = sha256_hex
 
 
 def data_home() -> Path:
@@ -157,7 +154,11 @@ class Store:
         with it what others committed)."""
         if self._wal is None or _identity(self._wal_path()) == self._wal:
             return
-        log.warning("%s: its write-ahead log was deleted or replaced; reconnecting", self.path)
+        import logging  # rare: a start that opens the state must not pay for logging
+
+        logging.getLogger(__name__).warning(
+            "%s: its write-ahead log was deleted or replaced; reconnecting", self.path
+        )
         if _size(self._wal_path()) == 0:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -168,6 +168,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
     route("prompt_parts", PromptArgs, lazy(SEND, "prompt_parts"), needs.reading),
     route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
+    route("retitle_chat", ChatIdArgs, lazy(SEND, "retitle_chat"), needs.project),
     route(
         "set_reasoning_effort",
         SetReasoningEffortArgs,

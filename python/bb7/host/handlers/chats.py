@@ -35,6 +35,7 @@ from bb7.state import chats, history, lock
 from bb7.state.records import Chat, Problem
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
+from bb7.text.words import plural
 
 
 def summary(ws: Workspace, chat: Chat) -> ChatSummary:
@@ -84,9 +85,18 @@ def active_chat(h: Held, args: NoArgs) -> Chat:
 
 
 def new_chat(p: Project, args: NewChatArgs) -> Said:
-    h = p.new_chat(args.name)
-    publish(h, {})
-    return Said(f"new chat: {h.chat.name}")
+    found = p.ws.active() if args.same_context else None
+    if found is None:
+        h = p.new_chat(args.name)
+        publish(h, {})
+        return Said(f"new chat: {h.chat.name}")
+    store, source = found
+    chat = unwrap(history.reuse_context(store, source.id))
+    if args.name:
+        chat = unwrap(chats.rename_chat(store, chat.id, args.name))
+    activate(p, store, chat)
+    files = plural(len(store.entries(chat.id)), "file")
+    return Said(f"new chat with the same context ({files}): {chat.name}")
 
 
 def set_model(h: Held, args: SetModelArgs) -> Said:

@@ -25,11 +25,13 @@ from bb7.chat.estimate import estimate_next
 from bb7.chat.paste import paste_response
 from bb7.chat.prompt_view import next_request
 from bb7.chat.send import start_send
+from bb7.chat.title import retitle_chat as ask_title
 from bb7.formats import DEFAULT_MODE, DiffMode
 from bb7.host.handlers.project import publish
-from bb7.host.needs import Call, Held, Reading
+from bb7.host.needs import Call, Held, Project, Reading
 from bb7.host.protocol import (
     CancelArgs,
+    ChatIdArgs,
     DiffError,
     Estimate,
     Models,
@@ -47,7 +49,7 @@ from bb7.host.protocol import (
 )
 from bb7.host.session import Session
 from bb7.llm.instructions import Instructions, load_instructions
-from bb7.llm.keys import ApiKey, resolve_api_key
+from bb7.llm.keys import ApiKey, KeyProblem, resolve_api_key
 from bb7.llm.models import (
     ModelInfo,
     ModelList,
@@ -235,6 +237,44 @@ def models(c: Call, args: ModelsArgs) -> bool:
 
     c.ctx.spawn(fetch, name="models")
     return True
+
+
+# Once a title came (or not): the chat list and the view show the chat's name again.
+RETITLED = "require('bb7.chat.chats').retitled()"
+
+
+def retitle_chat(p: Project, args: ChatIdArgs) -> Said:
+    """Start naming a chat again after its first message (the `titles.model` option, else
+    the chat's model); the outcome comes as a `notify` event and the chat list is redrawn."""
+    store, chat = p.find(args.chat_id)
+    model = p.session.settings.titles.model or p.session.model(chat, None)
+    config = provider(p.session)
+    key_spec = p.session.settings.provider.api_key
+    root = p.session.root
+
+    def ask() -> None:
+        key = resolve_api_key(key_spec, config.base_url, cwd=root, preset=config.preset)
+        if isinstance(key, KeyProblem):
+            named: str | Problem = Problem("no_title", key.message)
+        else:
+            client = OpenAICompatClient(config, key)
+            try:
+                named = ask_title(store, chat.id, model, client)
+            finally:
+                client.close()
+        if isinstance(named, Problem):
+            note = Notify("warn", f"{chat.name}: {named.message}")
+        else:
+            note = Notify("info", f"chat title: {named}")
+
+        def shown() -> None:
+            p.ctx.emit("notify", note)
+            p.ctx.lua(RETITLED)
+
+        p.ctx.post(shown)
+
+    p.ctx.spawn(ask, name="title")
+    return Said(f"asking {model} for a title")
 
 
 def _next_request(r: Reading) -> tuple[SendConfig, ModelInfo | None, Instructions]:

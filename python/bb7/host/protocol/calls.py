@@ -190,7 +190,11 @@ class InitArgs(msgspec.Struct, frozen=True):
 
 
 class NewChatArgs(msgspec.Struct, frozen=True):
+    """`same_context`: the new chat gets the active chat's model, effort and context (its
+    whole files read afresh), none of its history."""
+
     name: str | None = None
+    same_context: bool = False
 
 
 class PathArgs(msgspec.Struct, frozen=True):
