@@ -173,8 +173,11 @@ function M.help(pane)
   vim.bo[buf].modifiable = false
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].filetype = 'bb7_help'
+  -- Taller than the screen (the conversation's keys at 24 lines): the popup has the focus, so
+  -- the title says how to see the rest.
+  local more = #lines > vim.o.lines - 6 and ' · j/k: more' or ''
   local win = layout.float(buf, {
-    title = (' bb7 keys: %s '):format(pane),
+    title = (' bb7 keys: %s%s '):format(pane, more),
     width = math.max(30, layout.longest(lines) + 1),
     height = #lines,
   })
