@@ -101,9 +101,10 @@ endif
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
-# Two workers per core: most of a Neovim test is spent waiting on Neovim and the host.
+# Two workers per core: most of a Neovim test is spent waiting on Neovim and the host; each worker
+# steals queued tests from the others at the end, so a few long tests do not leave a long tail.
 pytest: $(TEST_STAMP)
-	$(BIN)/pytest -n 4
+	$(BIN)/pytest -n 4 --dist worksteal
 
 test: lint typecheck pytest
 
