@@ -131,14 +131,28 @@ function M.title(width, name, model, right)
   return M.truncate(name, room), model
 end
 
+-- The estimate builds the whole next request in the host (its first one also loads the prompt
+-- code): asked a moment after the last refresh, it never holds up opening the view (it doubled
+-- a cold `:BB7Chat`), and a burst of refreshes asks once.
+local ESTIMATE_DELAY_MS = 200
+local estimate_timer = nil ---@type uv.uv_timer_t?
+
 --- Asks the host what the next request will cost and shows it on the input's bar (not while
 --- an answer streams: the estimate is for the next send).
 function M.estimate()
-  if M.streaming() then return end
-  require('bb7.backend').request('estimate', {}, function(err, estimate)
-    M.state.estimate = not err and estimate.text or nil
-    M.winbars()
-  end)
+  estimate_timer = estimate_timer or assert(vim.uv.new_timer())
+  estimate_timer:stop()
+  estimate_timer:start(
+    ESTIMATE_DELAY_MS,
+    0,
+    vim.schedule_wrap(function()
+      if M.streaming() then return end
+      require('bb7.backend').request('estimate', {}, function(err, estimate)
+        M.state.estimate = not err and estimate.text or nil
+        M.winbars()
+      end)
+    end)
+  )
 end
 
 --- Window bars: the chat's name, model and totals (or the streaming progress) over the
