@@ -21,8 +21,10 @@ DEMO_NVIM = $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/binwheels_
 
 # Quiet on success, everything on failure: `$(call quietly,what,command)`.
 quietly = out=$$($(2) 2>&1) || { echo "$$out" >&2; echo "bb7: $(1) failed" >&2; exit 1; }
-# uv installs in about a second; pip (when uv could not be had) in tens.
-pip_install = if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --python $(BIN)/python $(1); \
+# uv installs in about a second; pip (when uv could not be had) in tens. Bytecode is written at
+# install, as pip does, not by the first processes that import each module (every test worker
+# and host would compile the same files at once).
+pip_install = if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(1); \
 	else $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); fi
 
 .PHONY: install demo demo-cli test lint lint-tools typecheck pytest bench clean
