@@ -3,20 +3,7 @@
 from __future__ import annotations
 
 from bb7.edits import Applied, EditError, LineIndex, locate, replace
-
-
-def applied(content: str, old: str, new: str, **kw: object) -> Applied:
-    outcome = replace(content, old, new, **kw)  # type: ignore[arg-type]
-    assert isinstance(outcome, Applied), outcome
-    return outcome
-
-
-def refused(content: str, old: str, new: str, kind: str, **kw: object) -> EditError:
-    outcome = replace(content, old, new, **kw)  # type: ignore[arg-type]
-    assert isinstance(outcome, EditError), outcome
-    assert outcome.kind == kind, outcome
-    return outcome
-
+from edit_outcomes import applied, refused
 
 # --- rule 1: never the wrong place -------------------------------------------------------------
 

@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from bb7.edits import Applied, EditError, replace
-
-
-def applied(content: str, old: str, new: str, **kw: object) -> Applied:
-    outcome = replace(content, old, new, **kw)  # type: ignore[arg-type]
-    assert isinstance(outcome, Applied), outcome
-    return outcome
-
-
-def refused(content: str, old: str, new: str, **kw: object) -> EditError:
-    outcome = replace(content, old, new, **kw)  # type: ignore[arg-type]
-    assert isinstance(outcome, EditError), outcome
-    return outcome
+from edit_outcomes import applied
 
 
 def test_exact_substring_replaces_in_place() -> None:
