@@ -426,5 +426,11 @@ def test_r_in_the_chat_list_names_the_chat_again(view: Any, server: LLMServer) -
     server.push(stream(text_chunk("Second title"), finish()))
     view.input("R")
     wait_for_screen(view, "Second title")  # in the list, from the host's answer
+    # The line comes with its own event, which may follow the list's redraw.
+    wait_for(
+        view,
+        "vim.tbl_contains(vim.tbl_map(function(n) return n.msg end, _G.notifications),"
+        " 'bb7: chat title: Second title')",
+    )
     assert "bb7: chat title: Second title" in notifications(view)
     assert "Hello there" in server.chat_requests()[-1]["json"]["messages"][1]["content"]
