@@ -26,3 +26,10 @@ def pytest_configure(config: pytest.Config) -> None:
     bytecode is written by `make install`."""
     if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
         compileall.compile_dir(Path(TESTS).parent / "python", quiet=1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `long` (seconds of real installs) go first. `--dist worksteal` hands each
+    worker a slice of the list in order and lets idle workers take from the ends of the
+    others' slices: a long test late in a slice would start last and run alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

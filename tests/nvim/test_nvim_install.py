@@ -85,6 +85,7 @@ def install_and_check(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> 
     assert "run :BB7Install" in text
 
 
+@pytest.mark.long
 def test_install_with_uv_on_the_path_makes_the_venv_the_host_runs_from(
     launch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,6 +114,7 @@ WITHOUT_UV = {
 }
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", WITHOUT_UV)
 def test_install_without_uv_on_the_path(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, case: str
