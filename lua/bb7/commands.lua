@@ -274,7 +274,9 @@ the current buffer; a path is opened first) in place, without changing the
 buffer's text: the lines a hunk would replace are highlighted
 (|BB7ReviewDelete|), its new lines shown below them as virtual lines
 (|BB7ReviewAdd|). Your own unsaved edits are never hunks. Keys in that
-buffer while reviewing (|bb7-option-keys.review_next| and following):
+buffer while reviewing (|bb7-option-keys.review_next| and following; the
+window's 'winbar' shows them, and the hunk under the cursor, until the review
+ends and gives the bar back):
 `]h` / `[h` next and previous hunk, `ga` accepts the hunk under the cursor
 (its lines go into the buffer as one undo step; nothing is written to disk;
 the other hunks stay pending), `gr` rejects it (dropped from the pending
