@@ -75,9 +75,11 @@ function M.render(panel)
   local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
-    -- Stacked under the conversation: as tall as the list and never under 4 rows (the bar,
-    -- a file or two), so a short list still reads as a panel; the conversation gets the rest.
-    vim.api.nvim_win_set_height(win, math.max(4, math.min(#lines, 10)))
+    -- Stacked under the conversation: as tall as the list (its bar, its rows, the
+    -- instructions' line; at most 10 rows of files) and never under 4 rows, so a short list
+    -- still reads as a panel; the conversation gets the rest.
+    local rows = math.min(#lines, 10) + (#(panel.instructions or {}) > 0 and 1 or 0)
+    vim.api.nvim_win_set_height(win, math.max(4, 1 + rows))
   end
   view.winbars()
 end

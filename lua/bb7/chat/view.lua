@@ -206,33 +206,48 @@ function M.winbars()
       -- goes: Neovim would cut the bar at its end.
       local pid, where = S.chat.held_by:match('^(pid %d+) (.*)$')
       pid = pid or S.chat.held_by
+      local width = vim.api.nvim_win_get_width(input)
       local take = ':BB7Chat! takes it over'
-      local short = (' ⊘ read-only, %s · %s'):format(pid, take)
-      if vim.api.nvim_strwidth(short) > vim.api.nvim_win_get_width(input) then
-        take = ':BB7Chat!'
+      local function room()
+        return width - vim.api.nvim_strwidth((' ⊘ read-only, %s · %s · '):format(pid, take))
       end
-      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · %s · %%<%s'):format(
-        escape(pid),
-        take,
-        escape(where or '')
-      )
+      if room() < 0 then take = ':BB7Chat!' end
+      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · %s'):format(escape(pid), take)
+      -- Where it runs only with room for some of it (`%<` cuts its start): with none, Neovim
+      -- would cut the bar's end.
+      if where and room() >= 8 then text = text .. ' · %<' .. escape(where) end
     elseif S.retry then
       -- Short, warning first: it must fit the 40 columns of a split at 80 columns.
       local dismiss = keys.dismiss_retry and (' · %s drop'):format(escape(keys.dismiss_retry))
         or ''
       text = '%#BB7RetryBanner#⚠ next send repairs edits%*' .. dismiss
     else
-      -- The estimate first: in a narrow pane the keys (also under `?`) are cut, not it.
-      local estimate = S.estimate and ('%#BB7ChatStatus#' .. escape(S.estimate) .. '%* · ') or ''
-      -- After an error or a cancel, first: the key that sends the message again.
+      -- After an error or a cancel, first: the key that sends the message again; then the
+      -- estimate. The keys (also under `?`) give way in a narrow pane, the help first: Neovim
+      -- would cut the bar from the left.
+      local items = {} ---@type string[][] { text, highlight group? }
       if S.resend and keys.resend then
-        estimate = ('%%#BB7RetryBanner#%s resends%%* · '):format(escape(keys.resend)) .. estimate
+        table.insert(items, { keys.resend .. ' resends', 'BB7RetryBanner' })
       end
-      text = ('Message · %s%s send · %s help'):format(
-        estimate,
-        escape(keys.send or ''),
-        escape(keys.help or '')
-      )
+      if S.estimate then table.insert(items, { S.estimate, 'BB7ChatStatus' }) end
+      local kept = #items
+      if keys.send then table.insert(items, { keys.send .. ' send' }) end
+      if keys.help then table.insert(items, { keys.help .. ' help' }) end
+      local function width()
+        local plain = { 'Message' }
+        for _, item in ipairs(items) do
+          table.insert(plain, item[1])
+        end
+        return vim.api.nvim_strwidth(' ' .. table.concat(plain, ' · '))
+      end
+      while #items > kept and width() > vim.api.nvim_win_get_width(input) do
+        table.remove(items)
+      end
+      text = 'Message'
+      for _, item in ipairs(items) do
+        local shown = escape(item[1])
+        text = text .. ' · ' .. (item[2] and ('%#' .. item[2] .. '#' .. shown .. '%*') or shown)
+      end
     end
     vim.wo[input].winbar = ' ' .. text
   end
