@@ -112,6 +112,14 @@ M.specs = {
     'edit the user message under the cursor (drops what follows)'
   ),
   key(
+    'exclude',
+    'gx',
+    { 'conversation' },
+    'n',
+    'exclude the message under the cursor from future requests, your message with its answer '
+      .. '(it stays here, dimmed); again: include it'
+  ),
+  key(
     'next_change',
     '<C-n>',
     VIEW,
