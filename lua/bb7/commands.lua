@@ -202,8 +202,9 @@ quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
 a section). A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
 `id_rsa*`, a private key, an AWS or `sk-` API key inside) is added only
 after you say so. Adding a file already there refreshes it. All are added,
-or none. Without [path] in the chat view, picks one of the project's files
-with |vim.ui.select()| (git-tracked first).]],
+or none. Without [path] in the chat view, picks project files (git-tracked
+first) in the `picker` option's picker, several at once in telescope,
+fzf-lua or snacks.]],
     run = add(false),
   },
   {

@@ -74,7 +74,7 @@ M.specs = {
     'show what today and this chat cost, and the credit left'
   ),
   key('model', 'gm', VIEW, 'n', "choose the chat's model"),
-  key('add_file', 'ga', VIEW, 'n', 'pick a project file to add to the context'),
+  key('add_file', 'ga', VIEW, 'n', 'pick project files to add to the context'),
   key(
     'prompt',
     'gP',

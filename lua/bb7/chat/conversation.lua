@@ -469,11 +469,19 @@ function M.info()
   local backend = require('bb7.backend')
   backend.request('message_info', { message_id = anchor[2] }, function(err, info)
     if err then return backend.report(err) end
-    if not win() then return end
-    vim.lsp.util.open_floating_preview(info.lines, '', {
+    local w = win()
+    if not w then return end
+    -- Broken between words to the pane's width (Neovim would cut a word where the screen
+    -- ends: the split layout's pane starts mid-screen).
+    local width = math.max(20, math.min(vim.o.columns - 4, vim.api.nvim_win_get_width(w) - 2))
+    local lines = {}
+    for _, line in ipairs(info.lines) do
+      vim.list_extend(lines, require('bb7.chat.layout').wrap(line, width))
+    end
+    vim.lsp.util.open_floating_preview(lines, '', {
       border = 'rounded',
       focus_id = 'bb7_message_info',
-      max_width = vim.o.columns - 4,
+      max_width = width,
     })
   end)
 end

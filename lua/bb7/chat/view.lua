@@ -109,11 +109,12 @@ function M.progress()
     .. (tokens > 0 and (' · ~%d tok'):format(tokens) or '')
 end
 
--- The least of a chat's name worth showing in the bar (`A chat w…`).
-local MIN_NAME = 10
+-- The least of a chat's name worth showing in the bar (`A chat w…`), and of its model.
+local MIN_NAME, MIN_MODEL = 10, 8
 
 --- What of `name` and `model` the conversation's bar shows in `width` cells beside `right`
---- (the totals or the streaming progress, always whole): the model loses its provider prefix
+--- (the effort and the totals or the streaming progress, whole: the caller keeps it to what
+--- fits beside `MIN_MODEL` cells of model): the model loses its provider prefix
 --- (`claude-sonnet-4.5`), then the name is cut or left out (nil), then the model is cut.
 ---@param width integer
 ---@param name string
@@ -125,7 +126,7 @@ function M.title(width, name, model, right)
   local len = vim.api.nvim_strwidth
   local want = math.min(len(name), MIN_NAME) + len(' · ')
   if 1 + len(model .. right) + want > width then model = model:gsub('^[^/]*/', '') end
-  model = M.truncate(model, math.max(8, width - 2 - len(right)))
+  model = M.truncate(model, math.max(MIN_MODEL, width - 2 - len(right)))
   local room = width - 1 - len(model .. right) - len(' · ')
   if room < math.min(len(name), 4) then return nil, model end
   return M.truncate(name, room), model
@@ -163,9 +164,10 @@ function M.winbars()
   local keys = require('bb7.config').get().keys
   local conversation = M.win('conversation')
   if conversation and S.chat then
-    local right = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
-    -- The chat's own reasoning effort, kept whole with the totals.
-    if (S.chat.effort or '') ~= '' then right = ' · effort ' .. S.chat.effort .. right end
+    local totals = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
+    -- The chat's own reasoning effort, before the totals.
+    local effort = (S.chat.effort or '') ~= '' and (' · effort ' .. S.chat.effort) or ''
+    local right = effort .. totals
     local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
     -- First, so a narrow bar never cuts it: output arrived below where the user reads.
     local below = ''
@@ -173,6 +175,14 @@ function M.winbars()
       below = ' ↓ new answer below' .. (keys.latest and (': ' .. keys.latest) or '') .. ' '
     end
     local width = vim.api.nvim_win_get_width(conversation) - vim.api.nvim_strwidth(below)
+    -- In a narrow pane (the split layout, or beside the marker) Neovim would cut the bar from
+    -- the left, marker first: what matters less gives way. While streaming the progress stays
+    -- longest, else the effort (the next send's); the chat's totals go first.
+    local function fits(text) return 1 + MIN_MODEL + vim.api.nvim_strwidth(text) <= width end
+    if not fits(right) then
+      local kept = M.streaming() and totals or effort
+      right = fits(kept) and kept or ''
+    end
     local title, model = M.title(width, name, S.chat.model, right)
     title = title and ('%#BB7ChatTitle# ' .. escape(title) .. '%* ·') or ''
     below = below ~= '' and ('%#BB7ChatNew#' .. escape(below) .. '%*') or ''
@@ -192,9 +202,18 @@ function M.winbars()
     local text
     if S.chat and S.chat.held_by ~= '' then
       -- Another bb7 holds the chat: its pid, how to take it, then where it runs (cut first).
+      -- In a narrow pane (the split layout at 80 columns) the command stays whole, its verb
+      -- goes: Neovim would cut the bar at its end.
       local pid, where = S.chat.held_by:match('^(pid %d+) (.*)$')
-      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · :BB7Chat! takes it over · %%<%s'):format(
-        escape(pid or S.chat.held_by),
+      pid = pid or S.chat.held_by
+      local take = ':BB7Chat! takes it over'
+      local short = (' ⊘ read-only, %s · %s'):format(pid, take)
+      if vim.api.nvim_strwidth(short) > vim.api.nvim_win_get_width(input) then
+        take = ':BB7Chat!'
+      end
+      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · %s · %%<%s'):format(
+        escape(pid),
+        take,
         escape(where or '')
       )
     elseif S.retry then
