@@ -62,8 +62,9 @@ def chat(tmp_path: Path) -> Iterator[Chat]:
     store = init_project(root)
     chat_id = new_chat(store).id
     context.add(store, chat_id, Target("a.py"))
-    yield Chat(store, chat_id)
-    store.close()
+    chat = Chat(store, chat_id)
+    yield chat
+    chat.store.close()
 
 
 def test_the_history_is_one_part_per_message_each_what_the_request_carries(chat: Chat) -> None:
@@ -99,8 +100,9 @@ def test_an_excluded_message_and_its_answer_are_absent_from_the_next_request(
     assert said == f"excluded from future requests, with its answer: {saved:,} tokens"
     # Stored: a reopened database still leaves them out, and the conversation marks them.
     chat.store.close()
-    chat.store = reopened = open_project(chat.store.root or Path())  # type: ignore[assignment]
+    reopened = open_project(chat.store.root or Path())
     assert isinstance(reopened, Store)
+    chat.store = reopened
     assert [m.excluded for m in reopened.messages(chat.id)][-4:] == [True, True, False, False]
     assert chat.request() == after
     shown = render(reopened.messages(chat.id))
