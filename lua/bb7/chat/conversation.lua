@@ -183,6 +183,17 @@ function M.render(rendered)
   for _, hl in ipairs(rendered.highlights) do
     vim.api.nvim_buf_set_extmark(b, M.ns, hl[1], 0, { line_hl_group = hl[2] })
   end
+  -- A message left out of future requests: dimmed over the markdown's own colours.
+  for _, range in ipairs(rendered.excluded or {}) do
+    local last = vim.api.nvim_buf_get_lines(b, range[2] - 1, range[2], false)[1] or ''
+    vim.api.nvim_buf_set_extmark(b, M.ns, range[1] - 1, 0, {
+      end_row = range[2] - 1,
+      end_col = #last,
+      hl_group = 'BB7Excluded',
+      hl_eol = true,
+      priority = 200,
+    })
+  end
   if #rendered.lines == 0 then
     vim.api.nvim_buf_set_extmark(b, M.ns, 0, 0, {
       virt_text = { { 'A new chat: write below, add files with :BB7Add', 'BB7ChatStatus' } },
@@ -492,6 +503,15 @@ local function user_message()
     return nil
   end
   return anchor[2]
+end
+
+--- Excludes the message under the cursor from future requests (your message with its
+--- answer; it stays here, dimmed), or includes it again when it is excluded.
+function M.exclude()
+  if M.busy() then return end
+  local anchor = M.message_at_cursor()
+  if not anchor then return ui.say('put the cursor on a message', 'warn') end
+  require('bb7.chat.prompt').exclude(anchor[2])
 end
 
 --- Forks (`fork_chat`) or cuts (`edit_message`) the chat at user message `id`; the view shows

@@ -133,6 +133,11 @@ local function on_file(method, row, redraw, extra)
   backend().request(method, vim.tbl_extend('force', args, extra or {}), done(redraw))
 end
 
+--- The lines of a section's row (0, 0 for a whole file), as `update_file` and `remove` name it.
+local function lines_of(row)
+  return { start_line = row.start_line or 0, end_line = row.end_line or 0 }
+end
+
 --- Applies the pending change under the cursor (asks first over local changes).
 ---@param redraw fun()
 function M.apply(redraw)
@@ -243,8 +248,7 @@ end
 function M.update(redraw)
   local row = current()
   if not row then return end
-  local lines = { start_line = row.start_line or 0, end_line = row.end_line or 0 }
-  on_file('update_file', row, redraw, lines)
+  on_file('update_file', row, redraw, lines_of(row))
 end
 
 ---@param redraw fun()
@@ -281,7 +285,7 @@ function M.remove(redraw)
   if not row then return end
   ui.confirm(
     ("Remove %s from the chat's context?"):format(row.path),
-    function() on_file('remove', row, redraw) end
+    function() on_file('remove', row, redraw, lines_of(row)) end
   )
 end
 
