@@ -2,12 +2,14 @@
 --- accepting one adds that file to the chat, as the input's omnifunc does. Enabled only in
 --- the input buffer. In blink's options: `sources.providers.bb7 = { name = 'bb7', module =
 --- 'bb7.integrations.blink' }`, and 'bb7' in `sources.default` (or per filetype: markdown).
--- The plugin calls the source's methods with `:`; most need no state (`_` is the source).
+-- The plugin calls the source's methods with `:`; they need no state of the source.
+-- luacheck: ignore 212/self
 local M = {}
 
 local FILE = vim.lsp.protocol.CompletionItemKind.File
 
 --- blink calls `new(opts)` once per provider.
+---@return table source
 function M.new() return setmetatable({}, { __index = M }) end
 
 --- Only in the chat view's input; there its menu stands in for the omnifunc's.
@@ -25,7 +27,7 @@ function M.get_trigger_characters() return { '@' } end
 --- the `@`; blink filters them.
 ---@param ctx table blink's context (`line`, `cursor` = { row, 0-based byte column })
 ---@param callback fun(response: table)
-function M.get_completions(_, ctx, callback)
+function M:get_completions(ctx, callback)
   local row, col = ctx.cursor[1], ctx.cursor[2]
   local start = require('bb7.chat.input').path_start(ctx.line:sub(1, col))
   if not start then return callback({ items = {} }) end
@@ -49,10 +51,11 @@ function M.get_completions(_, ctx, callback)
 end
 
 --- After blink inserted the path: adds the file to the chat.
+---@param _ table blink's context (unused)
 ---@param item table
 ---@param callback fun()
 ---@param default_implementation fun()
-function M.execute(_, _, item, callback, default_implementation)
+function M:execute(_, item, callback, default_implementation)
   default_implementation()
   if item.data and item.data.bb7_add then require('bb7.chat.picker').add(item.data.bb7_add) end
   callback()

@@ -2,7 +2,8 @@
 --- confirming one adds that file to the chat, as the input's omnifunc does. Available only in
 --- the input buffer. `require('bb7').setup()` registers it as 'bb7' when cmp is loaded by
 --- then (`register()` does it later); add `{ name = 'bb7' }` to cmp's sources.
--- The plugin calls the source's methods with `:`; most need no state (`_` is the source).
+-- The plugin calls the source's methods with `:`; they need no state of the source.
+-- luacheck: ignore 212/self
 -- The plugin is not in bb7's workspace: its modules are neither resolved nor typed here.
 ---@diagnostic disable: unresolved-require, undefined-field
 local M = {}
@@ -12,6 +13,7 @@ local H = { registered = false }
 local FILE = vim.lsp.protocol.CompletionItemKind.File
 
 --- A source object (what `cmp.register_source` takes).
+---@return table source
 function M.new() return setmetatable({}, { __index = M }) end
 
 --- Registers the source with nvim-cmp once (requires cmp).
@@ -29,6 +31,8 @@ function M.is_available()
   return true
 end
 
+--- The name in cmp's debugging output.
+---@return string
 function M.get_debug_name() return 'bb7' end
 
 ---@return string[]
@@ -41,7 +45,7 @@ function M.get_keyword_pattern() return [[@\zs[^[:space:]@]*]] end
 --- The project's paths when the cursor follows `@PATH`; cmp filters them.
 ---@param params table cmp's `{ context = { cursor_before_line, … }, … }`
 ---@param callback fun(response: table)
-function M.complete(_, params, callback)
+function M:complete(params, callback)
   if not require('bb7.chat.input').path_start(params.context.cursor_before_line) then
     return callback({ items = {}, isIncomplete = false })
   end
@@ -57,7 +61,7 @@ end
 --- After cmp inserted the path: adds the file to the chat.
 ---@param item table
 ---@param callback fun(item: table)
-function M.execute(_, item, callback)
+function M:execute(item, callback)
   if item.data and item.data.bb7_add then require('bb7.chat.picker').add(item.data.bb7_add) end
   callback(item)
 end
