@@ -2,8 +2,7 @@
 --- accepting one adds that file to the chat, as the input's omnifunc does. Enabled only in
 --- the input buffer. In blink's options: `sources.providers.bb7 = { name = 'bb7', module =
 --- 'bb7.integrations.blink' }`, and 'bb7' in `sources.default` (or per filetype: markdown).
--- The plugin calls the source's methods with `:`; they need no state of the source.
--- luacheck: ignore 212/self
+-- The plugin calls the source's methods with `:`; they need no state (`_` is the source).
 local M = {}
 
 local FILE = vim.lsp.protocol.CompletionItemKind.File
@@ -25,9 +24,10 @@ function M.get_trigger_characters() return { '@' } end
 
 --- The project's paths when the cursor follows `@PATH`, each replacing what was typed after
 --- the `@`; blink filters them.
+---@param _ table the source (unused)
 ---@param ctx table blink's context (`line`, `cursor` = { row, 0-based byte column })
 ---@param callback fun(response: table)
-function M:get_completions(ctx, callback)
+function M.get_completions(_, ctx, callback)
   local row, col = ctx.cursor[1], ctx.cursor[2]
   local start = require('bb7.chat.input').path_start(ctx.line:sub(1, col))
   if not start then return callback({ items = {} }) end
@@ -51,11 +51,11 @@ function M:get_completions(ctx, callback)
 end
 
 --- After blink inserted the path: adds the file to the chat.
----@param _ table blink's context (unused)
+---@param _ table the source, then blink's context (both unused)
 ---@param item table
 ---@param callback fun()
 ---@param default_implementation fun()
-function M:execute(_, item, callback, default_implementation)
+function M.execute(_, _, item, callback, default_implementation)
   default_implementation()
   if item.data and item.data.bb7_add then require('bb7.chat.picker').add(item.data.bb7_add) end
   callback()

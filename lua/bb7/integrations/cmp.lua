@@ -2,8 +2,7 @@
 --- confirming one adds that file to the chat, as the input's omnifunc does. Available only in
 --- the input buffer. `require('bb7').setup()` registers it as 'bb7' when cmp is loaded by
 --- then (`register()` does it later); add `{ name = 'bb7' }` to cmp's sources.
--- The plugin calls the source's methods with `:`; they need no state of the source.
--- luacheck: ignore 212/self
+-- The plugin calls the source's methods with `:`; they need no state (`_` is the source).
 -- The plugin is not in bb7's workspace: its modules are neither resolved nor typed here.
 ---@diagnostic disable: unresolved-require, undefined-field
 local M = {}
@@ -43,9 +42,10 @@ function M.get_trigger_characters() return { '@' } end
 function M.get_keyword_pattern() return [[@\zs[^[:space:]@]*]] end
 
 --- The project's paths when the cursor follows `@PATH`; cmp filters them.
+---@param _ table the source (unused)
 ---@param params table cmp's `{ context = { cursor_before_line, … }, … }`
 ---@param callback fun(response: table)
-function M:complete(params, callback)
+function M.complete(_, params, callback)
   if not require('bb7.chat.input').path_start(params.context.cursor_before_line) then
     return callback({ items = {}, isIncomplete = false })
   end
@@ -59,9 +59,10 @@ function M:complete(params, callback)
 end
 
 --- After cmp inserted the path: adds the file to the chat.
+---@param _ table the source (unused)
 ---@param item table
 ---@param callback fun(item: table)
-function M:execute(item, callback)
+function M.execute(_, item, callback)
   if item.data and item.data.bb7_add then require('bb7.chat.picker').add(item.data.bb7_add) end
   callback(item)
 end
