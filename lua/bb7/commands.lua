@@ -350,7 +350,7 @@ and input price. `x` on a file's or section's line drops it from the chat.
 `x` on a message's line excludes it from future requests: your message with
 its answer, or an answer alone. An excluded message stays in the chat, dimmed
 and marked "excluded", and stays listed here, marked "(excluded)" and outside
-the total; `x` on it (or `gx` on it in the conversation) includes it again.
+the total; `x` on it (or `gX` on it in the conversation) includes it again.
 The files a message was sent with stay: drop them as files. Forks and edits
 keep the exclusions of the messages they keep.]],
     run = function() require('bb7.chat.prompt').open() end,

@@ -113,7 +113,7 @@ M.specs = {
   ),
   key(
     'exclude',
-    'gx',
+    'gX',
     { 'conversation' },
     'n',
     'exclude the message under the cursor from future requests, your message with its answer '

@@ -1,6 +1,6 @@
 """The whole prompt in sight: `gP` (`:BB7Prompt`) lists every part of the next request with its
 tokens, the history one message at a time; `x` on a file's or section's line drops it, on a
-message's line excludes it (as `gx` does in the conversation), so the next request goes without
+message's line excludes it (as `gX` does in the conversation), so the next request goes without
 it."""
 
 from __future__ import annotations
@@ -114,10 +114,10 @@ def test_a_message_excluded_in_the_prompt_view_or_with_gx_is_absent_from_the_nex
         said(nvim, "excluded from future requests, with its answer")
         wait_for_screen(nvim, "(excluded) you: Q first?")
         nvim.input("q")
-        # gx on an answer in the conversation excludes it alone.
+        # gX on an answer in the conversation excludes it alone.
         focus(nvim, "conversation")
         nvim.exec_lua("vim.fn.search('A second.')")
-        nvim.input("gx")
+        nvim.input("gX")
         said(nvim, "excluded from future requests: ")
         wait_for_conversation(nvim, "## Assistant · excluded\n\nA second.")
         shown = conversation(nvim)
@@ -154,7 +154,7 @@ def test_a_message_excluded_in_the_prompt_view_or_with_gx_is_absent_from_the_nex
         # Again: your first message and its answer are back.
         focus(nvim, "conversation")
         nvim.exec_lua("vim.fn.search('Q first?')")
-        nvim.input("gx")
+        nvim.input("gX")
         said(nvim, "included again in future requests, with its answer")
         wait_for_conversation(nvim, "## You\n\nQ first?")
         again = prompt_parts(nvim, "")
