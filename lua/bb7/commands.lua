@@ -202,8 +202,9 @@ quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
 a section). A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
 `id_rsa*`, a private key, an AWS or `sk-` API key inside) is added only
 after you say so. Adding a file already there refreshes it. All are added,
-or none. Without [path] in the chat view, picks one of the project's files
-with |vim.ui.select()| (git-tracked first).]],
+or none. Without [path] in the chat view, picks project files (git-tracked
+first) in the `picker` option's picker, several at once in telescope,
+fzf-lua or snacks.]],
     run = add(false),
   },
   {
@@ -274,7 +275,9 @@ the current buffer; a path is opened first) in place, without changing the
 buffer's text: the lines a hunk would replace are highlighted
 (|BB7ReviewDelete|), its new lines shown below them as virtual lines
 (|BB7ReviewAdd|). Your own unsaved edits are never hunks. Keys in that
-buffer while reviewing (|bb7-option-keys.review_next| and following):
+buffer while reviewing (|bb7-option-keys.review_next| and following; the
+window's 'winbar' shows them, and the hunk under the cursor, until the review
+ends and gives the bar back):
 `]h` / `[h` next and previous hunk, `ga` accepts the hunk under the cursor
 (its lines go into the buffer as one undo step; nothing is written to disk;
 the other hunks stay pending), `gr` rejects it (dropped from the pending
@@ -343,8 +346,15 @@ partial edit is committed.]],
     desc = 'bb7: list every part of the next request with its tokens and price',
     doc = [[Lists every part of the active chat's next request in the order it is
 sent: system prompt, instruction files, each file's block or diff, the
-history, a retry context and the message typed so far, each with its
-tokens and input price. `x` on a file's line drops that file from the chat.]],
+history one message at a time (what a message's events and edits add counted
+with it), a retry context and the message typed so far, each with its tokens
+and input price. `x` on a file's or section's line drops it from the chat.
+`x` on a message's line excludes it from future requests: your message with
+its answer, or an answer alone. An excluded message stays in the chat, dimmed
+and marked "excluded", and stays listed here, marked "(excluded)" and outside
+the total; `x` on it (or `gX` on it in the conversation) includes it again.
+The files a message was sent with stay: drop them as files. Forks and edits
+keep the exclusions of the messages they keep.]],
     run = function() require('bb7.chat.prompt').open() end,
   },
   {

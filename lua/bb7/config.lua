@@ -261,6 +261,16 @@ that apply.]],
 vertical split in the current tab.]],
   },
   {
+    name = 'picker',
+    default = 'auto',
+    type = one_of('auto', 'telescope', 'fzf_lua', 'snacks', 'select'),
+    doc = [[The picker `ga` in the chat view (and |:BB7Add| there without a
+path) lists the project's files in: telescope, fzf-lua and snacks select
+several files at once, added together; 'select' is |vim.ui.select()|, one
+file. 'auto': the first of telescope, fzf-lua and snacks that is installed,
+else 'select'. See |bb7-integrations|.]],
+  },
+  {
     name = 'titles.enabled',
     default = true,
     type = types.boolean,

@@ -18,6 +18,29 @@ local function check_config(h)
   end
 end
 
+-- The plugins of |bb7-integrations| (Lua module, name); looking loads a lazy-loaded one.
+local INTEGRATIONS = {
+  { 'telescope', 'telescope.nvim' },
+  { 'fzf-lua', 'fzf-lua' },
+  { 'snacks', 'snacks.nvim' },
+  { 'oil', 'oil.nvim' },
+  { 'neo-tree', 'neo-tree.nvim' },
+  { 'blink.cmp', 'blink.cmp' },
+  { 'cmp', 'nvim-cmp' },
+}
+
+local function check_integrations(h)
+  h.start('bb7: integrations')
+  local found = {}
+  for _, plugin in ipairs(INTEGRATIONS) do
+    if package.loaded[plugin[1]] or pcall(require, plugin[1]) then
+      table.insert(found, plugin[2])
+    end
+  end
+  h.info('plugins with an integration: ' .. (#found > 0 and table.concat(found, ', ') or 'none'))
+  h.info(('`ga` lists files in: %s'):format(require('bb7.chat.picker').which()))
+end
+
 local function check_python(h)
   h.start('bb7: Python')
   local python, source = require('bb7.install').resolve()
@@ -205,6 +228,7 @@ function M.check()
     h.error('Neovim ' .. version .. ': bb7 needs 0.11.4 or newer')
   end
   check_config(h)
+  check_integrations(h)
   check_python(h)
   check_host(h)
   check_api_key(h, check_provider(h))

@@ -33,6 +33,11 @@ vim.list_extend(M.groups, {
   { 'BB7ChatError', { link = 'DiagnosticError' }, 'Errors and aborted answers.' },
   { 'BB7ChatStatus', { link = 'Comment' }, 'Progress line while an answer streams.' },
   {
+    'BB7Excluded',
+    { link = 'Comment' },
+    'A message excluded from future requests (conversation, |:BB7Prompt|).',
+  },
+  {
     'BB7ChatNew',
     { link = 'DiagnosticInfo' },
     "The conversation's bar when new output is below the cursor.",

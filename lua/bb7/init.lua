@@ -36,6 +36,8 @@ function M.setup(opts)
     callback = function() H.reopen() end,
   })
   H.reopen() -- a running host gets the new options
+  -- nvim-cmp already loaded: its `@` source for the input (never loads cmp).
+  if package.loaded.cmp then require('bb7.integrations.cmp').register() end
   -- Sign options may have changed: redraw the buffers that already show a status.
   local status = package.loaded['bb7.status']
   if status and next(status.files()) then

@@ -74,7 +74,7 @@ M.specs = {
     'show what today and this chat cost, and the credit left'
   ),
   key('model', 'gm', VIEW, 'n', "choose the chat's model"),
-  key('add_file', 'ga', VIEW, 'n', 'pick a project file to add to the context'),
+  key('add_file', 'ga', VIEW, 'n', 'pick project files to add to the context'),
   key(
     'prompt',
     'gP',
@@ -110,6 +110,14 @@ M.specs = {
     { 'conversation' },
     'n',
     'edit the user message under the cursor (drops what follows)'
+  ),
+  key(
+    'exclude',
+    'gX',
+    { 'conversation' },
+    'n',
+    'exclude the message under the cursor from future requests, your message with its answer '
+      .. '(it stays here, dimmed); again: include it'
   ),
   key(
     'next_change',

@@ -19,6 +19,7 @@ local H = { sessions = {} }
 
 local backend = require('bb7.util').backend
 local notify = require('bb7.util').notify
+local plural = require('bb7.util').plural
 
 -- The review keys: { option, handler name }; descriptions come from `config.keys`.
 local KEYS = {
@@ -39,6 +40,19 @@ local function rows(hunk)
   if hunk.removed > 0 then return hunk.start, hunk.start + hunk.removed - 1 end
   local row = math.max(hunk.start - 1, 0)
   return row, row
+end
+
+--- The index of the hunk under the cursor of `win`, or nil.
+---@param hunks bb7.ReviewHunk[]
+---@param win integer
+---@return integer?
+local function hunk_at(hunks, win)
+  local row = vim.api.nvim_win_get_cursor(win)[1] - 1
+  for i, hunk in ipairs(hunks) do
+    local first, last = rows(hunk)
+    if row >= first and row <= last then return i end
+  end
+  return nil
 end
 
 --- Lines added above the first line are virtual lines above it, which a window shows only
@@ -128,6 +142,103 @@ local function unmap(buf, session)
   end
 end
 
+--- The review's keys as bar items, the actions first: `ga accept`, `gr reject`, ... (the
+--- configured keys; a key set to false is left out).
+---@return string[]
+local function key_items()
+  local keys = require('bb7.config').get().keys
+  local items = {}
+  local function add(fmt, ...)
+    for _, lhs in ipairs({ ... }) do
+      if not lhs then return end
+    end
+    table.insert(items, fmt:format(...))
+  end
+  add('%s accept', keys.review_accept)
+  add('%s reject', keys.review_reject)
+  add('%s amend', keys.review_amend)
+  add('%s/%s move', keys.review_next, keys.review_prev)
+  add('%s quit', keys.review_quit)
+  add('%s/%s all', keys.review_accept_all, keys.review_reject_all)
+  return items
+end
+
+--- The review's line for a `width`-cell bar: which hunk the cursor is on (`review 2/3`, or
+--- `review: 3 hunks` between them), then as many keys as fit whole.
+---@param hunks bb7.ReviewHunk[]
+---@param index integer? the hunk under the cursor
+---@param width integer
+---@return string
+function M.hint(hunks, index, width)
+  local line = index and (' review %d/%d'):format(index, #hunks)
+    or (' review: ' .. plural(#hunks, 'hunk'))
+  for _, item in ipairs(key_items()) do
+    if vim.api.nvim_strwidth(line .. ' · ' .. item) > width then break end
+    line = line .. ' · ' .. item
+  end
+  return line
+end
+
+-- The review's bar: window-local 'winbar' set to this expression on the windows that show a
+-- reviewed buffer; what it replaced (`H.bars[win]`, '' for the global value) comes back when
+-- the review ends, and shows meanwhile in such a window that shows another buffer.
+local BAR = "%{%v:lua.require'bb7.review'.bar()%}"
+H.bars = {}
+
+local function local_bar(win)
+  return vim.api.nvim_get_option_value('winbar', { scope = 'local', win = win })
+end
+
+local function set_bar(win, value)
+  vim.api.nvim_set_option_value('winbar', value, { scope = 'local', win = win })
+end
+
+--- What the bar of the window being drawn shows (the 'winbar' expression).
+---@return string
+function M.bar()
+  -- In a %{} item the window drawn is the current one (the user's is `g:actual_curwin`).
+  local win = vim.g.statusline_winid or vim.api.nvim_get_current_win()
+  local buf = vim.api.nvim_win_get_buf(win)
+  local session = H.sessions[buf]
+  if not session or not session.hunks then
+    local saved = H.bars[win]
+    return saved and saved ~= '' and saved or vim.go.winbar
+  end
+  local index = hunk_at(session.hunks, win)
+  local line = M.hint(session.hunks, index, vim.api.nvim_win_get_width(win))
+  return '%#BB7ReviewHunk#' .. line:gsub('%%', '%%%%') .. '%*'
+end
+
+--- Puts the review's bar on the windows showing `buf`, keeping what their bar was.
+---@param buf integer
+local function show_bar(buf)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local was = local_bar(win)
+    if was ~= BAR then
+      H.bars[win] = was
+      set_bar(win, BAR)
+    end
+  end
+end
+
+--- Gives back their own bar to the windows that show the review's bar and no reviewed buffer
+--- (a window split from one inherits the bar: it gets the split one's).
+local function restore_bars()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if local_bar(win) == BAR and not H.sessions[vim.api.nvim_win_get_buf(win)] then
+      set_bar(win, H.bars[win] or '')
+      H.bars[win] = nil
+    end
+  end
+  for win in pairs(H.bars) do
+    if not vim.api.nvim_win_is_valid(win) then H.bars[win] = nil end
+  end
+end
+
+local function shown(path) return vim.fn.fnamemodify(path, ':~:.') end
+
+local function message(path, text) return ('%s: %s'):format(shown(path), text) end
+
 --- Ends the review of `buf` (the current buffer by default): the overlay and keys go.
 ---@param buf integer?
 function M.stop(buf)
@@ -140,6 +251,7 @@ function M.stop(buf)
     vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
     unmap(buf, session)
   end
+  restore_bars()
 end
 
 local PENDING = require('bb7.vocab').pending
@@ -171,31 +283,6 @@ local function map(buf, session)
     end
   end
 end
-
---- "2 hunks: ga accept, gr reject, gm amend, ]h/[h, q quit" with the configured keys (short:
---- it must fit the command line of an 80-column editor; the actions first, as a long path
---- leaves room for less).
----@param count integer
----@return string
-function M.hint(count)
-  local keys = require('bb7.config').get().keys
-  local parts = {}
-  local function add(fmt, ...)
-    for _, lhs in ipairs({ ... }) do
-      if not lhs then return end
-    end
-    table.insert(parts, fmt:format(...))
-  end
-  add('%s accept', keys.review_accept)
-  add('%s reject', keys.review_reject)
-  add('%s amend', keys.review_amend)
-  add('%s/%s', keys.review_next, keys.review_prev)
-  add('%s quit', keys.review_quit)
-  local what = count == 1 and '1 hunk' or (count .. ' hunks')
-  return #parts > 0 and what .. ': ' .. table.concat(parts, ', ') or what
-end
-
-local function message(path, text) return ('%s: %s'):format(vim.fn.fnamemodify(path, ':~:.'), text) end
 
 --- Shows `reply` = { path, hunks } (the host's answer) over `buf`, or ends the review and
 --- says what is true when no hunk is left.
@@ -237,7 +324,9 @@ function M.show(buf, reply)
   if type(reply.message) == 'string' then return notify(reply.message) end
   if first then
     reveal_top(buf, reply.hunks[1])
-    notify(message(reply.path, M.hint(#reply.hunks)))
+    show_bar(buf)
+    -- The action and the count; the keys are on the bar.
+    notify(('reviewing %s: %s'):format(shown(reply.path), plural(#reply.hunks, 'hunk')))
   end
 end
 
@@ -299,14 +388,7 @@ end
 --- The index of the hunk under the cursor of the current window, or nil.
 ---@param session table
 ---@return integer?
-local function under_cursor(session)
-  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-  for i, hunk in ipairs(session.hunks) do
-    local first, last = rows(hunk)
-    if row >= first and row <= last then return i end
-  end
-  return nil
-end
+local function under_cursor(session) return hunk_at(session.hunks, 0) end
 
 --- Moves the cursor to the next (1) or previous (-1) hunk, wrapping around.
 ---@param buf integer

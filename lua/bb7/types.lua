@@ -131,13 +131,20 @@
 ---@field label string
 
 --- One part of the next request: `kind` (system_prompt, instructions, tool_prompt, tools,
---- file, diff, history, latest, retry), `path` for a file's block or diff, `line` as listed.
+--- file, diff, history, latest, retry), `path` for a file's block or diff (`start_line`,
+--- `end_line` for a section's), `message` for a history part (one stored message, with its
+--- events), `excluded` for a message the user left out (listed, not sent, not in the sum),
+--- `line` as listed.
 ---@class bb7.PromptPartRow
 ---@field kind string
 ---@field tokens integer
 ---@field cost? number
 ---@field line string
 ---@field path string
+---@field start_line integer
+---@field end_line integer
+---@field message integer
+---@field excluded boolean
 
 --- A chat as the chat list and the view's title show it (`effort`: the chat's own
 --- reasoning effort, '' for the default).
@@ -154,14 +161,17 @@
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
 --- lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
---- a long note; `usage`: the chat's totals for the window bar (tokens, cost), '' before any
---- answer. The heading and quote shapes travel along so Lua streams in the same shapes.
+--- a long note; `excluded`: (first, last) 1-based lines of each message left out of future
+--- requests, drawn dimmed; `usage`: the chat's totals for the window bar (tokens, cost), ''
+--- before any answer. The heading and quote shapes travel along so Lua streams in the same
+--- shapes.
 ---@class bb7.Rendered
 ---@field lines string[]
 ---@field highlights [integer, string][]
 ---@field folds [integer, integer][]
 ---@field anchors bb7.Anchor[]
 ---@field usage string
+---@field excluded [integer, integer][]
 ---@field user_heading string
 ---@field assistant_heading string
 ---@field reasoning_title string

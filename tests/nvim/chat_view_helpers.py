@@ -3,11 +3,65 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
-from editor import screen, type_command, wait_for
+import pytest
+from editor import VERSIONS, screen, type_command, wait_for
 
 ROWS, COLS = 24, 80
+
+
+class Display(NamedTuple):
+    """A terminal's size and the chat view's `layout` option."""
+
+    rows: int
+    cols: int
+    layout: str
+
+    def __str__(self) -> str:
+        return f"{self.cols}x{self.rows}-{self.layout}"
+
+
+# The screens a new user tries: a small and a large terminal, each layout.
+DISPLAYS = tuple(
+    Display(rows, cols, layout)
+    for layout in ("tab", "split")
+    for rows, cols in ((24, 80), (40, 120))
+)
+
+
+def on_every_screen() -> pytest.MarkDecorator:
+    """Parametrizes a test's `nvim_binary` (indirectly, by version) and `display`: 80x24 in the
+    tab layout on every Neovim version, the other screens on the newest only (the view's Lua is
+    the same on both; each start costs time)."""
+    first, *others = DISPLAYS
+    params = [pytest.param(v, first, id=f"{v}-{first}") for v in VERSIONS]
+    params += [pytest.param(VERSIONS[-1], d, id=f"{VERSIONS[-1]}-{d}") for d in others]
+    return pytest.mark.parametrize(("nvim_binary", "display"), params, indirect=["nvim_binary"])
+
+
+def pane_screen(nvim: Any, pane: str) -> list[str]:
+    """The screen rows of one pane of the view (its bar first), only its columns."""
+    nvim.command("redraw!")
+    rows: list[str] = nvim.exec_lua(
+        """
+        local win = require('bb7.chat').win(...)
+        local info = vim.fn.getwininfo(win)[1]
+        local rows = {}
+        for r = info.winrow, info.winrow + info.winbar + info.height - 1 do
+          local cells = {}
+          for c = info.wincol, info.wincol + info.width - 1 do
+            cells[#cells + 1] = vim.fn.screenstring(r, c)
+          end
+          rows[#rows + 1] = table.concat(cells):gsub('%s+$', '')
+        end
+        return rows
+        """,
+        pane,
+    )
+    return rows
+
+
 OPEN = "require('bb7.chat').is_open()"
 STREAMING = "require('bb7.chat.view').streaming()"
 

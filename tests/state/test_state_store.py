@@ -64,11 +64,13 @@ def test_a_v1_database_is_migrated_forward_and_keeps_its_chats(tmp_path: Path) -
     _v1_project(tmp_path)
     store = open_project(tmp_path)
     assert isinstance(store, Store)
-    assert store.schema_version() == SCHEMA_VERSION == 6
+    assert store.schema_version() == SCHEMA_VERSION == 7
     (chat,) = store.chats()
     assert (chat.name, chat.retry_context) == ("Refactor the parser", "")
     assert store.retry_outputs(chat.id) == []
-    assert store.messages(chat.id)[0].text() == "please tokenize the lexer input"
+    (message,) = store.messages(chat.id)
+    assert message.text() == "please tokenize the lexer input"
+    assert not message.excluded  # v7: every message of an older chat is still sent
     hits = search_chats([store], "tokeniz")
     assert [(h.chat.id, h.match) for h in hits] == [("abc1234567", "message")]
     assert [h.match for h in search_chats([store], "parser")] == ["name"]

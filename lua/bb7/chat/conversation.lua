@@ -183,6 +183,17 @@ function M.render(rendered)
   for _, hl in ipairs(rendered.highlights) do
     vim.api.nvim_buf_set_extmark(b, M.ns, hl[1], 0, { line_hl_group = hl[2] })
   end
+  -- A message left out of future requests: dimmed over the markdown's own colours.
+  for _, range in ipairs(rendered.excluded or {}) do
+    local last = vim.api.nvim_buf_get_lines(b, range[2] - 1, range[2], false)[1] or ''
+    vim.api.nvim_buf_set_extmark(b, M.ns, range[1] - 1, 0, {
+      end_row = range[2] - 1,
+      end_col = #last,
+      hl_group = 'BB7Excluded',
+      hl_eol = true,
+      priority = 200,
+    })
+  end
   if #rendered.lines == 0 then
     vim.api.nvim_buf_set_extmark(b, M.ns, 0, 0, {
       virt_text = { { 'A new chat: write below, add files with :BB7Add', 'BB7ChatStatus' } },
@@ -458,11 +469,19 @@ function M.info()
   local backend = require('bb7.backend')
   backend.request('message_info', { message_id = anchor[2] }, function(err, info)
     if err then return backend.report(err) end
-    if not win() then return end
-    vim.lsp.util.open_floating_preview(info.lines, '', {
+    local w = win()
+    if not w then return end
+    -- Broken between words to the pane's width (Neovim would cut a word where the screen
+    -- ends: the split layout's pane starts mid-screen).
+    local width = math.max(20, math.min(vim.o.columns - 4, vim.api.nvim_win_get_width(w) - 2))
+    local lines = {}
+    for _, line in ipairs(info.lines) do
+      vim.list_extend(lines, require('bb7.chat.layout').wrap(line, width))
+    end
+    vim.lsp.util.open_floating_preview(lines, '', {
       border = 'rounded',
       focus_id = 'bb7_message_info',
-      max_width = vim.o.columns - 4,
+      max_width = width,
     })
   end)
 end
@@ -484,6 +503,15 @@ local function user_message()
     return nil
   end
   return anchor[2]
+end
+
+--- Excludes the message under the cursor from future requests (your message with its
+--- answer; it stays here, dimmed), or includes it again when it is excluded.
+function M.exclude()
+  if M.busy() then return end
+  local anchor = M.message_at_cursor()
+  if not anchor then return ui.say('put the cursor on a message', 'warn') end
+  require('bb7.chat.prompt').exclude(anchor[2])
 end
 
 --- Forks (`fork_chat`) or cuts (`edit_message`) the chat at user message `id`; the view shows

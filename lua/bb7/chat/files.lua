@@ -75,9 +75,11 @@ function M.render(panel)
   local win = view.win('files')
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
-    -- Stacked under the conversation: as tall as the list and never under 4 rows (the bar,
-    -- a file or two), so a short list still reads as a panel; the conversation gets the rest.
-    vim.api.nvim_win_set_height(win, math.max(4, math.min(#lines, 10)))
+    -- Stacked under the conversation: as tall as the list (its bar, its rows, the
+    -- instructions' line; at most 10 rows of files) and never under 4 rows, so a short list
+    -- still reads as a panel; the conversation gets the rest.
+    local rows = math.min(#lines, 10) + (#(panel.instructions or {}) > 0 and 1 or 0)
+    vim.api.nvim_win_set_height(win, math.max(4, 1 + rows))
   end
   view.winbars()
 end
@@ -129,6 +131,11 @@ end
 local function on_file(method, row, redraw, extra)
   local args = { path = row.abs, buffers = view.buffers(row.abs) }
   backend().request(method, vim.tbl_extend('force', args, extra or {}), done(redraw))
+end
+
+--- The lines of a section's row (0, 0 for a whole file), as `update_file` and `remove` name it.
+local function lines_of(row)
+  return { start_line = row.start_line or 0, end_line = row.end_line or 0 }
 end
 
 --- Applies the pending change under the cursor (asks first over local changes).
@@ -241,8 +248,7 @@ end
 function M.update(redraw)
   local row = current()
   if not row then return end
-  local lines = { start_line = row.start_line or 0, end_line = row.end_line or 0 }
-  on_file('update_file', row, redraw, lines)
+  on_file('update_file', row, redraw, lines_of(row))
 end
 
 ---@param redraw fun()
@@ -279,7 +285,7 @@ function M.remove(redraw)
   if not row then return end
   ui.confirm(
     ("Remove %s from the chat's context?"):format(row.path),
-    function() on_file('remove', row, redraw) end
+    function() on_file('remove', row, redraw, lines_of(row)) end
   )
 end
 

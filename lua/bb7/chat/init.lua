@@ -22,7 +22,7 @@ function M.buf(pane)
   local buf, created = view.buf(pane)
   if created then
     require('bb7.chat.keys').attach(buf, pane, M)
-    if pane == 'input' then require('bb7.chat.input').setup(buf, M) end
+    if pane == 'input' then require('bb7.chat.input').setup(buf) end
     if pane == 'conversation' then require('bb7.chat.conversation').setup(buf) end
   end
   return buf
@@ -245,7 +245,7 @@ function M.dismiss_retry()
   end)
 end
 
---- Picks a project file (|vim.ui.select()|) and adds it to the chat.
-function M.pick_file() require('bb7.chat.picker').pick(M.refresh) end
+--- Picks project files (in the `picker` option's picker) and adds them to the chat.
+function M.pick_file() require('bb7.chat.picker').pick() end
 
 return M

@@ -1,8 +1,8 @@
 --- The input pane: where the user writes the next message. `<CR>` (normal mode) or the
 --- `send_insert` key sends it; the text is kept as the chat's draft in the host (saved
 --- 500 ms after the last change, and at once before the view closes or changes chat).
---- Typing `@` completes a project path (|i_CTRL-X_CTRL-O|); choosing one adds that file to
---- the chat's context. An empty send while failed edits wait puts a repair request here.
+--- Typing `@` completes a project path (|i_CTRL-X_CTRL-O|, or the blink.cmp / nvim-cmp
+--- source of `bb7.integrations`); choosing one adds that file to the chat's context. An empty send while failed edits wait puts a repair request here.
 local M = {}
 
 local view = require('bb7.chat.view')
@@ -32,15 +32,19 @@ function M.flush()
   end)
 end
 
+--- Where the path being typed after `@` starts in `before` (the line up to the cursor): the
+--- 0-based column after the last `@` not followed by a space; nil when there is none.
+---@param before string
+---@return integer?
+function M.path_start(before) return (before:find('@[^%s@]*$')) end
+
 --- `omnifunc` of the input: project paths after `@` (from `bb7.chat.picker`'s list).
 ---@param findstart integer
 ---@param base string
 ---@return integer|table
 function M.complete(findstart, base)
   if findstart == 1 then
-    local line = vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)
-    local at = line:find('@[^%s@]*$')
-    return at and at or -3 -- the column after `@` (0-based), or cancel quietly
+    return M.path_start(vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)) or -3
   end
   local items = {}
   for _, path in ipairs(require('bb7.chat.picker').cached()) do
@@ -51,11 +55,9 @@ function M.complete(findstart, base)
   return items
 end
 
---- Sets up `buf` as the input: draft saving and `@` completion (a completed path is added,
---- then `controller` redraws the view).
+--- Sets up `buf` as the input: draft saving and `@` completion (a completed path is added).
 ---@param buf integer
----@param controller table
-function M.setup(buf, controller)
+function M.setup(buf)
   vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
     buffer = buf,
     desc = 'bb7: save the draft (debounced)',
@@ -66,11 +68,14 @@ function M.setup(buf, controller)
     end,
   })
   vim.bo[buf].omnifunc = "v:lua.require'bb7.chat.input'.complete"
+  -- nvim-cmp loaded after setup(): its source, registered now (never loads cmp).
+  if package.loaded.cmp then require('bb7.integrations.cmp').register() end
   vim.api.nvim_create_autocmd('InsertCharPre', {
     buffer = buf,
     desc = 'bb7: complete a project path after @',
     callback = function()
-      if vim.v.char ~= '@' then return end
+      -- A completion plugin's bb7 source serves the buffer: its menu, not the omnifunc's.
+      if vim.v.char ~= '@' or vim.b[buf].bb7_completion then return end
       -- After the `@` is in (and outside the text lock): list the files, then complete.
       vim.schedule(function()
         require('bb7.chat.picker').load(function()
@@ -87,7 +92,7 @@ function M.setup(buf, controller)
     callback = function()
       local data = vim.v.completed_item and vim.v.completed_item.user_data
       if type(data) == 'table' and data.bb7_add then
-        require('bb7.chat.picker').add(data.bb7_add, function() controller.refresh() end)
+        require('bb7.chat.picker').add(data.bb7_add)
       end
     end,
   })

@@ -77,10 +77,11 @@ function M.open(layout, bufs)
   for pane, win in pairs(wins) do
     set(win, OPTIONS[pane])
   end
-  if layout ~= 'tab' and vim.o.lines < 30 then
+  if layout ~= 'tab' then
     -- Three panes in one column of a short screen (24 lines): three lines of input leave the
-    -- conversation room (the files panel takes what its list needs, `bb7.chat.files`).
-    vim.api.nvim_win_set_height(wins.input, 3)
+    -- conversation room (the files panel takes what its list needs, `bb7.chat.files`). On a
+    -- tall one the input keeps its height: splitting it for the files panel changed it.
+    vim.api.nvim_win_set_height(wins.input, vim.o.lines < 30 and 3 or M.INPUT_HEIGHT)
   end
   return wins, vim.api.nvim_win_get_tabpage(wins.conversation)
 end

@@ -109,11 +109,12 @@ function M.progress()
     .. (tokens > 0 and (' · ~%d tok'):format(tokens) or '')
 end
 
--- The least of a chat's name worth showing in the bar (`A chat w…`).
-local MIN_NAME = 10
+-- The least of a chat's name worth showing in the bar (`A chat w…`), and of its model.
+local MIN_NAME, MIN_MODEL = 10, 8
 
 --- What of `name` and `model` the conversation's bar shows in `width` cells beside `right`
---- (the totals or the streaming progress, always whole): the model loses its provider prefix
+--- (the effort and the totals or the streaming progress, whole: the caller keeps it to what
+--- fits beside `MIN_MODEL` cells of model): the model loses its provider prefix
 --- (`claude-sonnet-4.5`), then the name is cut or left out (nil), then the model is cut.
 ---@param width integer
 ---@param name string
@@ -125,7 +126,7 @@ function M.title(width, name, model, right)
   local len = vim.api.nvim_strwidth
   local want = math.min(len(name), MIN_NAME) + len(' · ')
   if 1 + len(model .. right) + want > width then model = model:gsub('^[^/]*/', '') end
-  model = M.truncate(model, math.max(8, width - 2 - len(right)))
+  model = M.truncate(model, math.max(MIN_MODEL, width - 2 - len(right)))
   local room = width - 1 - len(model .. right) - len(' · ')
   if room < math.min(len(name), 4) then return nil, model end
   return M.truncate(name, room), model
@@ -163,9 +164,10 @@ function M.winbars()
   local keys = require('bb7.config').get().keys
   local conversation = M.win('conversation')
   if conversation and S.chat then
-    local right = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
-    -- The chat's own reasoning effort, kept whole with the totals.
-    if (S.chat.effort or '') ~= '' then right = ' · effort ' .. S.chat.effort .. right end
+    local totals = M.streaming() and M.progress() or (S.usage ~= '' and (' · ' .. S.usage) or '')
+    -- The chat's own reasoning effort, before the totals.
+    local effort = (S.chat.effort or '') ~= '' and (' · effort ' .. S.chat.effort) or ''
+    local right = effort .. totals
     local name = (S.chat.scope == 'global' and '[global] ' or '') .. S.chat.name
     -- First, so a narrow bar never cuts it: output arrived below where the user reads.
     local below = ''
@@ -173,6 +175,14 @@ function M.winbars()
       below = ' ↓ new answer below' .. (keys.latest and (': ' .. keys.latest) or '') .. ' '
     end
     local width = vim.api.nvim_win_get_width(conversation) - vim.api.nvim_strwidth(below)
+    -- In a narrow pane (the split layout, or beside the marker) Neovim would cut the bar from
+    -- the left, marker first: what matters less gives way. While streaming the progress stays
+    -- longest, else the effort (the next send's); the chat's totals go first.
+    local function fits(text) return 1 + MIN_MODEL + vim.api.nvim_strwidth(text) <= width end
+    if not fits(right) then
+      local kept = M.streaming() and totals or effort
+      right = fits(kept) and kept or ''
+    end
     local title, model = M.title(width, name, S.chat.model, right)
     title = title and ('%#BB7ChatTitle# ' .. escape(title) .. '%* ·') or ''
     below = below ~= '' and ('%#BB7ChatNew#' .. escape(below) .. '%*') or ''
@@ -192,28 +202,52 @@ function M.winbars()
     local text
     if S.chat and S.chat.held_by ~= '' then
       -- Another bb7 holds the chat: its pid, how to take it, then where it runs (cut first).
+      -- In a narrow pane (the split layout at 80 columns) the command stays whole, its verb
+      -- goes: Neovim would cut the bar at its end.
       local pid, where = S.chat.held_by:match('^(pid %d+) (.*)$')
-      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · :BB7Chat! takes it over · %%<%s'):format(
-        escape(pid or S.chat.held_by),
-        escape(where or '')
-      )
+      pid = pid or S.chat.held_by
+      local width = vim.api.nvim_win_get_width(input)
+      local take = ':BB7Chat! takes it over'
+      local function room()
+        return width - vim.api.nvim_strwidth((' ⊘ read-only, %s · %s · '):format(pid, take))
+      end
+      if room() < 0 then take = ':BB7Chat!' end
+      text = ('%%#BB7RetryBanner#⊘ read-only, %s%%* · %s'):format(escape(pid), take)
+      -- Where it runs only with room for some of it (`%<` cuts its start): with none, Neovim
+      -- would cut the bar's end.
+      if where and room() >= 8 then text = text .. ' · %<' .. escape(where) end
     elseif S.retry then
       -- Short, warning first: it must fit the 40 columns of a split at 80 columns.
       local dismiss = keys.dismiss_retry and (' · %s drop'):format(escape(keys.dismiss_retry))
         or ''
       text = '%#BB7RetryBanner#⚠ next send repairs edits%*' .. dismiss
     else
-      -- The estimate first: in a narrow pane the keys (also under `?`) are cut, not it.
-      local estimate = S.estimate and ('%#BB7ChatStatus#' .. escape(S.estimate) .. '%* · ') or ''
-      -- After an error or a cancel, first: the key that sends the message again.
+      -- After an error or a cancel, first: the key that sends the message again; then the
+      -- estimate. The keys (also under `?`) give way in a narrow pane, the help first: Neovim
+      -- would cut the bar from the left.
+      local items = {} ---@type string[][] { text, highlight group? }
       if S.resend and keys.resend then
-        estimate = ('%%#BB7RetryBanner#%s resends%%* · '):format(escape(keys.resend)) .. estimate
+        table.insert(items, { keys.resend .. ' resends', 'BB7RetryBanner' })
       end
-      text = ('Message · %s%s send · %s help'):format(
-        estimate,
-        escape(keys.send or ''),
-        escape(keys.help or '')
-      )
+      if S.estimate then table.insert(items, { S.estimate, 'BB7ChatStatus' }) end
+      local kept = #items
+      if keys.send then table.insert(items, { keys.send .. ' send' }) end
+      if keys.help then table.insert(items, { keys.help .. ' help' }) end
+      local function width()
+        local plain = { 'Message' }
+        for _, item in ipairs(items) do
+          table.insert(plain, item[1])
+        end
+        return vim.api.nvim_strwidth(' ' .. table.concat(plain, ' · '))
+      end
+      while #items > kept and width() > vim.api.nvim_win_get_width(input) do
+        table.remove(items)
+      end
+      text = 'Message'
+      for _, item in ipairs(items) do
+        local shown = escape(item[1])
+        text = text .. ' · ' .. (item[2] and ('%#' .. item[2] .. '#' .. shown .. '%*') or shown)
+      end
     end
     vim.wo[input].winbar = ' ' .. text
   end

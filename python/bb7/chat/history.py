@@ -5,7 +5,10 @@ What the model reads: user, assistant and system texts in order, file events wit
 action names, and before each user message the files it was sent with (a `HistoryTurn`, where
 the prompt shows the model what changed in them). Left out: reasoning (models re-derive it,
 and resending it only costs tokens) and fork warnings (they concern the user's copy of a file,
-and the restored snapshot the model sees is already consistent).
+and the restored snapshot the model sees is already consistent), and the messages the user
+excluded from future requests, with their events (what an answer wrote, too: the files as they
+are now reach the model all the same). The files a user message was sent with stay, excluded
+or not: they are the chat's context, which the user manages apart.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ _ROLES: dict[str, Literal["user", "assistant", "system"]] = {
 }
 
 
-def history_event(event: Event) -> HistoryEvent | None:
+def history_event(event: Event, message: int = 0) -> HistoryEvent | None:
     """The prompt's form of a stored file event; None for events the model does not see."""
     action: EventAction | None
     if event.action == "user_set_readonly":
@@ -79,6 +82,7 @@ def history_event(event: Event) -> HistoryEvent | None:
         end_line=event.end_line or None,
         reason=event.reason or None,
         diff=event.diff or None,
+        message=message,
     )
 
 
@@ -102,11 +106,15 @@ def pending_output(output: StoredOutput | OutputRef, text: str) -> PendingOutput
 
 
 def history(
-    messages: Iterable[Message], blob: Callable[[str], str] | None = None
+    messages: Iterable[Message],
+    blob: Callable[[str], str] | None = None,
+    *,
+    keep_excluded: bool = False,
 ) -> list[HistoryEntry]:
-    """Every message's text and events, in order (an `event` message is only its events); with
-    `blob` (which reads a snapshot's text), each user message is preceded by the files it was
-    sent with."""
+    """Every message's text and events, in order (an `event` message is only its events), but
+    those of excluded messages (unless `keep_excluded`: what they would cost); with `blob`
+    (which reads a snapshot's text), each user message is preceded by the files it was sent
+    with."""
     entries: list[HistoryEntry] = []
     for message in messages:
         if message.role == "user" and blob is not None:
@@ -116,13 +124,17 @@ def history(
                     outputs=[pending_output(o, blob(o.blob)) for o in message.outputs_snapshot],
                 )
             )
+        if message.excluded and not keep_excluded:
+            continue
         role = _ROLES.get(message.role)
         text = message.text()
         if role is not None and text.strip():
-            entries.append(HistoryMessage(role=role, text=text))
+            entries.append(HistoryMessage(role=role, text=text, message=message.id))
+        # The user's file actions between messages are counted together, as one part.
+        owner = 0 if message.role == "event" else message.id
         for part in message.parts:
             if isinstance(part, EventPart):
-                event = history_event(part.event)
+                event = history_event(part.event, owner)
                 if event is not None and blob is not None and event.action == "assistant_wrote":
                     event = msgspec.structs.replace(event, content=blob(part.event.blob))
                 if event is not None:

@@ -63,9 +63,11 @@ def build_turn(
     before_seq: int | None = None,
     model: ModelInfo | None = None,
     instructions: Instructions | None = None,
+    keep_excluded: bool = False,
 ) -> Turn:
     """The request for `latest` after the chat's messages (those before `before_seq` when
-    given: the latest user message is already stored and must not appear twice)."""
+    given: the latest user message is already stored and must not appear twice), but those the
+    user excluded (with `keep_excluded`: the request as if none were, to price them)."""
     global_chat = store.scope == GLOBAL
     supports_tools = None if model is None else model.supports_tools
     edit_format = choose_edit_format(config.diff_mode, supports_tools, global_chat=global_chat)
@@ -75,7 +77,7 @@ def build_turn(
     notices: list[Notice] = []
     with store.transaction():
         messages = [m for m in store.messages(chat_id) if before_seq is None or m.seq < before_seq]
-        past = history(messages, functools.cache(store.blob))
+        past = history(messages, functools.cache(store.blob), keep_excluded=keep_excluded)
         entries = store.entries_with_text(chat_id)
         outputs = {o.path: (o, store.blob(o.blob)) for o in store.outputs(chat_id)}
         bases = edit_bases(store, chat_id)

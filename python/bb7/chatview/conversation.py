@@ -4,10 +4,12 @@ Each user and assistant message opens with a `## You` / `## Assistant · model` 
 model's reasoning is a block quote that Lua folds; file events are one line each
 (`Assistant modified: src/x.py`); system messages (errors, an aborted answer) are marked lines.
 Alongside the lines come whole-line highlight groups, the reasoning folds and an anchor per
-message (for fork and edit from the message under the cursor). After an answer whose edits
-failed, a retry banner closes the conversation until the next send. While an answer streams,
-`lua/bb7/chat/conversation.lua` appends text in these same shapes; when it ends, the chat is
-rendered here again. Not for the model's prompt (that is `bb7.chat.history`).
+message (for fork and edit from the message under the cursor). A message the user excluded
+from future requests says so in its heading (`## You · excluded`), its lines drawn dimmed.
+After an answer whose edits failed, a retry banner closes the conversation until the next
+send. While an answer streams, `lua/bb7/chat/conversation.lua` appends text in these same
+shapes; when it ends, the chat is rendered here again. Not for the model's prompt (that is
+`bb7.chat.history`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ HL_WARNING = "BB7ChatWarning"
 HL_ERROR = "BB7ChatError"
 HL_RETRY = "BB7RetryBanner"
 HL_USAGE = "BB7ChatStatus"
+HL_EXCLUDED = "BB7Excluded"
+
+# The heading's mark of a message left out of future requests (readable without colour).
+EXCLUDED_MARK = " · excluded"
 
 # A system note longer than this many lines shows its first line and folds the rest.
 FOLD_AFTER = 6
@@ -70,14 +76,17 @@ class Anchor(msgspec.Struct, frozen=True, array_like=True):
 class Rendered(msgspec.Struct, frozen=True):
     """The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
     lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
-    a long note; `usage`: the chat's totals for the window bar (tokens, cost), '' before any
-    answer. The heading and quote shapes travel along so Lua streams in the same shapes."""
+    a long note; `excluded`: (first, last) 1-based lines of each message left out of future
+    requests, drawn dimmed; `usage`: the chat's totals for the window bar (tokens, cost), ''
+    before any answer. The heading and quote shapes travel along so Lua streams in the same
+    shapes."""
 
     lines: list[str]
     highlights: list[tuple[int, str]]
     folds: list[tuple[int, int]]
     anchors: list[Anchor]
     usage: str = ""
+    excluded: list[tuple[int, int]] = []
     user_heading: str = USER_HEADING
     assistant_heading: str = ASSISTANT_HEADING
     reasoning_title: str = REASONING_TITLE
@@ -115,6 +124,7 @@ class _Writer:
         self.highlights: list[tuple[int, str]] = []
         self.folds: list[tuple[int, int]] = []
         self.anchors: list[Anchor] = []
+        self.excluded: list[tuple[int, int]] = []
 
     def block(self, lines: list[str], group: str | None = None) -> tuple[int, int]:
         """Append `lines` after a blank separator; returns their 1-based (first, last)."""
@@ -128,7 +138,7 @@ class _Writer:
         return first, len(self.lines)
 
     def rendered(self, usage: str = "") -> Rendered:
-        return Rendered(self.lines, self.highlights, self.folds, self.anchors, usage)
+        return Rendered(self.lines, self.highlights, self.folds, self.anchors, usage, self.excluded)
 
 
 def _text_lines(text: str) -> list[str]:
@@ -196,10 +206,15 @@ def _note(out: _Writer, lines: list[str]) -> None:
 
 
 def _message(out: _Writer, message: Message) -> None:
+    start = len(out.lines) + 1
     if message.role in ("user", "assistant"):
         heading = USER_HEADING if message.role == "user" else assistant_heading(message.model)
+        if message.excluded:
+            heading += EXCLUDED_MARK
         first, _ = out.block([heading], HL_USER if message.role == "user" else HL_ASSISTANT)
         out.anchors.append(Anchor(first, message.id, message.role))
+    elif message.excluded:
+        out.block(["(excluded from future requests)"])
     reasoning = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart))
     if reasoning.strip():
         out.folds.append(out.block(reasoning_lines(reasoning), HL_REASONING))
@@ -221,6 +236,10 @@ def _message(out: _Writer, message: Message) -> None:
         line = usage_line(message.usage)
         if line:
             out.block([line], HL_USAGE)
+    if message.excluded and len(out.lines) >= start:
+        # The separator above the message is not its own.
+        first = start + 1 if start > 1 else start
+        out.excluded.append((first, len(out.lines)))
 
 
 # How `bb7.chat.send` notes a send that ended without an answer: an error, or a cancel.

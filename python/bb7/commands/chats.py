@@ -6,6 +6,8 @@ import argparse
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from bb7.commands.session import (
     add_root_option,
     print_json,
@@ -14,7 +16,8 @@ from bb7.commands.session import (
 )
 from bb7.refusal import Abort, unwrap
 from bb7.state import chats, history, lock
-from bb7.state.records import GLOBAL, PROJECT, Problem
+from bb7.state.records import GLOBAL, PROJECT, Chat, Problem
+from bb7.state.workspace import Workspace
 
 
 def register(subparsers: Any) -> None:
@@ -51,6 +54,12 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run, action=None, json=False)
 
 
+def held_by(ws: Workspace, chat: Chat) -> str:
+    """The other live process holding `chat` (`pid 4242 in ~/p`), or ''."""
+    store = ws.store(chat.scope)
+    return "" if isinstance(store, Problem) else lock.held_by(store, chat.id)
+
+
 @reported
 def run(args: argparse.Namespace) -> int:
     with workspace(args) as ws:
@@ -59,14 +68,18 @@ def run(args: argparse.Namespace) -> int:
             active = ws.active()
             active_id = None if active is None else active[1].id
             rows = chats.list_chats(ws.stores())
+            # Who else holds each chat (a live writer lease, as the editor's list marks it).
+            held = {chat.id: held_by(ws, chat) for chat in rows}
             if args.json:
-                print_json({"active": active_id, "chats": rows})
+                listed = [msgspec.to_builtins(c) | {"held_by": held[c.id]} for c in rows]
+                print_json({"active": active_id, "chats": listed})
                 return 0
             for chat in rows:
                 mark = "*" if chat.id == active_id else " "
                 pin = "!" if chat.pinned else " "
                 when = datetime.fromtimestamp(chat.updated).strftime("%Y-%m-%d %H:%M")
-                print(f"{mark}{pin} {chat.id}  {chat.scope:7} {when}  {chat.name}")
+                note = f"  (held by {held[chat.id]})" if held[chat.id] else ""
+                print(f"{mark}{pin} {chat.id}  {chat.scope:7} {when}  {chat.name}{note}")
             return 0
         if action == "new":
             store = unwrap(ws.store(GLOBAL if args.global_ else PROJECT))

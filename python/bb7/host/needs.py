@@ -35,9 +35,8 @@ TAKE = ":BB7Chat! takes it over"
 
 
 def held_elsewhere(store: Store, chat: Chat) -> str:
-    """Who else holds `chat` (`lock.describe`), '' when no other live process does."""
-    lease = lock.holder(store, chat.id)
-    return "" if lease is None else lock.describe(lease)
+    """Who else holds `chat` (`lock.held_by`), '' when no other live process does."""
+    return lock.held_by(store, chat.id)
 
 
 # Lua that writes one file through its loaded buffer; returns nil, or why it could not.

@@ -38,7 +38,7 @@ def over_context(prompt: Prompt, context_length: int | None) -> str | None:
     largest = ", ".join(f"{label} {format_tokens(n)}" for label, n in largest_parts(prompt))
     return (
         # What to do first: a one-line view cuts the end, where the figures are.
-        f"Not sent: remove files or sections, or start a new chat. The prompt is about "
-        f"{format_tokens(prompt.total_tokens)} tokens, {format_tokens(over)} over the model's "
-        f"context of {format_tokens(context_length)} (largest: {largest})."
+        "Not sent: remove files or sections, exclude old messages, or start a new chat. The "
+        f"prompt is about {format_tokens(prompt.total_tokens)} tokens, {format_tokens(over)} over "
+        f"the model's context of {format_tokens(context_length)} (largest: {largest})."
     )

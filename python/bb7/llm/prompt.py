@@ -103,6 +103,8 @@ class HistoryMessage(msgspec.Struct, frozen=True, tag="message", tag_field="type
     role: Literal["user", "assistant", "system"]
     text: str
     kind: Literal["text", "reasoning"] = "text"
+    # The stored message it comes from (0: not stored): its part of the prompt is counted apart.
+    message: int = 0
 
 
 class HistoryEvent(msgspec.Struct, frozen=True, tag="event", tag_field="type"):
@@ -119,6 +121,8 @@ class HistoryEvent(msgspec.Struct, frozen=True, tag="event", tag_field="type"):
     diff: str | None = None
     # assistant_wrote: the text the model wrote, shown after the event as its diff.
     content: str | None = None
+    # The stored message carrying the event (0: not stored); counted with that message.
+    message: int = 0
 
 
 class HistoryTurn(msgspec.Struct, frozen=True, tag="turn", tag_field="type"):
@@ -171,7 +175,9 @@ class FileBlock(msgspec.Struct, frozen=True):
 
 
 class PromptPart(msgspec.Struct, frozen=True):
-    """Estimated tokens of one part; `path` is set for file blocks and diffs."""
+    """Estimated tokens of one part; `path` is set for file blocks and diffs (with the lines of
+    a section); `message` for a history part: one stored message with its events (what the
+    model wrote after them included)."""
 
     name: Literal[
         "system_prompt",
@@ -186,6 +192,9 @@ class PromptPart(msgspec.Struct, frozen=True):
     ]
     tokens: int
     path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    message: int = 0
 
 
 class Prompt(msgspec.Struct, frozen=True):
@@ -370,7 +379,9 @@ class _History:
     """The history as rendered, entry by entry, remembering what the model saw of each file.
 
     Rendering depends only on the entries before, so a longer history renders to the same text
-    with more after it (the prompt's prefix stays byte-identical).
+    with more after it (the prompt's prefix stays byte-identical). Its parts, in order: a file's
+    block or diff shown at a turn, and one part per stored message (its text, its events and
+    what the model wrote in them), so each message's cost can be read apart.
     """
 
     def __init__(self, *, diffs: bool, global_chat: bool) -> None:
@@ -381,7 +392,8 @@ class _History:
         self.turns: list[str] = []
         self.out: list[str] = []
         self.parts: list[PromptPart] = []
-        self.text_tokens = 0
+        # The message part being written: (message id, tokens so far).
+        self.open: tuple[int, int] | None = None
         # Who changed each path since the last turn, from the events (for a diff's `by=`).
         self.changed_by: dict[str, DiffAuthor] = {}
 
@@ -393,7 +405,8 @@ class _History:
         if isinstance(entry, HistoryMessage):
             kind = " kind=reasoning" if entry.kind == "reasoning" else ""
             body = _with_newline(entry.text)
-            self._text(f"{MSG_OPEN} n={self.n} role={entry.role}{kind}\n{body}{MSG_CLOSE}\n")
+            text = f"{MSG_OPEN} n={self.n} role={entry.role}{kind}\n{body}{MSG_CLOSE}\n"
+            self._emit(text, entry.message)
         else:
             line = f"{EVENT} n={self.n} action={entry.action} path={entry.path}"
             if entry.file_id:
@@ -404,7 +417,7 @@ class _History:
                 line += f" lines={entry.start_line}-{entry.end_line}"
             if entry.reason:
                 line += f" reason={json.dumps(entry.reason, ensure_ascii=False)}"
-            self._text(line + "\n" + (entry.diff or ""))
+            self._emit(line + "\n" + (entry.diff or ""), entry.message)
             self.changed_by[entry.path] = (
                 "assistant" if entry.action == "assistant_wrote" else "user"
             )
@@ -416,7 +429,7 @@ class _History:
                     mode="rw",
                     status="pending_output",
                 )
-                self._show(written, entry.content, "assistant")
+                self._show(written, entry.content, "assistant", entry.message)
                 del self.changed_by[entry.path]
 
     def turn(self, files: list[ContextFile], outputs: list[PendingOutput]) -> list[FileBlock]:
@@ -439,27 +452,32 @@ class _History:
     def close(self) -> list[str]:
         """The history's parts (the last one ended by the current turn), the first titled."""
         self._end_part()
-        self.parts.append(PromptPart("history", self.text_tokens))
+        self._close_message()
         if self.turns:
             self.turns[0] = SECTION_HISTORY + "\n\n" + self.turns[0]
         return self.turns
 
-    def _show(self, block: FileBlock, content: str, by: DiffAuthor) -> None:
+    def _show(
+        self, block: FileBlock, content: str, by: DiffAuthor, message: int | None = None
+    ) -> None:
         """Show a file the model has not seen in this version: a diff against the version it
-        saw, or the whole file."""
+        saw, or the whole file (part of `message` when a message's event shows it)."""
         key = (block.path, block.start_line, block.end_line)
         seen = self.seen.get(key)
         if seen is not None and seen.file_id == block.id:
             return
-        if seen is not None and self.diffs and self._diff(block, content, seen, by):
+        if seen is not None and self.diffs and self._diff(block, content, seen, by, message):
             return
         self.n += 1
         text = _render_block(self.n, block, content)
-        self.out.append(text)
-        self.parts.append(PromptPart("file", estimate_tokens(text), block.path))
+        self._emit(
+            text, message, PromptPart("file", 0, block.path, block.start_line, block.end_line)
+        )
         self.seen[key] = _Seen(block.id, content, len(text))
 
-    def _diff(self, block: FileBlock, content: str, seen: _Seen, by: DiffAuthor) -> bool:
+    def _diff(
+        self, block: FileBlock, content: str, seen: _Seen, by: DiffAuthor, message: int | None
+    ) -> bool:
         """Show the change as a diff, unless the diffs since the block would outgrow it."""
         hunks = _hunks(seen.content, content)
         head = f"{DIFF_OPEN} n={self.n + 1} path={block.path}{_lines(block)}"
@@ -468,14 +486,29 @@ class _History:
         if seen.diffs + len(text) > seen.block * RESEND_SHARE:
             return False
         self.n += 1
-        self.out.append(text)
-        self.parts.append(PromptPart("diff", estimate_tokens(text), block.path))
+        self._emit(
+            text, message, PromptPart("diff", 0, block.path, block.start_line, block.end_line)
+        )
         seen.file_id, seen.content, seen.diffs = block.id, content, seen.diffs + len(text)
         return True
 
-    def _text(self, text: str) -> None:
+    def _emit(self, text: str, message: int | None, part: PromptPart | None = None) -> None:
+        """Send `text`, counted in `message`'s part, or else as its own `part`."""
         self.out.append(text)
-        self.text_tokens += estimate_tokens(text)
+        tokens = estimate_tokens(text)
+        if message is not None and self.open is not None and self.open[0] == message:
+            self.open = (message, self.open[1] + tokens)
+            return
+        self._close_message()
+        if message is not None:
+            self.open = (message, tokens)
+        elif part is not None:
+            self.parts.append(msgspec.structs.replace(part, tokens=tokens))
+
+    def _close_message(self) -> None:
+        if self.open is not None:
+            self.parts.append(PromptPart("history", self.open[1], message=self.open[0]))
+            self.open = None
 
     def _end_part(self) -> None:
         if self.out:

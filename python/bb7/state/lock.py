@@ -124,6 +124,13 @@ def holder(store: Store, chat_id: str) -> Lease | None:
     return current
 
 
+def held_by(store: Store, chat_id: str) -> str:
+    """Who else holds the chat (`pid 4242 in ~/project`), '' when no other live process does:
+    what the editor's chat list and `bb7 chats list` mark."""
+    lease = holder(store, chat_id)
+    return "" if lease is None else describe(lease)
+
+
 class LeaseKeeper:
     """Holds a chat for this process until `release()`: a daemon thread renews the lease every
     `interval` seconds over its own database connection (the owner's stays free). When the

@@ -301,6 +301,8 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
     created: float = 0.0
     context_snapshot: list[SnapshotRef] = []
     outputs_snapshot: list[OutputRef] = []
+    # Left out of future requests by the user (it stays in the chat); a fork keeps it.
+    excluded: bool = False
 
     def text(self) -> str:
         """The message's visible text (text parts joined)."""

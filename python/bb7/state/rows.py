@@ -29,7 +29,7 @@ T = TypeVar("T")
 CHAT = ("id", "name", "created", "updated", "model", "reasoning_effort", "draft", "pinned",
         "retry_context")  # fmt: skip
 MESSAGE = ("id", "seq", "role", "parts", "model", "usage", "created", "context_snapshot",
-           "outputs_snapshot")  # fmt: skip
+           "outputs_snapshot", "excluded")  # fmt: skip
 ENTRY = ("path", "kind", "blob", "file_id", "start_line", "end_line", "added")
 OUTPUT = ("path", "blob", "file_id", "base_file_id", "added", "created")
 OUTPUT_REF = ("path", "blob", "file_id", "base_file_id", "added")

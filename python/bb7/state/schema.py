@@ -171,6 +171,12 @@ ALTER TABLE leases ADD COLUMN started TEXT NOT NULL DEFAULT '';
 """
 
 
+# Version 7: a message the user left out of future requests (it stays in the chat).
+_V7 = """
+ALTER TABLE messages ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0;
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -181,6 +187,7 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (4, _V4),
     (5, _V5),
     (6, _V6),
+    (7, _V7),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # The tables `SCHEMA_VERSION` has: one missing is a damaged database, said at open.

@@ -388,7 +388,7 @@ class Store:
         created = message.created or time.time()
         cursor = self.conn.execute(
             "INSERT INTO messages (chat_id, seq, role, parts, model, usage, created, "
-            "context_snapshot, outputs_snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "context_snapshot, outputs_snapshot, excluded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 chat_id,
                 row[0] + 1,
@@ -399,6 +399,7 @@ class Store:
                 created,
                 to_json(message.context_snapshot),
                 to_json(message.outputs_snapshot),
+                message.excluded,
             ),
         )
         message_id = int(cursor.lastrowid or 0)
@@ -427,6 +428,13 @@ class Store:
             (chat_id, message_id),
         ).fetchone()
         return None if row is None else rows.message(row)
+
+    def set_excluded(self, chat_id: str, message_ids: list[int], excluded: bool) -> None:
+        """Leave the messages out of future requests (`excluded`), or send them again."""
+        self.conn.executemany(
+            "UPDATE messages SET excluded = ? WHERE chat_id = ? AND id = ?",
+            [(excluded, chat_id, message_id) for message_id in message_ids],
+        )
 
     def delete_messages_from(self, chat_id: str, seq: int) -> None:
         """Drop the message at `seq` and everything after it."""

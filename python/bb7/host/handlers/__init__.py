@@ -140,7 +140,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
     route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_global),
-    route("remove", PathArgs, context.remove, needs.held),
+    route("remove", FileArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),
     route("set_readonly", SetReadonlyArgs, context.set_readonly, needs.held),
@@ -167,6 +167,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("models", ModelsArgs, lazy(SEND, "models"), needs.call),
     route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
     route("prompt_parts", PromptArgs, lazy(SEND, "prompt_parts"), needs.reading),
+    route("exclude_message", MessageArgs, lazy(SEND, "exclude_message"), needs.held),
     route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
     route("retitle_chat", ChatIdArgs, lazy(SEND, "retitle_chat"), needs.project),
     route(

@@ -16,7 +16,6 @@ from bb7.host.protocol import (
     Choice,
     FileArgs,
     FileListArgs,
-    PathArgs,
     Said,
     SetReadonlyArgs,
     Updated,
@@ -59,8 +58,11 @@ def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
     return f"{context.added_summary(before, entries, h.shown)} to {chat}"
 
 
-def remove(h: Held, args: PathArgs) -> Said:
-    target = context.Target(args.path)
+def remove(h: Held, args: FileArgs) -> Said:
+    """Drop a file, or a section (by its lines, or named `path:START-END`), from the chat."""
+    target = context.Target(args.path, args.start_line, args.end_line)
+    if not args.start_line:
+        target = context.parse_target(args.path)
     entry = unwrap(context.remove(h.store, h.chat.id, target, base=h.session.root))
     publish(h, h.buffers(args.buffers).text, [entry.path])
     return Said(f"removed {entry.label()} from {h.chat.name}")

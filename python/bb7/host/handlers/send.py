@@ -23,7 +23,7 @@ from bb7.chat import events as ev
 from bb7.chat.config import SendConfig
 from bb7.chat.estimate import estimate_next
 from bb7.chat.paste import paste_response
-from bb7.chat.prompt_view import next_request
+from bb7.chat.prompt_view import next_request, toggle_exclusion
 from bb7.chat.send import start_send
 from bb7.chat.title import retitle_chat as ask_title
 from bb7.formats import DEFAULT_MODE, DiffMode
@@ -34,6 +34,7 @@ from bb7.host.protocol import (
     ChatIdArgs,
     DiffError,
     Estimate,
+    MessageArgs,
     Models,
     ModelsArgs,
     NoArgs,
@@ -304,6 +305,13 @@ def prompt_parts(r: Reading, args: PromptArgs) -> PromptParts:
         for part in shown.parts
     ]
     return msgspec.structs.replace(shown, parts=parts)
+
+
+def exclude_message(h: Held, args: MessageArgs) -> Said:
+    """Exclude a message of the active chat from future requests (with its answer, for a user
+    message), or include it again; says what the next request saves or gains."""
+    config = _next_request(h)
+    return Said(unwrap(toggle_exclusion(h.store, h.chat.id, args.message_id, *config)))
 
 
 def usage(c: Call, args: NoArgs) -> bool:

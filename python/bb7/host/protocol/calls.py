@@ -42,13 +42,20 @@ class PromptArgs(msgspec.Struct, frozen=True):
 
 class PromptPartRow(msgspec.Struct, frozen=True):
     """One part of the next request: `kind` (system_prompt, instructions, tool_prompt, tools,
-    file, diff, history, latest, retry), `path` for a file's block or diff, `line` as listed."""
+    file, diff, history, latest, retry), `path` for a file's block or diff (`start_line`,
+    `end_line` for a section's), `message` for a history part (one stored message, with its
+    events), `excluded` for a message the user left out (listed, not sent, not in the sum),
+    `line` as listed."""
 
     kind: str
     tokens: int
     cost: float | None
     line: str
     path: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    message: int = 0
+    excluded: bool = False
 
 
 class PromptParts(msgspec.Struct, frozen=True):
@@ -403,7 +410,8 @@ class ChatSearchHit(msgspec.Struct, frozen=True):
 
 
 class MessageArgs(msgspec.Struct, frozen=True):
-    """`fork_chat`, `edit_message`: a user message of the active chat."""
+    """`fork_chat`, `edit_message`: a user message of the active chat; `exclude_message`,
+    `message_info`: any message of it."""
 
     message_id: int
     buffers: list[BufferText] = []

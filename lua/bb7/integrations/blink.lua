@@ -1,0 +1,64 @@
+--- A blink.cmp source for bb7's input: after `@`, the project's paths (the list `ga` shows);
+--- accepting one adds that file to the chat, as the input's omnifunc does. Enabled only in
+--- the input buffer. In blink's options: `sources.providers.bb7 = { name = 'bb7', module =
+--- 'bb7.integrations.blink' }`, and 'bb7' in `sources.default` (or per filetype: markdown).
+-- The plugin calls the source's methods with `:`; they need no state (`_` is the source).
+local M = {}
+
+local FILE = vim.lsp.protocol.CompletionItemKind.File
+
+--- blink calls `new(opts)` once per provider.
+---@return table source
+function M.new() return setmetatable({}, { __index = M }) end
+
+--- Only in the chat view's input; there its menu stands in for the omnifunc's.
+---@return boolean
+function M.enabled()
+  if vim.b.bb7_pane ~= 'input' then return false end
+  vim.b.bb7_completion = 'blink'
+  return true
+end
+
+---@return string[]
+function M.get_trigger_characters() return { '@' } end
+
+--- The project's paths when the cursor follows `@PATH`, each replacing what was typed after
+--- the `@`; blink filters them.
+---@param _ table the source (unused)
+---@param ctx table blink's context (`line`, `cursor` = { row, 0-based byte column })
+---@param callback fun(response: table)
+function M.get_completions(_, ctx, callback)
+  local row, col = ctx.cursor[1], ctx.cursor[2]
+  local start = require('bb7.chat.input').path_start(ctx.line:sub(1, col))
+  if not start then return callback({ items = {} }) end
+  require('bb7.chat.picker').load(function(files)
+    local range = {
+      start = { line = row - 1, character = start },
+      ['end'] = { line = row - 1, character = col },
+    }
+    local items = {}
+    for i, path in ipairs(files) do
+      items[i] = {
+        label = path,
+        kind = FILE,
+        labelDetails = { description = 'bb7 add' },
+        textEdit = { newText = path, range = range },
+        data = { bb7_add = path },
+      }
+    end
+    callback({ items = items, is_incomplete_forward = false, is_incomplete_backward = false })
+  end)
+end
+
+--- After blink inserted the path: adds the file to the chat.
+---@param _ table the source, then blink's context (both unused)
+---@param item table
+---@param callback fun()
+---@param default_implementation fun()
+function M.execute(_, _, item, callback, default_implementation)
+  default_implementation()
+  if item.data and item.data.bb7_add then require('bb7.chat.picker').add(item.data.bb7_add) end
+  callback()
+end
+
+return M

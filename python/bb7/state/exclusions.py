@@ -1,0 +1,54 @@
+"""Leaving messages out of future requests, and taking them back: how a long chat gets cheaper
+without a fork. An excluded message stays in the chat (drawn dimmed, marked `excluded`); the
+request builder (`bb7.chat.history`) leaves it out, with its file events.
+
+Excluding your message excludes its answer too (the messages after it up to your next one): a
+question without its answer, or an answer without its question, misleads the model more than
+it saves. An answer alone can be excluded; your question then stays. Toggling your message
+again includes it and its answer. A file event (`event` message) is not excluded by hand: the
+model follows its files through them. A fork or an edit keeps the exclusions of the messages
+it keeps (they are copied with the flag).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from bb7.state.records import Problem
+from bb7.state.store import Store
+
+# Roles that answer a user message (and go with it when it is excluded).
+_ANSWER = ("assistant", "system")
+
+
+class Toggled(msgspec.Struct, frozen=True):
+    """The messages toggled (the one named first) and whether they are now `excluded`."""
+
+    excluded: bool
+    message_ids: list[int]
+
+
+def toggle_excluded(store: Store, chat_id: str, message_id: int) -> Toggled | Problem:
+    """Exclude message `message_id` (a user message with its answer) from future requests,
+    or include it again when it is excluded."""
+    with store.transaction():
+        messages = store.messages(chat_id)
+        at = next((i for i, m in enumerate(messages) if m.id == message_id), None)
+        if at is None:
+            return Problem("no_message", f"chat {chat_id} has no message {message_id}")
+        target = messages[at]
+        if target.role not in ("user", *_ANSWER):
+            return Problem(
+                "no_message",
+                "a file event stays in the requests: the model follows its files through it",
+            )
+        ids = [target.id]
+        if target.role == "user":
+            for message in messages[at + 1 :]:
+                if message.role == "user":
+                    break
+                if message.role in _ANSWER:
+                    ids.append(message.id)
+        excluded = not target.excluded
+        store.set_excluded(chat_id, ids, excluded)
+        return Toggled(excluded=excluded, message_ids=ids)
