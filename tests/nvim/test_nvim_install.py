@@ -16,6 +16,7 @@ from editor import (
     ROOT,
     isolate,
     notifications,
+    python_without_pynvim,
     spawn,
     start_host,
     type_command,
@@ -47,11 +48,17 @@ def venv_of(tmp_path: Path) -> Path:
     return tmp_path / "home" / "xdg_data_home" / "nvim" / "bb7" / "venv"
 
 
-def path_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, uv: bool) -> None:
-    """$PATH with a real python3 and, if `uv`, uv; with no other uv on it either way."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "python3").symlink_to(Path(sys.executable).resolve())
+def path_with(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, uv: bool, pip: bool = True
+) -> None:
+    """$PATH with a real python3 (without pip unless `pip`) and, if `uv`, uv; with no other uv
+    on it either way."""
+    if pip:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "python3").symlink_to(Path(sys.executable).resolve())
+    else:  # a bare venv's bin: its python3 is the real one, without pip
+        bin_dir = python_without_pynvim(tmp_path).parent
     if uv:
         (bin_dir / "uv").symlink_to(UV)
     others = [d for d in os.environ["PATH"].split(os.pathsep) if not Path(d, "uv").exists()]
@@ -60,9 +67,20 @@ def path_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, uv: bool) -> N
         monkeypatch.setenv(name, value)
 
 
-def install_and_check(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> None:
-    """:BB7Install from no environment to a running host, saying `steps` (numbered as the
-    plan stood when each began), then the stamp going stale."""
+def install_and_check(project: Path, nvim_version: str, plugin: Path, steps: list[str]) -> Path:
+    """:BB7Install in one Neovim from no environment to a running host, saying `steps`
+    (numbered as the plan stood when each began), then the stamp going stale. Returns the
+    venv."""
+    nvim = spawn(project, root=plugin, nvim=NVIMS[nvim_version])
+    try:
+        venv = venv_of(project.parent)  # the test's tmp_path, beside the isolated home
+        check_install(nvim, plugin, venv, [step.format(venv=venv) for step in steps])
+    finally:
+        nvim.close()
+    return venv
+
+
+def check_install(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> None:
     nvim.exec_lua("require('bb7').setup()")
     type_command(nvim, "BB7Init")
     wait_for_message(nvim, "bb7: no Python environment for bb7 yet; run :BB7Install")
@@ -87,20 +105,23 @@ def install_and_check(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> 
     assert "run :BB7Install" in text
 
 
+# One Neovim: the same Lua runs the same processes on every version, and the two tests below
+# take install.lua's steps, messages and stamp through one version each.
+@pytest.mark.long
 def test_install_with_uv_on_the_path_makes_the_venv_the_host_runs_from(
-    launch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    isolate(monkeypatch, tmp_path / "home")
     path_with(monkeypatch, tmp_path, uv=True)
     plugin = copy_plugin(tmp_path / "plugin")
-    venv = venv_of(tmp_path)
-    steps = [f"1/2: creating {venv} (uv)", "2/2: installing bb7 and its dependencies (uv)"]
-    install_and_check(launch(root=plugin), plugin, venv, steps)
+    steps = ["1/2: creating {venv} (uv)", "2/2: installing bb7 and its dependencies (uv)"]
+    venv = install_and_check(project, "0.12", plugin, steps)
     assert not (venv / "bin" / "uv").exists()
 
 
-# Without uv on $PATH: pip bootstraps uv into the venv, or, when uv cannot be had (a constraint
-# no release meets), the venv gets pip and pip installs. On one Neovim each: the steps are the
-# same processes on every version.
+# Without uv on $PATH: pip bootstraps uv into the venv, or, when uv cannot be had (a python3
+# without pip, as Debian's without python3-pip), the venv gets pip and pip installs. On one
+# Neovim each: the steps are the same processes on every version.
 WITHOUT_UV = {
     "uv-bootstrapped": (
         "0.11.4",
@@ -115,29 +136,22 @@ WITHOUT_UV = {
 }
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", WITHOUT_UV)
 def test_install_without_uv_on_the_path(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
     version, uv_unavailable, steps = WITHOUT_UV[case]
     isolate(monkeypatch, tmp_path / "home")
-    path_with(monkeypatch, tmp_path, uv=False)
-    if uv_unavailable:
-        (tmp_path / "constraints.txt").write_text("uv==0.0.0.1\n")
-        monkeypatch.setenv("PIP_CONSTRAINT", str(tmp_path / "constraints.txt"))
+    path_with(monkeypatch, tmp_path, uv=False, pip=not uv_unavailable)
     plugin = copy_plugin(tmp_path / "plugin")
-    venv = venv_of(tmp_path)
     names = {
-        "venv": f"creating {venv}",
+        "venv": "creating {venv}",
         "uv": "getting uv, the fast installer",
         "pip": "uv is not available: adding pip to the venv",
         "bb7": "installing bb7 and its dependencies",
     }
-    nvim = spawn(project, root=plugin, nvim=NVIMS[version])
-    try:
-        install_and_check(nvim, plugin, venv, [step.format(**names) for step in steps])
-    finally:
-        nvim.close()
+    venv = install_and_check(project, version, plugin, [s.format(**names) for s in steps])
     assert (venv / "bin" / "uv").exists() is not uv_unavailable
 
 
