@@ -36,6 +36,20 @@ local function fit(row, width)
   return lead .. '…' .. vim.fn.strcharpart(label, vim.fn.strchars(label) - keep)
 end
 
+--- The panel's bar counts the files out of view: drawn again when the panel scrolls.
+local function watch_scroll()
+  if H.watching then return end
+  H.watching = true
+  vim.api.nvim_create_autocmd({ 'WinScrolled', 'WinResized' }, {
+    group = vim.api.nvim_create_augroup('bb7_chat_files', { clear = true }),
+    desc = "bb7: count the files out of the files panel's view",
+    callback = function()
+      local win = view.win('files')
+      if win and vim.v.event[tostring(win)] then view.winbars() end
+    end,
+  })
+end
+
 --- Draws a `Panel` from the host.
 ---@param panel bb7.Panel
 function M.render(panel)
@@ -76,12 +90,29 @@ function M.render(panel)
   if not win then return end
   if require('bb7.config').get().layout == 'split' then
     -- Stacked under the conversation: as tall as the list (its bar, its rows, the
-    -- instructions' line; at most 10 rows of files) and never under 4 rows, so a short list
-    -- still reads as a panel; the conversation gets the rest.
-    local rows = math.min(#lines, 10) + (#(panel.instructions or {}) > 0 and 1 or 0)
+    -- instructions' line; at most 10 rows of files, and a quarter of the screen: at 24 lines
+    -- a long list left the conversation 5 rows) and never under 4 rows, so a short list
+    -- still reads as a panel; the conversation gets the rest. A longer list scrolls, and
+    -- the panel's bar counts the files out of view.
+    local most = math.min(10, math.floor(vim.o.lines / 4))
+    local rows = math.min(#lines, most) + (#(panel.instructions or {}) > 0 and 1 or 0)
     vim.api.nvim_win_set_height(win, math.max(4, 1 + rows))
   end
+  watch_scroll()
   view.winbars()
+end
+
+--- How many files of the list are out of the panel's view (scrolled past, or below it).
+---@return integer
+function M.hidden()
+  local win = view.win('files')
+  if not win then return 0 end
+  local top, bottom = vim.fn.line('w0', win), vim.fn.line('w$', win)
+  local count = 0
+  for i, row in ipairs(H.rows) do
+    if row.path ~= nil and (i < top or i > bottom) then count = count + 1 end
+  end
+  return count
 end
 
 --- Asks the host for the panel again and draws it.

@@ -195,7 +195,15 @@ function M.winbars()
   end
   local files = M.win('files')
   if files and S.total_tokens then
-    vim.wo[files].winbar = (' Files · ~%s tokens'):format(S.total_tokens)
+    -- A list longer than the panel: how many files it does not show (it scrolls), kept
+    -- whole in a narrow panel (the label goes first).
+    local hidden = require('bb7.chat.files').hidden()
+    local more = hidden > 0 and (' · +%d more'):format(hidden) or ''
+    local bar = (' Files · ~%s tokens%s'):format(S.total_tokens, more)
+    if more ~= '' and vim.api.nvim_strwidth(bar) > vim.api.nvim_win_get_width(files) then
+      bar = (' ~%s tokens%s'):format(S.total_tokens, more)
+    end
+    vim.wo[files].winbar = escape(bar)
   end
   local input = M.win('input')
   if input then
