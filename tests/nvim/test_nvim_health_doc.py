@@ -10,9 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import NVIM, ROOT, python_without_pynvim
+from editor import NVIM, ROOT, VERSIONS, python_without_pynvim
 
 from llm_server import DEFAULT_MODELS, LLMServer
+
+# Two checkhealth tests run on every Neovim, the host round trip and the Python lacking packages:
+# they take the whole report (every section, each subprocess, the host) and vim.health's
+# rendering of its lines through each version. The others check what one section says for one
+# configuration (the probe's answer, the database file, the key's source and the Lua that words
+# them, the same on every version), so they run on the newest only.
+NEWEST_ONLY = pytest.mark.parametrize("nvim_binary", VERSIONS[-1:], indirect=True)
 
 
 def checkhealth(nvim: Any) -> str:
@@ -32,6 +39,7 @@ def test_checkhealth_reports_python_packages_and_a_host_round_trip(nvim: Any) ->
     assert "bb7.log (level debug)" in report
 
 
+@NEWEST_ONLY
 def test_checkhealth_names_the_key_source_and_never_the_key(
     launch: Any, monkeypatch: pytest.MonkeyPatch, project: Path
 ) -> None:
@@ -50,6 +58,7 @@ def test_checkhealth_names_the_key_source_and_never_the_key(
     assert "sk-inline-key" not in report
 
 
+@NEWEST_ONLY
 def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launch: Any) -> None:
     nvim = launch()
     nvim.exec_lua("require('bb7').setup({ provider = { api_key = 'NO_SUCH_KEY_VAR' }, x = 1 })")
@@ -59,6 +68,7 @@ def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launc
     assert "WARNING unknown option `x` (ignored)" in report
 
 
+@NEWEST_ONLY
 def test_checkhealth_knows_a_local_server_needs_no_key_and_what_it_says_about_tools(
     launch: Any,
 ) -> None:
@@ -126,6 +136,7 @@ def test_every_link_to_a_bb7_help_tag_leads_somewhere(nvim: Any, tmp_path: Path)
     assert sorted(links - tags) == []
 
 
+@NEWEST_ONLY
 def test_checkhealth_names_the_preset_and_whether_its_server_lists_models(launch: Any) -> None:
     with LLMServer(models=DEFAULT_MODELS[:1]) as server:  # a local server with one model
         nvim = launch()
@@ -140,6 +151,7 @@ def test_checkhealth_names_the_preset_and_whether_its_server_lists_models(launch
         assert [r["path"] for r in server.requests] == ["/v1/models"]
 
 
+@NEWEST_ONLY
 def test_checkhealth_says_when_the_preset_s_server_does_not_answer(launch: Any) -> None:
     nvim = launch()
     # Nothing listens on port 9 of this machine: the local preset's server is not running.
@@ -154,6 +166,7 @@ def test_checkhealth_says_when_the_preset_s_server_does_not_answer(launch: Any) 
     assert "OK none needed: the provider is a server on this machine" in report
 
 
+@NEWEST_ONLY
 def test_checkhealth_with_the_default_provider_checks_openrouter(
     launch: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,6 +199,7 @@ def test_checkhealth_with_a_python_lacking_packages_says_why_in_one_line(
     ]
 
 
+@NEWEST_ONLY
 def test_checkhealth_reports_an_empty_or_damaged_database(launch: Any, project: Path) -> None:
     nvim = launch()
     nvim.exec_lua("require('bb7').setup({ provider = 'ollama' })")
