@@ -15,16 +15,8 @@ import pytest
 from chat_state import Seeded
 from chat_view_helpers import DISPLAYS, OPEN, conversation, focus, open_view, pane_screen
 from editor import VERSIONS, screen, type_command, wait_for
+from test_nvim_chat_session import RECORD, all_fit, never_waiting, shown
 
-# Every message, as the real vim.notify gets it (and then shows it).
-RECORD = """
-_G.shown = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(_G.shown, msg)
-  return notify(msg, level, opts)
-end
-"""
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 LISTED = [f"file_{i:02}.py" for i in range(14)]
 
@@ -49,17 +41,6 @@ def seed(project: Path) -> None:
         (project / name).write_text("changed = True\n")
 
 
-def shown(nvim: Any) -> list[str]:
-    found: list[str] = nvim.exec_lua("return _G.shown")
-    return found
-
-
-def never_waiting(nvim: Any) -> None:
-    mode = nvim.api.get_mode()
-    # Nothing else is answered while Neovim waits for Enter: the mode alone says it.
-    assert not mode["blocking"] and mode["mode"] not in ("r", "rm"), (mode, shown(nvim))
-
-
 def said(nvim: Any, needle: str, since: int) -> str:
     """The one message after the first `since` that contains `needle` (waited for)."""
     deadline = time.monotonic() + 5
@@ -78,14 +59,6 @@ def window_rows(nvim: Any) -> list[str]:
     top, left = info["winrow"] - 1, info["wincol"] - 1
     rows = screen(nvim)[top : top + info["winbar"] + info["height"]]
     return [row[left : left + info["width"]].rstrip() for row in rows]
-
-
-def all_fit(nvim: Any) -> None:
-    """Every message shown fits one line of the command area."""
-    room = nvim.exec_lua("return vim.v.echospace")
-    for message in shown(nvim):
-        width = nvim.exec_lua("return vim.api.nvim_strwidth(...)", message)
-        assert "\n" not in message and width <= room, (message, width, room)
 
 
 def review_on_the_bar(nvim: Any, where: str) -> None:
