@@ -76,6 +76,16 @@ def review_on_the_bar(nvim: Any, where: str) -> None:
     nvim.input("gg")
     bar = window_rows(nvim)[0]
     assert bar.startswith(" review 1/1 · ga accept · gr reject"), (where, bar)  # on the hunk
+    # Amending: the small window's keys on its own bar, the message leads with the action.
+    before = len(shown(nvim))
+    nvim.input("gm")
+    assert (
+        said(nvim, "amending", before) == "bb7: amending a.py line 1: :w accepts, q leaves the hunk"
+    )
+    bar = window_rows(nvim)[0]
+    assert bar == " amend: edit these lines · :w accepts them · q leaves the hunk", (where, bar)
+    nvim.input("q")
+    wait_for(nvim, "require('bb7.review').active(0)")
     nvim.input("q")
     wait_for(nvim, "not require('bb7.review').active(0)")
     assert window_rows(nvim)[0] == "my own bar", where
