@@ -91,6 +91,19 @@ local function shorten_path(line, room)
   return line:sub(1, from - 1) .. '…' .. tail .. line:sub(to + 1)
 end
 
+--- The longest run of whole sentences `line` starts with that fits `room` cells, or nil.
+---@param line string
+---@param room integer
+---@return string?
+local function first_sentences(line, room)
+  local found, at = nil, 1
+  while true do
+    local stop = line:find('[.!?] ', at)
+    if not stop or vim.api.nvim_strwidth(line:sub(1, stop)) > room then return found end
+    found, at = line:sub(1, stop), stop + 1
+  end
+end
+
 --- `message` as one line of the command area (a longer one stops Neovim at "Press ENTER"):
 --- its first line, cut to the room there; `true` second when something was left out.
 ---@param message string
@@ -104,15 +117,19 @@ function M.one_line(message)
   local room = math.max(20, vim.v.echospace - #'bb7: ')
   if not rest:find('%S') and vim.api.nvim_strwidth(first) <= room then return first, false end
   -- Lines after the first: said to be in the log. A line too long gives its longest path
-  -- away first (the `…` says so; the log has it whole), and only then its end.
+  -- away first (the `…` says so; the log has it whole), then its sentences after the first
+  -- (messages lead with what to do), and only then its end.
   local more = rest:find('%S') and ' (:BB7Log)' or ''
-  if vim.api.nvim_strwidth(first) > room - #more then
-    local short = shorten_path(first, room - #more)
-    if short then return short .. more, true end
-    more = ' (:BB7Log)'
-    first = vim.fn.strcharpart(first, 0, room - #more - 1) .. '…'
-  end
-  return first .. more, true
+  if vim.api.nvim_strwidth(first) <= room - #more then return first .. more, true end
+  local short = shorten_path(first, room - #more)
+  if short then return short .. more, true end
+  more = ' (:BB7Log)'
+  local sentence = first_sentences(first, room - #more)
+  if sentence then return sentence .. more, true end
+  -- Whole sentences even without the note: the log has the rest all the same.
+  sentence = first_sentences(first, room)
+  if sentence then return sentence, true end
+  return vim.fn.strcharpart(first, 0, room - #more - 1) .. '…' .. more, true
 end
 
 --- Tell the user in one line; the log gets the whole message (always, when it was cut).

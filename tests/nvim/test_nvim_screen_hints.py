@@ -174,6 +174,9 @@ def test_hints_and_messages_fit_every_screen_and_layout(
     assert undid.startswith("undid the apply of …") and undid.endswith(
         "py; its change is pending again"
     )
-    # No path to give way: the end is cut, and the action leads, so it stays.
+    # Too long with no path to give: its first sentence whole (what to do), the figures go.
+    over = "Too large to send: drop files or messages, or start a new chat. The prompt is 9k"
+    assert one_line(over) == "Too large to send: drop files or messages, or start a new chat."
+    # No sentence to keep: the end is cut, and the action leads, so it stays.
     near = "context nearly full: drop files or start a new chat\nThe prompt is about 1,000 ..."
     assert one_line(near) == "context nearly full: drop files or start a new chat (:BB7Log)"
