@@ -14,18 +14,21 @@ from typing import Any
 import pytest
 from chat_state import Seeded
 from chat_view_helpers import DISPLAYS, OPEN, conversation, focus, open_view, pane_screen
-from editor import VERSIONS, screen, type_command, wait_for
+from editor import VERSIONS, emit, screen, type_command, wait_for
 from test_nvim_chat_session import RECORD, all_fit, never_waiting, shown
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 LISTED = [f"file_{i:02}.py" for i in range(14)]
 
 
-def seed(project: Path) -> None:
-    """The active chat "Hints": a.py, b.py and 14 more files; two questions, a.py and b.py
-    changed by the model between them; then two of the files changed locally."""
+NAME = "Hints, in a chat whose name is long enough to push the rest off a line"
+
+
+def seed(project: Path) -> str:
+    """The active chat (NAME): a.py, b.py and 14 more files; two questions, a.py and b.py
+    changed by the model between them; then two of the files changed locally. Its id."""
     seeded = Seeded(project)
-    chat = seeded.chat("Hints")
+    chat = seeded.chat(NAME)
     for name in ["a.py", "b.py", *LISTED]:
         if name in LISTED:
             (project / name).write_text(f"x = {name[5:7]}\n")
@@ -39,6 +42,7 @@ def seed(project: Path) -> None:
     seeded.store.close()
     for name in LISTED[:2]:
         (project / name).write_text("changed = True\n")
+    return chat
 
 
 def said(nvim: Any, needle: str, since: int) -> str:
@@ -132,7 +136,7 @@ def edit_in_one_line(nvim: Any, where: str) -> None:
 def test_hints_and_messages_fit_every_screen_and_layout(
     launch: Callable[..., Any], project: Path
 ) -> None:
-    seed(project)
+    chat = seed(project)
     nvim = launch()
     nvim.exec_lua(RECORD)
     nvim.ui_attach(80, 24, rgb=True)
@@ -155,10 +159,23 @@ def test_hints_and_messages_fit_every_screen_and_layout(
         type_command(nvim, "BB7Chat")  # closed, for the next screen
         wait_for(nvim, f"not {OPEN}")
     all_fit(nvim)
+    # An answer ending while the view is closed: a long chat name gives way to what to do.
+    before = len(shown(nvim))
+    emit(
+        nvim,
+        ("request_started", {"request_id": 7, "chat_id": chat}),
+        ("done", {"request_id": 7, "ok": True, "files": ["a.py", "b.py"], "message": ""}),
+    )
+    ready = said(nvim, "answer ready in", before)
+    assert ready.startswith("bb7: answer ready in Hints, in a chat") and ready.endswith(
+        "…: 2 files changed, :BB7Review"
+    ), ready
+    room = nvim.exec_lua("return vim.v.echospace")
+    assert nvim.exec_lua("return vim.api.nvim_strwidth(...)", ready) <= room, ready
 
     # At 80x24 still: a message too long for its line gives its longest path away first (the
     # log has it whole).
-    room = nvim.exec_lua("return vim.v.echospace") - len("bb7: ")
+    room -= len("bb7: ")
 
     def one_line(message: str) -> str:
         line, cut = nvim.exec_lua("return { require('bb7.log').one_line(...) }", message)
