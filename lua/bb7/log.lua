@@ -86,7 +86,7 @@ local function shorten_path(line, room)
   if not from then return nil end
   local path = line:sub(from, to)
   local keep = vim.fn.strchars(path) - (vim.api.nvim_strwidth(line) - room) - 1
-  if keep < 8 then return nil end
+  if keep < 4 then return nil end -- `…/a.py` still names the file
   local tail = vim.fn.strcharpart(path, vim.fn.strchars(path) - keep)
   return line:sub(1, from - 1) .. '…' .. tail .. line:sub(to + 1)
 end

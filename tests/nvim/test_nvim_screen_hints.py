@@ -65,10 +65,12 @@ def window_rows(nvim: Any) -> list[str]:
     return [row[left : left + info["width"]].rstrip() for row in rows]
 
 
-def review_on_the_bar(nvim: Any, where: str) -> None:
-    """:BB7Review of a.py: its keys on the window's bar, the user's own bar back after."""
+def review_on_the_bar(nvim: Any, where: str, scope: str) -> None:
+    """:BB7Review of a.py: its keys on the window's bar, the user's own bar (the window's, or
+    every window's: `scope`) back after."""
     nvim.command("edit a.py")
-    nvim.command("setlocal winbar=my\\ own\\ bar")
+    nvim.command("setlocal winbar=")
+    nvim.command(f"set{scope} winbar=my\\ own\\ bar")
     nvim.current.window.cursor = (3, 0)  # off the hunk (line 1)
     before = len(shown(nvim))
     type_command(nvim, "BB7Review")
@@ -94,7 +96,7 @@ def review_on_the_bar(nvim: Any, where: str) -> None:
     wait_for(nvim, "not require('bb7.review').active(0)")
     assert window_rows(nvim)[0] == "my own bar", where
     assert nvim.exec_lua("return vim.wo.winbar") == "my own bar"
-    nvim.command("setlocal winbar=")
+    nvim.command(f"set{scope} winbar=")
 
 
 def files_panel_counts_what_it_hides(nvim: Any, where: str) -> None:
@@ -147,7 +149,7 @@ def test_hints_and_messages_fit_every_screen_and_layout(
         nvim.command(f"set lines={display.rows} columns={display.cols}")
         nvim.ui_try_resize(display.cols, display.rows)
         nvim.exec_lua("require('bb7').setup({ layout = ... })", display.layout)
-        review_on_the_bar(nvim, where)
+        review_on_the_bar(nvim, where, "local" if display.rows == 24 else "global")
         open_view(nvim, "first answer")
         files_panel_counts_what_it_hides(nvim, where)
         if display.layout == "split":
@@ -187,6 +189,9 @@ def test_hints_and_messages_fit_every_screen_and_layout(
     assert merged.startswith("…") and merged.endswith(
         "/module_name.py: merged; u undoes it, :w writes it"
     ), merged
+    # The message of a merge taking some hunks (the issue's: it lost ":w writes them").
+    took = one_line("src/pkg/d.py: took some hunks, the rest stays pending; :w writes them")
+    assert took == "…/d.py: took some hunks, the rest stays pending; :w writes them", took
     undid = one_line(f"undid the apply of {long}; its change is pending again")
     assert undid.startswith("undid the apply of …") and undid.endswith(
         "py; its change is pending again"
