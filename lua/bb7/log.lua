@@ -98,7 +98,8 @@ end
 local function first_sentences(line, room)
   local found, at = nil, 1
   while true do
-    local stop = line:find('[.!?] ', at)
+    -- A sentence ends before a capital (`:BB7Chat! takes it` goes on).
+    local stop = line:find('[.!?] %u', at)
     if not stop or vim.api.nvim_strwidth(line:sub(1, stop)) > room then return found end
     found, at = line:sub(1, stop), stop + 1
   end
