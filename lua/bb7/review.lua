@@ -532,7 +532,14 @@ function M.amend(buf)
       end)
     end,
   })
-  notify(message(session.path, 'edit the new lines; :w accepts them as edited, q leaves the hunk'))
+  -- The keys on the small window's own bar (it took the reviewed window's when it split).
+  set_bar(win, ' amend: edit these lines · :w accepts them · q leaves the hunk')
+  notify(
+    ('amending %s line %d: :w accepts, q leaves the hunk'):format(
+      shown(session.path),
+      hunk.start + 1
+    )
+  )
 end
 
 --- `:BB7Merge`: merges the pending change of the current buffer (or `path`) over the local
