@@ -257,11 +257,16 @@ end
 local PENDING = require('bb7.vocab').pending
 
 --- A new status of `buf`'s file: its review ends when nothing is pending any more (applied,
---- discarded or taken elsewhere), instead of showing hunks that are gone.
+--- discarded or taken elsewhere), instead of showing hunks that are gone. Decided once the
+--- host's batch of events is in: the host sends them a moment after its replies, so an apply
+--- undone at once arrives as "applied" then "pending" after the review began.
 ---@param buf integer
 ---@param status string
 function M.on_status(buf, status)
-  if H.sessions[buf] and not PENDING[status] then M.stop(buf) end
+  if not H.sessions[buf] or PENDING[status] then return end
+  vim.schedule(function()
+    if H.sessions[buf] and not PENDING[require('bb7.status').get(buf)] then M.stop(buf) end
+  end)
 end
 
 local function map(buf, session)
