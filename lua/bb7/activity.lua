@@ -53,6 +53,9 @@ local function announce(chat_id, files)
     end
     local what = #files == 0 and ':BB7Chat shows it'
       or ('%d file%s changed, :BB7Review'):format(#files, #files == 1 and '' or 's')
+    -- A long name gives way, so what to do stays on the line (`bb7: answer ready in : `).
+    local room = vim.v.echospace - 23 - vim.api.nvim_strwidth(what)
+    name = require('bb7.chat.view').truncate(name, math.max(room, 10))
     require('bb7.log').notify(('answer ready in %s: %s'):format(name, what), 'info')
   end)
 end

@@ -133,9 +133,10 @@ local function start_job()
     if H.chan ~= job or H.state ~= 'starting' then return end
     M.stop()
     log.notify(
-      ('the Python host (%s) did not start within %d ms; see :BB7Log'):format(
-        python,
-        M.READY_TIMEOUT_MS
+      -- What to do first: the Python's path is long, and cut last.
+      ('the host did not start in %d ms; :BB7Log says why (Python: %s)'):format(
+        M.READY_TIMEOUT_MS,
+        python
       ),
       'error'
     )
@@ -269,7 +270,7 @@ function M.on_ready(info)
   if info.protocol ~= protocol then
     M.stop()
     log.notify(
-      ('the host speaks protocol %d, this plugin needs %d: run :BB7Install or update bb7'):format(
+      ('host protocol %d, plugin needs %d: run :BB7Install or update bb7'):format(
         info.protocol,
         protocol
       ),

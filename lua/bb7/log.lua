@@ -68,6 +68,43 @@ local NOTIFY_LEVELS = {
   info = vim.log.levels.INFO,
 }
 
+--- `line` in `room` cells by cutting its longest path from the left (`…/pkg/a.py: merged`), so
+--- what the message says around it stays whole; nil when that path cannot give enough.
+---@param line string
+---@param room integer
+---@return string?
+local function shorten_path(line, room)
+  local from, to, at = 0, -1, 1 -- the longest so far: none (to < from)
+  while true do
+    local s, e = line:find('%S*/%S*', at)
+    if not s or not e then break end
+    if e - s > to - from then
+      from, to = s, e
+    end
+    at = e + 1
+  end
+  if to < from then return nil end
+  local path = line:sub(from, to)
+  local keep = vim.fn.strchars(path) - (vim.api.nvim_strwidth(line) - room) - 1 ---@type integer
+  if keep < 4 then return nil end -- `…/a.py` still names the file
+  local tail = vim.fn.strcharpart(path, vim.fn.strchars(path) - keep)
+  return line:sub(1, from - 1) .. '…' .. tail .. line:sub(to + 1)
+end
+
+--- The longest run of whole sentences `line` starts with that fits `room` cells, or nil.
+---@param line string
+---@param room integer
+---@return string?
+local function first_sentences(line, room)
+  local found, at = nil, 1
+  while true do
+    -- A sentence ends before a capital (`:BB7Chat! takes it` goes on).
+    local stop = line:find('[.!?] %u', at)
+    if not stop or vim.api.nvim_strwidth(line:sub(1, stop)) > room then return found end
+    found, at = line:sub(1, stop), stop + 1
+  end
+end
+
 --- `message` as one line of the command area (a longer one stops Neovim at "Press ENTER"):
 --- its first line, cut to the room there; `true` second when something was left out.
 ---@param message string
@@ -80,11 +117,20 @@ function M.one_line(message)
   local rest = message:sub(#first + 2)
   local room = math.max(20, vim.v.echospace - #'bb7: ')
   if not rest:find('%S') and vim.api.nvim_strwidth(first) <= room then return first, false end
-  local more = ' (:BB7Log)'
-  if vim.api.nvim_strwidth(first) > room - #more then
-    first = vim.fn.strcharpart(first, 0, room - #more - 1) .. '…'
-  end
-  return first .. more, true
+  -- Lines after the first: said to be in the log. A line too long gives its longest path
+  -- away first (the `…` says so; the log has it whole), then its sentences after the first
+  -- (messages lead with what to do), and only then its end.
+  local more = rest:find('%S') and ' (:BB7Log)' or ''
+  if vim.api.nvim_strwidth(first) <= room - #more then return first .. more, true end
+  local short = shorten_path(first, room - #more)
+  if short then return short .. more, true end
+  more = ' (:BB7Log)'
+  local sentence = first_sentences(first, room - #more)
+  if sentence then return sentence .. more, true end
+  -- Whole sentences even without the note: the log has the rest all the same.
+  sentence = first_sentences(first, room)
+  if sentence then return sentence, true end
+  return vim.fn.strcharpart(first, 0, room - #more - 1) .. '…' .. more, true
 end
 
 --- Tell the user in one line; the log gets the whole message (always, when it was cut).

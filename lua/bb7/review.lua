@@ -14,8 +14,8 @@ M.ns = vim.api.nvim_create_namespace('bb7_review')
 ---@field added string[] its new lines
 ---@field overlap boolean the user changed these lines too
 
---- buf -> { path, hunks, mapped }
-local H = { sessions = {} }
+--- sessions: buf -> { path, hunks, mapped }; bars: win -> the 'winbar' the review's replaced
+local H = { sessions = {}, bars = {} }
 
 local backend = require('bb7.util').backend
 local notify = require('bb7.util').notify
@@ -183,7 +183,6 @@ end
 -- reviewed buffer; what it replaced (`H.bars[win]`, '' for the global value) comes back when
 -- the review ends, and shows meanwhile in such a window that shows another buffer.
 local BAR = "%{%v:lua.require'bb7.review'.bar()%}"
-H.bars = {}
 
 local function local_bar(win)
   return vim.api.nvim_get_option_value('winbar', { scope = 'local', win = win })
@@ -257,11 +256,16 @@ end
 local PENDING = require('bb7.vocab').pending
 
 --- A new status of `buf`'s file: its review ends when nothing is pending any more (applied,
---- discarded or taken elsewhere), instead of showing hunks that are gone.
+--- discarded or taken elsewhere), instead of showing hunks that are gone. Decided once the
+--- host's batch of events is in: the host sends them a moment after its replies, so an apply
+--- undone at once arrives as "applied" then "pending" after the review began.
 ---@param buf integer
 ---@param status string
 function M.on_status(buf, status)
-  if H.sessions[buf] and not PENDING[status] then M.stop(buf) end
+  if not H.sessions[buf] or PENDING[status] then return end
+  vim.schedule(function()
+    if H.sessions[buf] and not PENDING[require('bb7.status').get(buf)] then M.stop(buf) end
+  end)
 end
 
 local function map(buf, session)
@@ -527,7 +531,14 @@ function M.amend(buf)
       end)
     end,
   })
-  notify(message(session.path, 'edit the new lines; :w accepts them as edited, q leaves the hunk'))
+  -- The keys on the small window's own bar (it took the reviewed window's when it split).
+  set_bar(win, ' amend: edit these lines · :w accepts them · q leaves the hunk')
+  notify(
+    ('amending %s line %d: :w accepts, q leaves the hunk'):format(
+      shown(session.path),
+      hunk.start + 1
+    )
+  )
 end
 
 --- `:BB7Merge`: merges the pending change of the current buffer (or `path`) over the local

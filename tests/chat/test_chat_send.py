@@ -614,7 +614,7 @@ def test_a_prompt_over_the_context_window_is_refused_before_any_request(
     outcome, events = chat.send("Tidy big.py", model="test/tiny")
     assert isinstance(outcome, ev.Failed) and outcome.kind == "context_over"
     assert outcome.message.startswith(
-        "Not sent: remove files or sections, exclude old messages, or start a new chat."
+        "Too large to send: drop files or messages, or start a new chat."
     )
     assert "over the model's context of 1.0k (largest: big.py 3.0k, " in outcome.message
     assert server.chat_requests() == []  # only the models list was asked for

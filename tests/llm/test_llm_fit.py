@@ -22,7 +22,7 @@ def test_a_prompt_over_the_window_is_refused_naming_the_largest_parts() -> None:
     assert message is not None
     # "x = 1\n" is 1.5 tokens: big.py 60k, mid.py 12k, and the system prompt and message.
     assert message.startswith(
-        "Not sent: remove files or sections, exclude old messages, or start a new chat. The "
+        "Too large to send: drop files or messages, or start a new chat. The "
         "prompt is about 73k "
         "tokens, 41k over the model's context of 32k (largest: big.py 60k, mid.py 12k, "
     )

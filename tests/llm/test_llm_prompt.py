@@ -248,6 +248,10 @@ def test_context_warning_above_the_models_window() -> None:
     near = check_context(120_000, 128_000, 8_192)
     over = check_context(130_000, 128_000, 8_192)
     assert near.level == "near" and over.level == "over"
+    # The action first, in a line of its own; the figures after it.
+    assert near.message is not None
+    assert near.message.startswith("context nearly full: drop files or start a new chat\n")
+    assert "120,000 tokens of the model's 128,000" in near.message
     assert over.message is not None and "130,000" in over.message and "128,000" in over.message
     assert check_context(10**9, None).level == "ok"
 

@@ -76,7 +76,10 @@ def shown(nvim: Any) -> list[str]:
 def never_waiting(nvim: Any) -> None:
     mode = nvim.api.get_mode()
     # Nothing else is answered while Neovim waits for Enter: the mode alone says it.
-    assert not mode["blocking"] and mode["mode"] not in ("r", "rm"), mode
+    if mode["mode"] in ("r", "rm"):
+        nvim.input("<CR>")  # to read what stopped it
+        raise AssertionError(f"Press ENTER after: {shown(nvim)[-3:]}")
+    assert not mode["blocking"], mode
 
 
 def said(nvim: Any, needle: str) -> str:
@@ -90,6 +93,19 @@ def said(nvim: Any, needle: str) -> str:
             return found[0]
         time.sleep(0.02)
     raise AssertionError(f"no message with {needle!r}: {shown(nvim)}")
+
+
+def gone(nvim: Any, needle: str) -> None:
+    """Waits until no row shows `needle`; the mode is asked first (a prompt waiting for a key
+    holds every other request)."""
+    deadline = time.monotonic() + 5
+    while True:
+        never_waiting(nvim)
+        rows = screen(nvim)
+        if not any(needle in row for row in rows):
+            return
+        assert time.monotonic() < deadline, "\n".join(rows)
+        time.sleep(0.02)
 
 
 def at_end(nvim: Any) -> None:
@@ -228,6 +244,16 @@ def test_a_whole_session_never_stops_at_press_enter(
     type_command(nvim, "BB7UndoApply b.py")  # the real undo of an apply
     said(nvim, "undid the apply of b.py; its change is pending again")
     assert (project / "b.py").read_text() == B_TEXT
+
+    # 4b. :BB7Review b.py right after the undo: the model's line drawn under the file's own,
+    # labelled, the review's keys on the window's bar; its q ends it.
+    type_command(nvim, "BB7Review b.py")
+    said(nvim, "reviewing b.py: 1 hunk")
+    rows = wait_for_screen(nvim, "print('bee')")
+    assert any("print('b') bb7 hunk 1/1" in row for row in rows), "\n".join(rows)
+    assert any(row.startswith(" review 1/1 · ga accept · gr reject") for row in rows)
+    nvim.input("q")
+    gone(nvim, "print('bee')")
 
     # 5. :BB7Diff on the conflict: the user's own line is marked apart from the model's;
     # closed without taking anything, it says so and a.py stays the user's (~M).

@@ -136,7 +136,9 @@ def test_a_host_that_never_says_ready_is_stopped_and_reported(launch: Any, tmp_p
     nvim.exec_lua("require('bb7').setup({ python = ... })", str(hanging))
     nvim.exec_lua("require('bb7.backend').READY_TIMEOUT_MS = 200")
     type_command(nvim, "BB7ApplyAll")
-    wait_for_message(nvim, f"bb7: the Python host ({hanging}) did not start within 200 ms")
+    wait_for_message(
+        nvim, f"bb7: the host did not start in 200 ms; :BB7Log says why (Python: {hanging})"
+    )
     assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
 
 

@@ -273,7 +273,7 @@ def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
     assert rows[1] == "    c1 = 'model'"  # no <feff> drawn
     type_keys(ready, "q")
     said = run(ready, "BB7Merge")
-    assert said == "bb7: c.py: merged into the buffer (u undoes it, :w writes it)"
+    assert said == "bb7: c.py: merged; u undoes it, :w writes it"
     assert ready.current.buffer[:] == ["c1 = 'model'", "c2 = 2", "c3 = 3 # mine"]
     ready.command("write")
     assert (project / "c.py").read_bytes() == b"\xef\xbb\xbfc1 = 'model'\nc2 = 2\nc3 = 3 # mine\n"

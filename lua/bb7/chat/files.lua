@@ -305,7 +305,7 @@ function M.toggle_readonly(redraw)
   local row = current()
   if not row then return end
   if row.kind ~= 'writable' and row.kind ~= 'readonly' then
-    return notify(row.path .. ' cannot be made writable (sections and outside files are read-only)')
+    return notify(row.path .. ' stays read-only: a section or an outside file')
   end
   on_file('set_readonly', row, redraw, { readonly = row.kind == 'writable' })
 end

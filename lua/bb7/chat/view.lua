@@ -231,14 +231,15 @@ function M.winbars()
       text = '%#BB7RetryBanner#⚠ next send repairs edits%*' .. dismiss
     else
       -- After an error or a cancel, first: the key that sends the message again; then the
-      -- estimate. The keys (also under `?`) give way in a narrow pane, the help first: Neovim
-      -- would cut the bar from the left.
+      -- estimate. In a narrow pane the keys (also under `?`) give way from the end, then the
+      -- estimate is cut: Neovim would cut the bar from the left.
       local items = {} ---@type string[][] { text, highlight group? }
       if S.resend and keys.resend then
         table.insert(items, { keys.resend .. ' resends', 'BB7RetryBanner' })
       end
-      if S.estimate then table.insert(items, { S.estimate, 'BB7ChatStatus' }) end
       local kept = #items
+      local estimate = S.estimate and kept + 1
+      if S.estimate then table.insert(items, { S.estimate, 'BB7ChatStatus' }) end
       if keys.send then table.insert(items, { keys.send .. ' send' }) end
       if keys.help then table.insert(items, { keys.help .. ' help' }) end
       local function width()
@@ -248,7 +249,14 @@ function M.winbars()
         end
         return vim.api.nvim_strwidth(' ' .. table.concat(plain, ' · '))
       end
-      while #items > kept and width() > vim.api.nvim_win_get_width(input) do
+      local room = vim.api.nvim_win_get_width(input)
+      while #items > kept and width() > room do
+        local last = items[#items]
+        local left = room - width() + vim.api.nvim_strwidth(last[1])
+        if #items == estimate and left >= 8 then
+          last[1] = M.truncate(last[1], left)
+          break
+        end
         table.remove(items)
       end
       text = 'Message'

@@ -37,8 +37,8 @@ def over_context(prompt: Prompt, context_length: int | None) -> str | None:
     over = prompt.total_tokens - context_length
     largest = ", ".join(f"{label} {format_tokens(n)}" for label, n in largest_parts(prompt))
     return (
-        # What to do first: a one-line view cuts the end, where the figures are.
-        "Not sent: remove files or sections, exclude old messages, or start a new chat. The "
+        # What to do first, in a sentence an 80-column editor shows whole; the figures after.
+        "Too large to send: drop files or messages, or start a new chat. The "
         f"prompt is about {format_tokens(prompt.total_tokens)} tokens, {format_tokens(over)} over "
         f"the model's context of {format_tokens(context_length)} (largest: {largest})."
     )

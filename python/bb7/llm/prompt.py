@@ -312,6 +312,9 @@ def check_context(
     if total_tokens * (1 + ESTIMATE_MARGIN) + reserve > context_length:
         return ContextCheck(
             "near",
+            # What to do in a line an 80-column editor shows whole; the figures after it (the
+            # editor keeps them in its log).
+            "context nearly full: drop files or start a new chat\n"
             f"The prompt is about {total_tokens:,} tokens of the model's {context_length:,}; "
             "with room for the answer it may not fit (the estimate is within about 15%).",
         )

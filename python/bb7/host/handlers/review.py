@@ -102,5 +102,5 @@ def merge(h: Held, args: PathArgs) -> MergeReply:
         # One short line (it fits 80 columns); the review opens on those lines.
         message = f"{name}: merged, except lines {describe_lines(done.overlaps)}: both changed them"
     else:
-        message = f"{name}: merged into the buffer (u undoes it, :w writes it)"
+        message = f"{name}: merged; u undoes it, :w writes it"
     return MergeReply(path=args.path, overlaps=done.overlaps, message=message)
