@@ -5,6 +5,7 @@ for the checkout's Python even under PYTHONDONTWRITEBYTECODE (see `pytest_config
 from __future__ import annotations
 
 import compileall
+import re
 import sys
 from pathlib import Path
 
@@ -25,7 +26,9 @@ def pytest_configure(config: pytest.Config) -> None:
     they inherit) each would compile bb7 again (~50 ms of CPU per start). The dependencies'
     bytecode is written by `make install`."""
     if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
-        compileall.compile_dir(Path(TESTS).parent / "python", quiet=1)
+        # Not the example project the demo copies for the user.
+        examples = re.compile(r"/examples/")
+        compileall.compile_dir(Path(TESTS).parent / "python", quiet=1, rx=examples)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
