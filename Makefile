@@ -103,10 +103,11 @@ endif
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
-# Two workers per core: most of a Neovim test is spent waiting on Neovim and the host; each worker
-# steals queued tests from the others at the end, so a few long tests do not leave a long tail.
+# Three workers for the 2 cores the suite is sized for: a test is mostly CPU (its Neovim and,
+# above all, its host's start), so a fourth worker only makes every test wait longer for a core
+# (and poll more while it waits). Each worker steals queued tests from the others at the end.
 pytest: $(TEST_STAMP)
-	$(BIN)/pytest -n 4 --dist worksteal
+	$(BIN)/pytest -n 3 --dist worksteal
 
 test: lint typecheck pytest
 

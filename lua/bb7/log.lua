@@ -74,18 +74,18 @@ local NOTIFY_LEVELS = {
 ---@param room integer
 ---@return string?
 local function shorten_path(line, room)
-  local from, to, at = nil, nil, 1
+  local from, to, at = 0, -1, 1 -- the longest so far: none (to < from)
   while true do
     local s, e = line:find('%S*/%S*', at)
-    if not s then break end
-    if not from or e - s > to - from then
+    if not s or not e then break end
+    if e - s > to - from then
       from, to = s, e
     end
     at = e + 1
   end
-  if not from then return nil end
+  if to < from then return nil end
   local path = line:sub(from, to)
-  local keep = vim.fn.strchars(path) - (vim.api.nvim_strwidth(line) - room) - 1
+  local keep = vim.fn.strchars(path) - (vim.api.nvim_strwidth(line) - room) - 1 ---@type integer
   if keep < 4 then return nil end -- `…/a.py` still names the file
   local tail = vim.fn.strcharpart(path, vim.fn.strchars(path) - keep)
   return line:sub(1, from - 1) .. '…' .. tail .. line:sub(to + 1)
@@ -98,7 +98,8 @@ end
 local function first_sentences(line, room)
   local found, at = nil, 1
   while true do
-    local stop = line:find('[.!?] ', at)
+    -- A sentence ends before a capital (`:BB7Chat! takes it` goes on).
+    local stop = line:find('[.!?] %u', at)
     if not stop or vim.api.nvim_strwidth(line:sub(1, stop)) > room then return found end
     found, at = line:sub(1, stop), stop + 1
   end

@@ -14,8 +14,8 @@ M.ns = vim.api.nvim_create_namespace('bb7_review')
 ---@field added string[] its new lines
 ---@field overlap boolean the user changed these lines too
 
---- buf -> { path, hunks, mapped }
-local H = { sessions = {} }
+--- sessions: buf -> { path, hunks, mapped }; bars: win -> the 'winbar' the review's replaced
+local H = { sessions = {}, bars = {} }
 
 local backend = require('bb7.util').backend
 local notify = require('bb7.util').notify
@@ -183,7 +183,6 @@ end
 -- reviewed buffer; what it replaced (`H.bars[win]`, '' for the global value) comes back when
 -- the review ends, and shows meanwhile in such a window that shows another buffer.
 local BAR = "%{%v:lua.require'bb7.review'.bar()%}"
-H.bars = {}
 
 local function local_bar(win)
   return vim.api.nvim_get_option_value('winbar', { scope = 'local', win = win })

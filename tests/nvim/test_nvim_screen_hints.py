@@ -199,6 +199,9 @@ def test_hints_and_messages_fit_every_screen_and_layout(
     # Too long with no path to give: its first sentence whole (what to do), the figures go.
     over = "Too large to send: drop files or messages, or start a new chat. The prompt is 9k"
     assert one_line(over) == "Too large to send: drop files or messages, or start a new chat."
+    # A command's `!` ends no sentence: cut in the middle, what to do leads.
+    held = "held by pid 42: :BB7Chat! takes it over (read-only here; it runs in a place far away)"
+    assert one_line(held).startswith("held by pid 42: :BB7Chat! takes it over (read-only")
     # No sentence to keep: the end is cut, and the action leads, so it stays.
     near = "context nearly full: drop files or start a new chat\nThe prompt is about 1,000 ..."
     assert one_line(near) == "context nearly full: drop files or start a new chat (:BB7Log)"

@@ -111,7 +111,7 @@ function M.act()
   local part = H.parts[vim.api.nvim_win_get_cursor(0)[1]]
   if part and part.message ~= 0 then return M.exclude(part.message) end
   if not part or part.path == '' then
-    return ui.say('no file or message on this line: x drops a file, excludes a message', 'warn')
+    return ui.say('x works on a file or a message line: move the cursor to one', 'warn')
   end
   local args = {
     path = part.path,
