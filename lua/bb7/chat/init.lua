@@ -192,9 +192,17 @@ function M.take()
         function() backend().request('take_chat', { force = true }, taken) end
       )
     end
-    ui.say(('took over "%s"'):format(chat.name))
-    if view.is_open() then return M.refresh() end
-    M.open()
+    -- Said once the view is drawn, after the command: requests are answered within it, and
+    -- a message given before the redraw's own requests could end up stacked with other output.
+    local function say() ui.say(('took over "%s"'):format(chat.name)) end
+    if not view.is_open() then
+      M.open()
+      return vim.schedule(say)
+    end
+    M.refresh(nil, function(refresh_err)
+      if refresh_err then return backend().report(refresh_err) end
+      vim.schedule(say)
+    end)
   end
   backend().request('take_chat', { force = false }, taken)
 end
