@@ -178,6 +178,11 @@ def test_a_line_sent_with_part_of_its_indentation_gets_added_lines_at_its_depth(
     tabbed = "void f(void)\n{\n\t\tx = 1;\n\t\ty = 2;\n}\n"
     result = applied(tabbed, "\tx = 1;", "\tx = 1;\n\tz = 3;")  # 1 of 2 tabs
     assert result.content == tabbed.replace("x = 1;\n", "x = 1;\n\t\tz = 3;\n")
+    # The same text at other depths elsewhere: the exact hit, inside the line's indentation,
+    # says which line (matched by indentation alone, both would be candidates).
+    file = "x = 1\nif a:\n    x = 1\n"
+    result = applied(file, "  x = 1", "  x = 1\n  y = 2")  # 2 of 4 blanks: one place
+    assert result.content == file.replace("    x = 1\n", "    x = 1\n    y = 2\n", 1)
 
 
 # --- an edit whose point is whitespace -----------------------------------------------------------

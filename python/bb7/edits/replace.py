@@ -222,7 +222,9 @@ class _Search:
             if len(hits) == 1 and self._partly_indented(old, new, probe, hits[0]):
                 # One line sent with part of its indentation (4 of 8 blanks, 1 of 2 tabs), and
                 # `new` adds lines: spliced in, they would land too shallow. The indentation
-                # tier matches the whole line and shifts them by what `old` left out.
+                # tier matches the whole line and shifts them by what `old` left out; this hit
+                # says which line, where its text alone may stand on several.
+                self.hint = self.index.line_of(hits[0]) + 1
                 return None
             dedented = self._whole_line_dedented(old, new, probe, hits)
             if dedented is not None:
