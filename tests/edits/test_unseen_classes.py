@@ -106,6 +106,14 @@ def test_lines_new_spells_as_the_file_does_are_kept_when_old_was_damaged_unevenl
     assert applied(file, old, new).content == file.replace("      add(x)\n", "")
 
 
+def test_a_line_added_before_a_damaged_line_new_restates_is_kept_as_sent() -> None:
+    file = "if (v < 0) {\n  throw new Error(\n    'negative',\n    v,\n  )\n}\n"
+    old = "    'negative',\n    v,\n    )\n}"  # `)` two blanks too deep
+    new = "    'negative',\n    v,\n    // for the log\n  )\n}"  # `)` as the file has it
+    expected = file.replace("v,\n", "v,\n    // for the log\n")
+    assert applied(file, old, new).content == expected
+
+
 # --- tab-indented files re-indented with spaces ---------------------------------------------------
 
 

@@ -127,6 +127,9 @@ def _assemble(
             continue
         if tag == "delete":
             continue
+        # File lines of this block that `new` restates as the file spells them: that line of
+        # `new` is their old line's counterpart, so no other line of `new` is tied to it.
+        restated = _file_lines(window, mapping, i1, i2) & set(new_lines[j1:j2])
         for t, j in enumerate(range(j1, j2)):
             if plan is None:
                 out.append(new_lines[j])
@@ -151,6 +154,7 @@ def _assemble(
                 and m is not None
                 and text.strip()
                 and window[m].strip()
+                and window[m] not in restated
                 and leading(text) == leading(old_lines[i])
             ):
                 # The changed line kept its old line's depth (and kept lines, or a one-for-one
