@@ -65,6 +65,25 @@ def test_a_cut_line_refused_is_not_looked_for_elsewhere_by_looser_tiers() -> Non
     assert error.kind == "ambiguous" and "line 4" in error.message
 
 
+def test_an_old_starting_mid_line_whose_line_new_restates_replaces_the_whole_line() -> None:
+    file = "total = compute(a, b)\nprint(total)\n"
+    new = "total = compute(a, b, c)\nprint(total)"
+    assert applied(file, "compute(a, b)\nprint(total)", new).content == new + "\n"
+    rule = "# " + "-" * 30 + "\n\nx = 1\n"  # a cut prefix of the rule is also its tail
+    new = rule.replace("1", "2").rstrip("\n")
+    assert applied(rule, "-" * 12 + "\n\nx = 1", new).content == new + "\n"
+    # new carrying on from where old starts: a substring edit, the line's head stays.
+    result = applied(file, "compute(a, b)\nprint(total)", "compute(a, c)\nprint(total)")
+    assert result.content == file.replace("b)", "c)")
+
+
+def test_an_old_starting_after_the_indentation_whose_new_carries_it_is_not_indented_twice() -> None:
+    file = "def f():\n    foo()\n    bar()\n"
+    assert applied(file, "foo()\n    bar()", "    foo(1)\n    bar()").content == file.replace(
+        "foo()", "foo(1)"
+    )
+
+
 # --- blank line next to a fuzzy-matched region ---------------------------------------------------
 
 

@@ -300,9 +300,12 @@ class _Search:
           in full (perhaps changed) or deleted: the rest of the file line goes too, or it would
           be doubled or left dangling. Kept as sent: `new` gets the rest of the line back.
           Neither: None (the edit is refused).
+        - A multi-line `old` whose first line starts inside a file line: see `_cut_head_goes`.
         """
         index = self.index
         first_start = index.line_bounds(start)[0]
+        if self._cut_head_goes(first_start, start, old, new):
+            start = first_start
         if old.endswith("\n"):
             if not new and not index.content[first_start:start].strip():
                 return first_start, end, new
@@ -332,6 +335,20 @@ class _Search:
                 new_lines[fate] += rest
             return start, line_end, "\n".join(new_lines)
         return start, end, new
+
+    def _cut_head_goes(self, line_start: int, start: int, old: str, new: str) -> bool:
+        """Whether an exact match of a multi-line `old` that starts inside a file line should
+        take the line's head too. A substring edit keeps it, unless `new` restates the whole
+        line (perhaps changed; its indentation, when the head is only that) or drops it beside
+        lines it keeps: the head would be doubled or left dangling."""
+        head = self.index.content[line_start:start]
+        if not head or "\n" not in old.rstrip("\n"):
+            return False
+        old_lines, new_lines = old.split("\n"), new.split("\n")
+        if not head.strip(" \t"):
+            return not leading(old_lines[0]) and leading(new_lines[0]) == head
+        opcodes = line_opcodes(old_lines, new_lines)
+        return _cut_line_fate(opcodes, old_lines, new_lines, 0, head + old_lines[0]) == -1
 
     def lines(self, old_lines: list[str], new_lines: list[str], prefix: str) -> EditOutcome | None:
         found = self._first_tier(old_lines)
