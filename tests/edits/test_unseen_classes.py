@@ -131,6 +131,17 @@ def test_a_line_added_before_a_damaged_line_new_restates_is_kept_as_sent() -> No
     new = "    'negative',\n    v,\n    // for the log\n  )\n}"  # `)` as the file has it
     expected = file.replace("v,\n", "v,\n    // for the log\n")
     assert applied(file, old, new).content == expected
+    # Also when new copies another damaged line of old as old has it (a line too deep).
+    old, new = " " + old, " " + new
+    assert applied(file, old, new).content == expected
+
+
+def test_new_written_against_the_file_pairs_with_the_lines_old_matched_not_with_old() -> None:
+    file = "function f(x) {\n  if (x) {\n    g(x)\n  }\n}\n\nfunction h() {\n"
+    # Each brace of old one level off: old's inner `  }` reads like new's inner brace.
+    old = "    g(x)\n   }\n  }\n\n function h() {"
+    new = "    // g(x)\n  }\n}\n\nfunction h() {"
+    assert applied(file, old, new).content == file.replace("g(x)", "// g(x)")
 
 
 # --- tab-indented files re-indented with spaces ---------------------------------------------------

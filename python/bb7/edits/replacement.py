@@ -41,6 +41,7 @@ def build_lines(
     opcodes = line_opcodes(old_lines, new_lines)
     if all(leading(old_lines[i]) == leading(window[m]) for i, m in pairs.items()):
         return _assemble(opcodes, old_lines, new_lines, window, mapping, None)
+    opcodes = _align(opcodes, old_lines, new_lines, window, mapping)
     tab = pick_tab_width(
         [(leading(old_lines[i]), leading(window[m])) for i, m in pairs.items()], tab_width
     )
@@ -68,6 +69,33 @@ def build_lines(
     plan = _Reindent(shift, active, delta, tab, style or " ", first_fix and not dedented)
     plan.positional = any(tag == "equal" for tag, *_ in opcodes)
     return _assemble(opcodes, old_lines, new_lines, window, mapping, plan)
+
+
+def _align(
+    opcodes: Opcodes,
+    old_lines: list[str],
+    new_lines: list[str],
+    window: list[str],
+    mapping: list[int | None],
+) -> Opcodes:
+    """How `new`'s lines pair with `old`'s: by `old`'s text, or by the file lines `old` matched
+    when `new` spells more of its lines as the file does (the model wrote `new` against the
+    file; only `old` was damaged, and a damaged line of `old` may read like another line of
+    `new`, as a closing bracket two levels off does)."""
+    as_file = [line if m is None else window[m] for line, m in zip(old_lines, mapping, strict=True)]
+    by_file = line_opcodes(as_file, new_lines)
+    return by_file if _kept_lines(by_file, new_lines) > _kept_lines(opcodes, new_lines) else opcodes
+
+
+def _kept_lines(opcodes: Opcodes, new_lines: list[str]) -> int:
+    """Non-blank lines of `new` the opcodes keep."""
+    return sum(
+        1
+        for tag, _, _, j1, j2 in opcodes
+        if tag == "equal"
+        for line in new_lines[j1:j2]
+        if line.strip()
+    )
 
 
 class _Reindent:
@@ -288,11 +316,7 @@ def _shift_for_new(
     # changed block restructures lines so positional counterparts disagree).
     votes: Counter[int] = Counter(delta.values())
     for tag, i1, i2, j1, j2 in opcodes:
-        if tag == "equal":
-            for i in range(i1, i2):
-                if i in delta:
-                    votes[delta[i]] += 2
-        elif tag == "replace":
+        if tag in ("equal", "replace"):
             for t in range(min(i2 - i1, j2 - j1)):
                 i, j = i1 + t, j1 + t
                 if i in pairs and new_lines[j].strip():
@@ -306,10 +330,10 @@ def _shift_for_new(
 def _new_at_file_depth(
     opcodes: Opcodes, new_lines: list[str], window: list[str], pairs: dict[int, int], tab: int
 ) -> bool:
-    """Whether a changed line of `new` sits at the indented depth of the file line its old
-    line matched (pairing replaced lines in order)."""
+    """Whether a line of `new` sits at the indented depth of the file line its old line
+    matched (pairing replaced lines in order)."""
     for tag, i1, i2, j1, j2 in opcodes:
-        if tag != "replace":
+        if tag not in ("equal", "replace"):
             continue
         for t in range(min(i2 - i1, j2 - j1)):
             i, line = i1 + t, new_lines[j1 + t]
