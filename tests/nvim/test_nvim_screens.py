@@ -2,8 +2,9 @@
 120x40 in both layouts, in one real Neovim with a UI attached, resized between them (the
 whole sitting, test_nvim_chat_session.py, starts one Neovim per screen for the rest): the
 conversation's bar whole with the chat's effort, the retry banner wrapped under its text, the
-input's bar (the retry note, `gr resends` after an error), every file in the files panel, and
-the chat search's excerpts cut before their date."""
+input's bar (the retry note, `gr resends` after an error), every file in the files panel, the
+diffs `<C-n>` steps through from the conversation, and the chat search's excerpts cut before
+their date."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from bb7.state import chats
 from bb7.state.records import Message, TextPart, Usage
 
 FILES = ("a.py", "b.py", "c.py", "d.py", "e.py")
+CHANGED = ("c.py", "e.py")  # pending changes, as an answer left them
 ERROR = "The request failed: The provider refused the request (HTTP 500: boom)."
 
 
@@ -51,6 +53,8 @@ def seed(project: Path) -> None:
     seeded.store.update_chat(
         chat, reasoning_effort="high", retry_context="the edit of a.py did not match"
     )
+    for name in CHANGED:
+        seeded.model_writes(chat, name, f"{name[0]} = 2\n")
     seeded.store.close()
 
 
@@ -113,6 +117,19 @@ def test_the_view_draws_whole_at_every_screen_and_layout(
                 where,
                 heights,
             )
+
+        # <C-n> from the conversation: the next changed file's diff in a float, whole on the
+        # screen; again: the one after (round the end), `q` closes it.
+        nvim.exec_lua("require('bb7.chat').focus('conversation')")
+        for name in (*CHANGED, CHANGED[0]):
+            nvim.input("<C-n>")
+            rows = wait_for_screen(nvim, f" {name} ")
+            (top,) = [i for i, row in enumerate(rows) if "╭" in row and f" {name} " in row]
+            body = rows[top + 1 : rows.index(next(r for r in rows[top:] if "╰" in r))]
+            assert any(f"+{name[0]} = 2" in row for row in body), (where, rows)
+            assert all(len(row) <= display.cols for row in rows), (where, rows)
+        nvim.input("q")
+        wait_for(nvim, "vim.api.nvim_win_get_config(0).relative == ''")
 
         # The chat search: each excerpt cut a space before its date.
         open_chat_list(nvim)
