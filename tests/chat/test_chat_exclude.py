@@ -97,7 +97,7 @@ def test_an_excluded_message_and_its_answer_are_absent_from_the_next_request(
         assert text in before and text not in after
     assert "And twice?" in after and "Call it twice." in after and "print('a')" in after
     saved = sum(estimate_tokens(b) for b in BLOCK.findall(before)[:2])
-    assert said == f"excluded from future requests, with its answer: {saved:,} tokens"
+    assert said == f"excluded from future requests, with its answer: {saved:,} tokens less"
     # Stored: a reopened database still leaves them out, and the conversation marks them.
     chat.store.close()
     reopened = open_project(chat.store.root or Path())
@@ -109,7 +109,7 @@ def test_an_excluded_message_and_its_answer_are_absent_from_the_next_request(
     assert "## You · excluded" in shown.lines and len(shown.excluded) == 2
     # Again: both are back, the request as it was.
     assert chat.toggle(first) == (
-        f"included again in future requests, with its answer: {saved:,} tokens"
+        f"included again in future requests, with its answer: {saved:,} tokens more"
     )
     assert chat.request() == before and not any(m.excluded for m in reopened.messages(chat.id))
     # An answer alone: its question stays.

@@ -123,10 +123,14 @@ def toggle_exclusion(
     toggled = toggle_excluded(store, chat_id, message_id)
     if isinstance(toggled, Problem):
         return toggled
-    change = abs(tokens() - before)
+    # The change of the whole next request, not the message's own size: an answer that wrote
+    # files, excluded, leaves their text to be sent as context files instead.
+    change = tokens() - before
     what = "excluded from" if toggled.excluded else "included again in"
     which = ", with its answer" if len(toggled.message_ids) > 1 else ""
-    return f"{what} future requests{which}: {change:,} tokens"
+    return (
+        f"{what} future requests{which}: {abs(change):,} tokens {'more' if change > 0 else 'less'}"
+    )
 
 
 def _in_place(parts: list[Part], left_out: list[Part], messages: dict[int, Message]) -> list[Part]:
