@@ -60,7 +60,7 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     assert said(ready, "BB7Add src") == "bb7: added 21 files"
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 23")
     out = said(ready, "BB7Add lib/*.py b.py")
-    assert out == "bb7: added 3 files (1 already up to date)"
+    assert out == "bb7: added 2 files, 1 already up to date"
     ready.exec_lua(
         "vim.fn.setqflist({ { filename = 'lib/z.txt', lnum = 2 }, "
         "{ filename = 'lib/z.txt', lnum = 3, end_lnum = 4 } })"
@@ -69,7 +69,7 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     ready.command("edit lib/z.txt")
     out = said(ready, "BB7AddReadonly buffers")  # a.py is writable: all or none
     assert out.startswith("bb7: a.py is already in the context as writable"), out
-    assert said(ready, "BB7Add buffers") == "bb7: added 2 files (1 already up to date)"
+    assert said(ready, "BB7Add buffers") == "bb7: added 1 file, 1 already up to date"
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 26")
     assert {"lib/z.txt", "lib/x.py", "lib/y.py"} < set(in_chat(ready))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,11 @@ def test_adding_a_file_already_in_the_chat_refreshes_it(project: Project) -> Non
     assert isinstance(again, ContextEntry) and project.store.blob(again.blob) == "a\nb\n"
     assert context.added_verb(before, again) == "refreshed"
     assert context.added_verb(None, again) == "added"
+    # Several at once: each file counted once, by what adding did to it.
+    summary = partial(context.added_summary, shown=str)
+    assert summary([None, None], [first, again]) == "added 2 files"
+    assert summary([None, before, first], [again, again, first]) == (
+        "added 1 file, 1 refreshed, 1 already up to date"
+    )
+    assert summary([before, before], [again, again]) == "refreshed 2 files"
+    assert summary([first, first], [first, first]) == "2 files already up to date"

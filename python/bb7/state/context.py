@@ -217,18 +217,23 @@ def added_summary(
     before: list[ContextEntry | None], after: list[ContextEntry], shown: Callable[[str], str]
 ) -> str:
     """What adding did, in one line without the chat's name: the entry's own line for one,
-    counts for several (`added 12 files (4 refreshed, 1 already up to date)`)."""
+    counts for several, each file counted once (`added 12 files, 4 refreshed, 1 already up
+    to date`)."""
     if len(after) == 1:
         return f"{added_verb(before[0], after[0])} {shown(after[0].label())} ({after[0].kind})"
     verbs = [added_verb(was, entry) for was, entry in zip(before, after, strict=True)]
-    others = [
-        f"{verbs.count(verb)} {verb.rstrip(':')}"
-        for verb in ("refreshed", "already up to date:")
-        if verb in verbs
-    ]
-    count = len(after)
-    tail = f" ({', '.join(others)})" if others else ""
-    return f"added {plural(count, 'file')}{tail}"
+    said: list[str] = []
+    for verb in ("added", "refreshed", "already up to date:"):
+        count, what = verbs.count(verb), verb.rstrip(":")
+        if not count:
+            continue
+        if said:
+            said.append(f"{count} {what}")
+        elif verb == "already up to date:":
+            said.append(f"{plural(count, 'file')} {what}")
+        else:
+            said.append(f"{what} {plural(count, 'file')}")
+    return ", ".join(said)
 
 
 def _add(
