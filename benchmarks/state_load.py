@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from bb7.state import context
@@ -49,6 +51,16 @@ def _project(root: Path, files: int) -> tuple[Store, str]:
     return store, chat.id
 
 
+def _timed(runs: int, work: Callable[[], object]) -> list[float]:
+    """Seconds of each of `runs` calls of `work`."""
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        work()
+        out.append(time.perf_counter() - started)
+    return out
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:8.1f}"
 
@@ -62,30 +74,17 @@ def main() -> int:
         os.environ["XDG_DATA_HOME"] = str(Path(tmp) / "xdg")
         root = Path(tmp) / "project"
         store, chat_id = _project(root, args.files)
-        in_process: list[float] = []
-        for _ in range(args.runs):
-            started = time.perf_counter()
-            rows = file_statuses(store, chat_id)
-            in_process.append(time.perf_counter() - started)
+        in_process = _timed(args.runs, lambda: file_statuses(store, chat_id))
+        rows = file_statuses(store, chat_id)
         assert sum(r.status == "M" for r in rows) == args.files
-        cli: list[float] = []
-        for _ in range(args.runs):
-            started = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-m", "bb7.cli", "status", "--json"],
-                cwd=root,
-                check=True,
-                capture_output=True,
-            )
-            cli.append(time.perf_counter() - started)
+        status_json = [sys.executable, "-m", "bb7.cli", "status", "--json"]
+        run = partial(subprocess.run, status_json, cwd=root, check=True, capture_output=True)
+        cli = _timed(args.runs, run)
         originals = {r.path: (root / r.path).read_text() for r in rows}
         for path, text in originals.items():
             (root / path).write_text("# the user's line\n" + text)
-        rebased: list[float] = []
-        for _ in range(args.runs):
-            started = time.perf_counter()
-            rows = file_statuses(store, chat_id)
-            rebased.append(time.perf_counter() - started)
+        rebased = _timed(args.runs, lambda: file_statuses(store, chat_id))
+        rows = file_statuses(store, chat_id)
         assert sum(r.status == "M" for r in rows) == args.files
         for path, text in originals.items():
             (root / path).write_text(text)
