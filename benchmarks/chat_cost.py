@@ -13,7 +13,7 @@ between turns; the model changes the file once.
 The requests are then billed as Anthropic's cache bills them: a request's `cache_control` marks
 write the prefix up to each mark to the cache; a later request reads the longest cached prefix
 that ends at one of its block boundaries up to 20 blocks before one of its marks. Token counts
-are bb7's estimate (`bb7.text.tokens`) of each block; the cost is `bb7.chat.pricing`'s. Printed
+are bb7's estimate (`bb7.text.tokens`) of each block; the cost is `bb7.prompt.pricing`'s. Printed
 per turn: input tokens, of them read from the cache, written to it, billed at full price; then
 the totals, the cost with the cache and without, and their ratio. Target: with the cache at
 most 30% of the cost without.
@@ -32,11 +32,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bb7.chat import pricing  # noqa: E402
-from bb7.chat.config import SendConfig  # noqa: E402
-from bb7.llm import events as llm  # noqa: E402
-from bb7.llm.config import ProviderConfig  # noqa: E402
-from bb7.llm.models import Pricing, parse_models  # noqa: E402
+from bb7.prompt import pricing  # noqa: E402
+from bb7.prompt.config import SendConfig  # noqa: E402
+from bb7.provider import events as llm  # noqa: E402
+from bb7.provider.config import ProviderConfig  # noqa: E402
+from bb7.provider.models import Pricing, parse_models  # noqa: E402
 from bb7.text.tokens import estimate_tokens  # noqa: E402
 from chat_turns import SOURCE, TURNS, scripted_chat  # noqa: E402
 

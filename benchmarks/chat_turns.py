@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bb7.chat import events as ev  # noqa: E402
-from bb7.chat.config import SendConfig  # noqa: E402
 from bb7.chat.send import start_send  # noqa: E402
 from bb7.files.fileid import file_id  # noqa: E402
-from bb7.llm.config import ProviderConfig  # noqa: E402
-from bb7.llm.prompt import FollowEdits  # noqa: E402
+from bb7.prompt.assemble import FollowEdits  # noqa: E402
+from bb7.prompt.config import SendConfig  # noqa: E402
+from bb7.provider.config import ProviderConfig  # noqa: E402
 from bb7.state import context  # noqa: E402
 from bb7.state.chats import new_chat  # noqa: E402
 from bb7.state.records import Problem  # noqa: E402

@@ -35,7 +35,7 @@ TARGETS = {"bb7 --version": (3.0, "python -c pass"), "bb7 status": (1.5, "msgspe
 # tempfile (needed only to write a file).
 HEAVY = (
     "httpx",
-    "bb7.llm.openai_compat",
+    "bb7.provider.client",
     "bb7.edits.replace",
     "bb7.corpus.commands",
     "bb7.state.recovery",

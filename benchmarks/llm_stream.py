@@ -32,13 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bb7.chat.config import SendConfig  # noqa: E402
-from bb7.chat.turn import build_turn  # noqa: E402
-from bb7.llm.deltas import StreamAccumulator  # noqa: E402
-from bb7.llm.events import Done, StreamEvent, TextDelta  # noqa: E402
-from bb7.llm.lenient import decode_chunk  # noqa: E402
-from bb7.llm.openai_compat import OpenAICompatClient, ProviderConfig  # noqa: E402
-from bb7.llm.prompt import (  # noqa: E402
+from bb7.prompt.assemble import (  # noqa: E402
     ContextFile,
     HistoryEvent,
     HistoryMessage,
@@ -46,8 +40,14 @@ from bb7.llm.prompt import (  # noqa: E402
     PromptInput,
     assemble_prompt,
 )
-from bb7.llm.sse import SSEDecoder  # noqa: E402
-from bb7.llm.wire import CHUNK_DECODER, ChatRequest, Message  # noqa: E402
+from bb7.prompt.config import SendConfig  # noqa: E402
+from bb7.prompt.turn import build_turn  # noqa: E402
+from bb7.provider.client import OpenAICompatClient, ProviderConfig  # noqa: E402
+from bb7.provider.deltas import StreamAccumulator  # noqa: E402
+from bb7.provider.events import Done, StreamEvent, TextDelta  # noqa: E402
+from bb7.provider.lenient import decode_chunk  # noqa: E402
+from bb7.provider.sse import SSEDecoder  # noqa: E402
+from bb7.provider.wire import CHUNK_DECODER, ChatRequest, Message  # noqa: E402
 from bb7.state import context  # noqa: E402
 from bb7.state.chats import append_user_message, new_chat  # noqa: E402
 from bb7.state.context import Target  # noqa: E402
@@ -145,7 +145,7 @@ def decode_cost(chunks: int) -> list[Row]:
             acc.apply(CHUNK_DECODER.decode(payload))
     per_chunk = (time.perf_counter() - started) / chunks * 1e6
     # A provider whose every chunk has a field of an unexpected type: each one is salvaged
-    # field by field (bb7.llm.lenient) instead of decoded in one go.
+    # field by field (bb7.provider.lenient) instead of decoded in one go.
     odd = text_chunk("token ")
     odd["data"]["choices"][0]["delta"]["reasoning"] = {"unexpected": "object"}
     payload = json.dumps(odd["data"]).encode()

@@ -4,7 +4,7 @@
 Target (issue 25): its first page shown < 100 ms, measured from the pick to `vim.ui.select`
 getting its items (what a picker draws its first page from), the host already running (it
 lists the project's files in the background when it opens the project: the first pick is the
-first row). The host's listing alone (`bb7.chatview.project_files`), cold (the first walk) and
+first row). The host's listing alone (`bb7.adding.project_files`), cold (the first walk) and
 again (only changed directories are listed), is shown apart.
 Run: .venv/bin/python benchmarks/picker.py [--runs N] [--files N]
 """
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to st
 
 from editor import spawn, wait_for  # noqa: E402
 
-from bb7.chatview.project_files import project_files  # noqa: E402
+from bb7.adding.project_files import project_files  # noqa: E402
 from timings import Row, print_table  # noqa: E402
 
 PICK = """

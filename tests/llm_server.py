@@ -34,7 +34,7 @@ string, sent whole) or `events`, a list of steps streamed in order:
 A local server's own API (capability answers) is served from `native`: {"GET /props": body,
 "GET /api/v0/models": body, "POST /api/show": {"by_model": {id: body}}} (a model not listed
 there gets Ollama's 404 `{"error": "model 'x' not found"}`); the bodies are the documented
-shapes kept in tests/llm/local_servers/.
+shapes kept in tests/provider/local_servers/.
 
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
 `"stall_before_headers": s` waits (or notes the client hanging up) before the status line.

@@ -35,7 +35,7 @@ local types = {
     expect = 'a string or nil',
     check = function(v) return v == nil or (type(v) == 'string' and v ~= '') end,
   },
-  -- What `bb7.llm.provider.provider_config` takes (the CLI's --base-url): a scheme and a host.
+  -- What `bb7.provider.provider.provider_config` takes (the CLI's --base-url): a scheme and a host.
   url = {
     expect = 'an http:// or https:// URL or nil',
     check = function(v)
@@ -79,7 +79,7 @@ local types = {
     end,
   },
   -- The value is a *source* of the key, never the key: it is never echoed in errors. The
-  -- grammar is `bb7.llm.keys.parse_key_spec`'s (a test runs one list of specs through both):
+  -- grammar is `bb7.provider.keys.parse_key_spec`'s (a test runs one list of specs through both):
   -- blank (the provider's usual variable), cmd:<command>, file:<path>, env:<name>, or a bare
   -- upper-case name (so a raw key pasted by mistake is refused).
   key_source = {

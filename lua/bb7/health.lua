@@ -109,7 +109,7 @@ local function check_capabilities(h, info)
   end
 end
 
---- The preset in force and its server's answer to `GET /models`, from `bb7.llm.probe` (the
+--- The preset in force and its server's answer to `GET /models`, from `bb7.provider.probe` (the
 --- Python side owns the preset table). Returns the probe's facts, or nil.
 local function check_provider(h)
   h.start('bb7: provider')
@@ -122,7 +122,10 @@ local function check_provider(h)
   local args = next(fields) and vim.json.encode(fields) or '{}'
   local pythonpath = require('bb7.install').root .. '/python'
   local result = vim
-    .system({ python, '-m', 'bb7.llm.probe', args }, { text = true, env = { PYTHONPATH = pythonpath } })
+    .system(
+      { python, '-m', 'bb7.provider.probe', args },
+      { text = true, env = { PYTHONPATH = pythonpath } }
+    )
     :wait(15000)
   if result.code ~= 0 then
     -- One line: the probe's own error, or the one a traceback ends with.

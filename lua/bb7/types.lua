@@ -96,7 +96,7 @@
 ---@field updated string[]
 ---@field problems string[]
 
---- The files the picker offers (`bb7.chatview.project_files`): relative to `root`.
+--- The files the picker offers (`bb7.adding.project_files`): relative to `root`.
 ---@class bb7.ProjectFiles
 ---@field root string
 ---@field files string[]

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from bb7.chat import events as ev
-from bb7.chat.config import SendConfig
 from bb7.chat.send import start_send
 from bb7.files.fileid import file_id
 from bb7.formats.fallback import NOTE
-from bb7.llm.handle import Handle
-from bb7.llm.openai_compat import ProviderConfig, RetryPolicy, Timeouts
+from bb7.prompt.config import SendConfig
+from bb7.provider.client import ProviderConfig, RetryPolicy, Timeouts
+from bb7.provider.handle import Handle
 from bb7.state import context
 from bb7.state.chats import new_chat
 from bb7.state.context import Target

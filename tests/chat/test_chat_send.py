@@ -15,14 +15,14 @@ import msgspec
 import pytest
 
 from bb7.chat import events as ev
-from bb7.chat.config import SendConfig
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.chat.title import retitle_chat
-from bb7.chat.turn import build_turn
 from bb7.chatview.conversation import render
 from bb7.files.fileid import file_id
-from bb7.llm.handle import Handle
-from bb7.llm.openai_compat import OpenAICompatClient, ProviderConfig, RetryPolicy, Timeouts
+from bb7.prompt.config import SendConfig
+from bb7.prompt.turn import build_turn
+from bb7.provider.client import OpenAICompatClient, ProviderConfig, RetryPolicy, Timeouts
+from bb7.provider.handle import Handle
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
 from bb7.state.context import Target

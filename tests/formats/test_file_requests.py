@@ -10,7 +10,7 @@ from bb7.formats.calls import read_calls
 from bb7.formats.file_requests import FileRequest, check_request, read_request
 from bb7.formats.response import Response, ToolCall
 from bb7.formats.schemas import WantedFile
-from bb7.llm.prompt import PromptInput, assemble_prompt
+from bb7.prompt.assemble import PromptInput, assemble_prompt
 
 
 def test_a_request_files_call_is_read_with_its_ranges_and_why() -> None:

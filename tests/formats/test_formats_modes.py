@@ -19,7 +19,7 @@ from bb7.formats.modes import (
     text_mode_for,
 )
 from bb7.formats.search_replace import INSTRUCTIONS, SearchReplaceBlock
-from bb7.llm.prompt import choose_edit_format
+from bb7.prompt.assemble import choose_edit_format
 
 
 def test_every_mode_is_a_tool_mode_or_a_text_mode_and_is_documented() -> None:

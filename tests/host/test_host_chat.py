@@ -7,7 +7,7 @@ from pathlib import Path
 
 from host_harness import Host
 
-from bb7.chat import DEFAULT_MODEL
+from bb7.prompt import DEFAULT_MODEL
 from bb7.state import chats, context
 from bb7.state.records import Message, TextPart
 from bb7.state.responses import edit_bases, record_outputs

@@ -18,7 +18,7 @@ from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 from llm_server import LLMServer
 
-OLLAMA = Path(__file__).parents[1] / "llm" / "local_servers" / "ollama.json"
+OLLAMA = Path(__file__).parents[1] / "provider" / "local_servers" / "ollama.json"
 
 
 def test_the_picker_list_says_who_told_the_tools_and_how_edits_landed(

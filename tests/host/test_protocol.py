@@ -14,7 +14,7 @@ from bb7.edits.types import Candidate
 from bb7.formats.apply import ApplyError
 from bb7.host.protocol import convert
 from bb7.host.protocol import events as wire
-from bb7.llm.models import ModelInfo, Pricing
+from bb7.provider.models import ModelInfo, Pricing
 from bb7.state.records import Usage
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,7 @@ from chat_view_helpers import (
 )
 from editor import notifications, screen, type_command, wait_for
 
-from bb7.llm.models import cache_file, default_cache_dir
+from bb7.provider.models import cache_file, default_cache_dir
 from bb7.state.records import Usage
 
 

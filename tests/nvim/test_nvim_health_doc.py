@@ -72,7 +72,7 @@ def test_checkhealth_says_what_to_do_without_a_key_or_with_unknown_options(launc
 def test_checkhealth_knows_a_local_server_needs_no_key_and_what_it_says_about_tools(
     launch: Any,
 ) -> None:
-    fixture = json.loads((ROOT / "tests/llm/local_servers/ollama.json").read_text())
+    fixture = json.loads((ROOT / "tests/provider/local_servers/ollama.json").read_text())
     with LLMServer(models=fixture["models"], native=fixture["native"]) as server:
         nvim = launch()
         nvim.exec_lua(

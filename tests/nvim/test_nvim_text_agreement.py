@@ -1,5 +1,5 @@
 """Python and Lua agree where both see the same thing: API-key specs (`setup()` and
-`bb7.llm.keys` accept exactly the same ones) and token totals (Lua draws the host's text)."""
+`bb7.provider.keys` accept exactly the same ones) and token totals (Lua draws the host's text)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from chat_state import Seeded
 from chat_view_helpers import open_view, with_ui
 
-from bb7.llm.keys import KeyProblem, parse_key_spec
+from bb7.provider.keys import KeyProblem, parse_key_spec
 from bb7.text.tokens import format_tokens
 
 # Every form of the grammar, and the near misses on each side of it.

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from state_helpers import Project
 
-from bb7.chat.config import SendConfig
-from bb7.chat.history import history
-from bb7.chat.turn import build_turn
-from bb7.llm.prompt import HistoryEvent
+from bb7.prompt.assemble import HistoryEvent
+from bb7.prompt.config import SendConfig
+from bb7.prompt.history import history
+from bb7.prompt.turn import build_turn
 from bb7.state import context
 from bb7.state.context import Target
 from bb7.state.local import LocalText

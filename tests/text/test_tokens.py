@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bb7.chat.config import SendConfig
-from bb7.chat.turn import build_turn
 from bb7.chatview.files import panel
-from bb7.llm.models import ModelInfo
+from bb7.prompt.config import SendConfig
+from bb7.prompt.turn import build_turn
+from bb7.provider.models import ModelInfo
 from bb7.state.chats import new_chat
 from bb7.state.context import add, parse_target
 from bb7.state.records import Problem

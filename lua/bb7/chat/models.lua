@@ -12,7 +12,7 @@ local notify = require('bb7.util').notify
 local function set(value) return value ~= nil and value ~= vim.NIL end
 
 --- `models` in picker order: favourites first (in `favorites` order), then as listed.
----@param models table[] the host's models (`bb7.llm.models.ModelInfo`)
+---@param models table[] the host's models (`bb7.provider.models.ModelInfo`)
 ---@param favorites string[]
 ---@return table[]
 function M.order(models, favorites)

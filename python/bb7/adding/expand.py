@@ -16,8 +16,8 @@ from pathlib import Path
 import msgspec
 
 from bb7.adding.ignore import IgnoreRules, glob_regex, load_ignore
+from bb7.adding.project_files import files_under
 from bb7.adding.secrets import secret_reason
-from bb7.chatview.project_files import files_under
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
 from bb7.files.paths import PROTECTED
 from bb7.state.context import Target, parse_target

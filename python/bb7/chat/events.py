@@ -17,10 +17,13 @@ import msgspec
 from bb7.formats.apply import ApplyError
 from bb7.formats.file_requests import AskedFile
 
+# What a request's building found for the user to know (`bb7.prompt.turn`), and the send's own.
+from bb7.prompt.turn import Notice as Notice
+
 # The client's own notice, forwarded as it is: the provider failed before answering and the
 # request goes out again after `delay` seconds (`reason` says why; `attempt` of
 # `max_attempts`). A chat view can count the seconds down from `delay`.
-from bb7.llm.events import Retrying as Retrying
+from bb7.provider.events import Retrying as Retrying
 from bb7.state.records import Usage
 
 
@@ -36,19 +39,6 @@ class Started(msgspec.Struct, frozen=True, tag="started", tag_field="type"):
     diff_mode: str
     prompt_tokens: int
     repair: bool = False
-
-
-class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
-    """Something the user should know that does not stop the send. Kinds: context_near
-    (the prompt nears the model's context; one over it is refused instead), models (the models
-    list could not be read), instructions (an instruction file could not be read), retry (part
-    of the retry state no longer fits the files), stream (part of the provider's stream could
-    not be read and was skipped; the rest of the answer goes on), reasoning (the provider's
-    preset takes no reasoning effort, which is left out of the request), follow_edits (the
-    user's edits to a context file could not be brought into the chat: it is sent as it was)."""
-
-    kind: str
-    message: str
 
 
 class Chunk(msgspec.Struct, frozen=True, tag="chunk", tag_field="type"):

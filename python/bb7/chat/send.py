@@ -5,16 +5,16 @@
     outcome = handle.wait()  # Done | Failed, blocking (never on the Neovim loop thread)
 
 `start_send` checks the chat, stores the user's message with its context snapshot and returns
-a `SendHandle` (`bb7.llm.handle.Handle`) at once (or a `Problem`: no such chat, empty text, a
+a `SendHandle` (`bb7.provider.handle.Handle`) at once (or a `Problem`: no such chat, empty text, a
 send already running in that chat). A worker thread does the rest and reports through
 `on_event` (`bb7.chat.events`):
 1. resolves the API key, reads the instruction files and the (cached) models list for the
    model's tool support, context length and prices;
-2. builds the request from the chat (`bb7.chat.turn`): context, pending outputs, history,
+2. builds the request from the chat (`bb7.prompt.turn`): context, pending outputs, history,
    retry state; warns when the prompt nears the context length and refuses, without sending,
    one over it (`Failed(kind="context_over")`, saying by how much and what is largest);
    streams it, forwarding text, reasoning, tool-call progress and, in text-block mode, each
-   block as it closes (`bb7.chat.stream`); prices what it used (`bb7.chat.pricing`) and adds
+   block as it closes (`bb7.chat.stream`); prices what it used (`bb7.prompt.pricing`) and adds
    it to the usage log (`bb7.usage.log`, when `config.usage_log` names one);
 3. applies every change of the complete answer, all or nothing, to the versions the model was
    shown. Success: the pending outputs and the assistant message (usage, cost) are stored in
@@ -49,24 +49,24 @@ from typing import cast, get_args
 import msgspec
 
 from bb7.chat import events as ev
-from bb7.chat import pricing
-from bb7.chat.config import SendConfig
 from bb7.chat.failures import failure_note
 from bb7.chat.stream import Forward
 from bb7.chat.title import title_chat
-from bb7.chat.turn import Turn, build_turn
 from bb7.formats.apply import Result, apply_response
 from bb7.formats.fallback import NOTE, text_edits
 from bb7.formats.file_requests import AskedFile, FileRequest, check_request, read_request
 from bb7.formats.response import Response
 from bb7.formats.response import ToolCall as ResponseCall
 from bb7.formats.retry import retry_context
-from bb7.llm import events as llm
-from bb7.llm.handle import Handle
-from bb7.llm.instructions import Instructions, load_instructions
-from bb7.llm.keys import ApiKey, KeyProblem, redact, resolve_api_key
-from bb7.llm.models import ModelInfo, load_models
-from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
+from bb7.prompt import pricing
+from bb7.prompt.config import SendConfig
+from bb7.prompt.instructions import Instructions, load_instructions
+from bb7.prompt.turn import Turn, build_turn
+from bb7.provider import events as llm
+from bb7.provider.client import HttpProblem, OpenAICompatClient
+from bb7.provider.handle import Handle
+from bb7.provider.keys import ApiKey, KeyProblem, redact, resolve_api_key
+from bb7.provider.models import ModelInfo, load_models
 from bb7.state import context
 from bb7.state.chats import append_user_message
 from bb7.state.local import Buffers

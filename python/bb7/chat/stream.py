@@ -1,4 +1,4 @@
-"""A send's stream forwarding: the client's stream events (`bb7.llm.events`) as send events
+"""A send's stream forwarding: the client's stream events (`bb7.provider.events`) as send events
 (`bb7.chat.events`), in the client's worker thread.
 
 Text and reasoning pass on as `Chunk` and `Reasoning`; a tool call in pieces becomes
@@ -17,7 +17,7 @@ import msgspec
 from bb7.chat import events as ev
 from bb7.formats.blocks import BlockError
 from bb7.formats.stream import TextItem, TextParser
-from bb7.llm import events as llm
+from bb7.provider import events as llm
 
 _PATH_ARGUMENT = re.compile(r'"path"\s*:\s*"((?:[^"\\]|\\.)*)"')
 

@@ -2,7 +2,7 @@
 
 Runs after the send's outcome, on the send's handle (a cancel stops it too); any failure only
 goes to the log: a chat without a title keeps its default name. The request and the cleaning
-of its answer are `bb7.llm.titles`'.
+of its answer are `bb7.prompt.titles`'.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import logging
 from collections.abc import Callable
 
 from bb7.chat import events as ev
-from bb7.llm import events as llm
-from bb7.llm.handle import Handle
-from bb7.llm.openai_compat import OpenAICompatClient
-from bb7.llm.titles import clean_title, title_request
+from bb7.prompt.titles import clean_title, title_request
+from bb7.provider import events as llm
+from bb7.provider.client import OpenAICompatClient
+from bb7.provider.handle import Handle
 from bb7.state.chats import has_default_name, rename_chat
 from bb7.state.records import Problem
 from bb7.state.store import Store

@@ -9,7 +9,7 @@ from future requests says so in its heading (`## You · excluded`), its lines dr
 After an answer whose edits failed, a retry banner closes the conversation until the next
 send. While an answer streams, `lua/bb7/chat/conversation.lua` appends text in these same
 shapes; when it ends, the chat is rendered here again. Not for the model's prompt (that is
-`bb7.chat.history`).
+`bb7.prompt.history`).
 """
 
 from __future__ import annotations

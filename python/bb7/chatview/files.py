@@ -43,7 +43,7 @@ class Panel(msgspec.Struct, frozen=True):
     rows: list[Row]
     total_tokens: int
     total_tokens_text: str
-    # The instruction files that apply (`bb7.llm.instructions`), as the panel names them.
+    # The instruction files that apply (`bb7.prompt.instructions`), as the panel names them.
     instructions: list[str] = []
 
 

@@ -17,7 +17,6 @@ import threading
 from typing import Any, cast, get_args
 
 from bb7.chat import events as ev
-from bb7.chat.config import DEFAULT_MODEL, SendConfig
 from bb7.chat.send import SendHandle, start_send
 from bb7.chatview.conversation import usage_line
 from bb7.commands.session import (
@@ -28,10 +27,12 @@ from bb7.commands.session import (
 )
 from bb7.commands.status import print_statuses
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
-from bb7.llm.models import default_cache_dir
-from bb7.llm.prompt import FollowEdits
-from bb7.llm.provider import provider_config
-from bb7.llm.wire import ReasoningEffort
+from bb7.prompt import DEFAULT_MODEL
+from bb7.prompt.assemble import FollowEdits
+from bb7.prompt.config import SendConfig
+from bb7.provider.models import default_cache_dir
+from bb7.provider.provider import provider_config
+from bb7.provider.wire import ReasoningEffort
 from bb7.refusal import unwrap
 from bb7.state.chats import save_settings
 from bb7.state.status import file_statuses

@@ -36,7 +36,7 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
 
 def add_provider_options(parser: argparse.ArgumentParser) -> None:
     """--provider, --base-url and --api-key: which server, and where its key is."""
-    from bb7.llm.presets import PRESETS
+    from bb7.provider.presets import PRESETS
 
     parser.add_argument(
         "--provider",

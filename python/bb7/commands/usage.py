@@ -12,7 +12,7 @@ from typing import Any
 
 from bb7.chatview.conversation import total_usage
 from bb7.commands.session import active_chat, add_provider_options, add_root_option, print_json
-from bb7.llm.provider import provider_config
+from bb7.provider.provider import provider_config
 from bb7.refusal import Abort
 from bb7.state.store import StoreError
 from bb7.usage.log import day_spend, usage_log_path

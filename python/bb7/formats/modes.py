@@ -4,7 +4,7 @@ The one list of diff_mode values. Tool modes pick the `edit_file` schema offered
 (`bb7.formats.schemas`); text modes ask the model to write edit blocks in its answer instead
 (for models without tool calls, or by choice). A model the models list marks as having no tool
 support gets text blocks whatever the mode (`text_mode_for`). Not for deciding which format a
-chat uses (`bb7.llm.prompt.choose_edit_format`) nor for parsing anything.
+chat uses (`bb7.prompt.assemble.choose_edit_format`) nor for parsing anything.
 """
 
 from __future__ import annotations

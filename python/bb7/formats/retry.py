@@ -5,7 +5,7 @@ the versions it is shown next (`Result.partial`, with their file_ids listed here
 only what failed, against those versions. A caller using it must therefore offer the partial
 contents as the writable pending versions of the next request (`bb7.chat` does, from the
 retry state the state layer persists). The `@retry_context` markers around it are the prompt's
-(`bb7.llm.prompt`), so they are not part of this text.
+(`bb7.prompt.assemble`), so they are not part of this text.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bb7.chat import DEFAULT_MODEL
 from bb7.host.protocol import Settings
+from bb7.prompt import DEFAULT_MODEL
 from bb7.state import lock
 from bb7.state.local import LocalView
 from bb7.state.records import Chat, Problem

@@ -391,7 +391,7 @@ def follow_edits(
 ) -> list[tuple[str, ContextEntry | Problem]]:
     """At a send: bring every context file and section whose local text (the buffer, unsaved
     edits included, else the disk) differs from the chat's snapshot up to date, so the model
-    is shown the user's edits (as a diff against the version it saw, see `bb7.llm.prompt`).
+    is shown the user's edits (as a diff against the version it saw, see `bb7.prompt.assemble`).
     A pending change is carried over onto the user's text; one that cannot be (the two change
     the same lines), or a file that is gone, is reported and left as it was."""
     return update_all(store, chat_id, buffers=buffers, max_bytes=max_bytes, followed=True)

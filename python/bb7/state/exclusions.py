@@ -1,6 +1,6 @@
 """Leaving messages out of future requests, and taking them back: how a long chat gets cheaper
 without a fork. An excluded message stays in the chat (drawn dimmed, marked `excluded`); the
-request builder (`bb7.chat.history`) leaves it out, with its file events.
+request builder (`bb7.prompt.history`) leaves it out, with its file events.
 
 Excluding your message excludes its answer too (the messages after it up to your next one): a
 question without its answer, or an answer without its question, misleads the model more than

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient
+from bb7.provider.client import HttpProblem, OpenAICompatClient
 
 
 class Credit(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bb7.chatview.conversation import format_cost
-from bb7.llm.keys import KeyProblem, resolve_api_key
-from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
-from bb7.llm.presets import preset_for
+from bb7.provider.client import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.provider.keys import KeyProblem, resolve_api_key
+from bb7.provider.presets import preset_for
 from bb7.text.tokens import format_tokens
 from bb7.text.words import plural
 from bb7.usage.credit import Credit, credit

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bb7.host.needs import Call
 from bb7.host.protocol import EditInstructionsArgs, InstructionFiles
-from bb7.llm.instructions import PROJECT_INSTRUCTIONS, load_instructions, user_instructions_path
+from bb7.prompt.instructions import PROJECT_INSTRUCTIONS, load_instructions, user_instructions_path
 from bb7.refusal import Abort, unwrap
 from bb7.state.records import Problem
 

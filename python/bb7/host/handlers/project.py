@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bb7.chatview.project_files import project_files
+from bb7.adding.project_files import project_files
 from bb7.host.editor import shown
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (

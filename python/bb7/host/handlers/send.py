@@ -20,10 +20,7 @@ from typing import cast, get_args
 import msgspec
 
 from bb7.chat import events as ev
-from bb7.chat.config import SendConfig
-from bb7.chat.estimate import estimate_next
 from bb7.chat.paste import paste_response
-from bb7.chat.prompt_view import next_request, toggle_exclusion
 from bb7.chat.send import start_send
 from bb7.chat.title import retitle_chat as ask_title
 from bb7.formats import DEFAULT_MODE, DiffMode
@@ -49,9 +46,14 @@ from bb7.host.protocol import (
     convert,
 )
 from bb7.host.session import Session
-from bb7.llm.instructions import Instructions, load_instructions
-from bb7.llm.keys import ApiKey, KeyProblem, resolve_api_key
-from bb7.llm.models import (
+from bb7.prompt.assemble import FollowEdits
+from bb7.prompt.config import SendConfig
+from bb7.prompt.estimate import estimate_next
+from bb7.prompt.instructions import Instructions, load_instructions
+from bb7.prompt.parts import next_request, toggle_exclusion
+from bb7.provider.client import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.provider.keys import ApiKey, KeyProblem, resolve_api_key
+from bb7.provider.models import (
     ModelInfo,
     ModelList,
     cached_models,
@@ -59,10 +61,8 @@ from bb7.llm.models import (
     load_models,
     tools_first,
 )
-from bb7.llm.openai_compat import HttpProblem, OpenAICompatClient, ProviderConfig
-from bb7.llm.prompt import FollowEdits
-from bb7.llm.provider import provider_config
-from bb7.llm.wire import ReasoningEffort
+from bb7.provider.provider import provider_config
+from bb7.provider.wire import ReasoningEffort
 from bb7.refusal import Abort, unwrap
 from bb7.state import chats
 from bb7.state.records import GLOBAL, Chat, Problem

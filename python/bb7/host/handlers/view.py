@@ -13,14 +13,14 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.adding.project_files import project_files as list_files
 from bb7.chatview import conversation, files
-from bb7.chatview.project_files import project_files as list_files
 from bb7.host import editor
 from bb7.host.handlers.chats import summary
 from bb7.host.handlers.project import status_changed
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs, NoArgs, ProjectFiles
-from bb7.llm.instructions import load_instructions
+from bb7.prompt.instructions import load_instructions
 from bb7.state.status import StatusRow, file_statuses
 from bb7.state.store import Store
 

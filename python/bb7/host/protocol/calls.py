@@ -103,7 +103,7 @@ class DiffView(msgspec.Struct, frozen=True):
 
 class ProviderSettings(msgspec.Struct, frozen=True):
     """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key.
-    `bb7.llm.provider.provider_config` turns them into the client's configuration."""
+    `bb7.provider.provider.provider_config` turns them into the client's configuration."""
 
     base_url: str | None = None  # None: the preset's (OpenRouter's without a preset)
     model: str | None = None
@@ -329,7 +329,7 @@ class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class ProjectFiles(msgspec.Struct, frozen=True):
-    """The files the picker offers (`bb7.chatview.project_files`): relative to `root`."""
+    """The files the picker offers (`bb7.adding.project_files`): relative to `root`."""
 
     root: str
     files: list[str]

@@ -1,7 +1,7 @@
 """Core records -> wire Structs, at the handler edge.
 
 The send loop (`bb7.chat.events`), the formats layer (`ApplyError`) and the models list
-(`bb7.llm.models`) keep their own records; what Lua sees is the wire Struct of the same name in
+(`bb7.provider.models`) keep their own records; what Lua sees is the wire Struct of the same name in
 `bb7.host.protocol.events`, filled field by field from the record's attributes. A field added
 to a core record stays in Python until its wire Struct names it too.
 
@@ -18,7 +18,7 @@ import msgspec
 from bb7.chat import events as ev
 from bb7.formats.apply import ApplyError, describe_error
 from bb7.host.protocol import events as wire
-from bb7.llm.models import ModelInfo
+from bb7.provider.models import ModelInfo
 
 # Said after a send refused for its API key: the editor's way on without one.
 NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."

@@ -4,7 +4,7 @@ host owns about each, the provider presets, the diff modes, the reasoning effort
 estimate's ratio and the protocol number.
 
 Each set is taken from the module that owns it (statuses from `bb7.state.status`, presets from
-`bb7.llm.presets`, ...); the facts per status are declared here. Not imported by the host's
+`bb7.provider.presets`, ...); the facts per status are declared here. Not imported by the host's
 start: only the generator and the tests read it.
 """
 
@@ -16,8 +16,8 @@ import msgspec
 
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES
 from bb7.host.protocol import PROTOCOL
-from bb7.llm.presets import PRESETS
-from bb7.llm.wire import ReasoningEffort
+from bb7.provider.presets import PRESETS
+from bb7.provider.wire import ReasoningEffort
 from bb7.state import status as st
 from bb7.text.tokens import CHARS_PER_TOKEN
 

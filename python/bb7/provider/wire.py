@@ -1,0 +1,217 @@
+"""The Chat Completions wire format: the request we send and the stream chunks we read.
+
+Request types (`ChatRequest`, `Message`, `ToolSpec`) are what callers build; `request_body`
+turns one into JSON for a given provider. Chunk types mirror the streamed JSON loosely (every
+field optional, unknown fields ignored) because providers differ in what they fill in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+# A function tool offered to the model, with its JSON Schema: defined by the formats layer,
+# which generates the schemas and decodes the calls.
+from bb7.formats.schemas import ToolSpec as ToolSpec
+from bb7.provider.presets import Preset
+
+# "none" asks a model that can reason not to; None (no setting) leaves the model's default.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+
+# Anthropic takes a thinking budget in tokens, not an effort; the answer gets room on top.
+THINKING_BUDGET: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+_ANSWER_ROOM = 8192
+
+
+class CacheControl(msgspec.Struct, frozen=True):
+    """Anthropic-style prompt-cache breakpoint (OpenRouter passes it through)."""
+
+    type: str = "ephemeral"
+
+
+def explicit_cache(preset: Preset, model: str) -> bool:
+    """Whether the provider caches only the prompt prefixes a request marks with
+    `cache_control`: Anthropic models (through OpenRouter, or the `anthropic` preset, whose
+    OpenAI-compatible endpoint ignores fields it does not take), and Gemini models through
+    OpenRouter, which passes the marks on. OpenAI, DeepSeek, xAI and Gemini's own endpoint
+    cache a repeated prefix by themselves."""
+    if preset.name == "anthropic":
+        return True
+    if preset.name != "openrouter":
+        return False
+    vendor, _, name = model.strip().lower().partition("/")
+    return vendor == "anthropic" or (vendor == "google" and name.startswith("gemini"))
+
+
+class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A text part of a message; parts let a cache breakpoint sit inside one message."""
+
+    text: str
+    type: str = "text"
+    cache_control: CacheControl | None = None
+
+
+class Message(msgspec.Struct, frozen=True):
+    role: Literal["system", "user", "assistant"]
+    content: str | list[ContentPart]
+
+
+class ChatRequest(msgspec.Struct, frozen=True):
+    """Everything needed for one completion, independent of the provider's dialect."""
+
+    model: str
+    messages: list[Message]
+    tools: list[ToolSpec] = []
+    reasoning_effort: ReasoningEffort | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    # OpenRouter provider routing preferences, e.g. {"data_collection": "deny", "zdr": True}.
+    provider: dict[str, Any] | None = None
+    prompt_cache_key: str | None = None
+    # Merged last into the JSON body, for provider options this module does not model.
+    extra: dict[str, Any] = {}
+
+
+def request_body(
+    request: ChatRequest, *, stream: bool, preset: Preset, include_usage: bool = True
+) -> bytes:
+    """JSON body for POST /chat/completions, in the dialect of `preset`.
+
+    Reasoning effort goes as OpenRouter's `reasoning: {effort}`, OpenAI's `reasoning_effort`,
+    Anthropic's `thinking` budget, or not at all (`Preset.reasoning`); only OpenRouter takes
+    `provider` preferences. `stream_options.include_usage` asks OpenAI-style servers for usage
+    in the last chunk, unless the preset's server refuses the field.
+    """
+    # The stable fields first, then the messages, then the rest: each turn's body then starts
+    # with the body of the turn before, byte for byte, up to its latest message.
+    body: dict[str, Any] = {"model": request.model, "stream": stream}
+    if request.tools:
+        body["tools"] = [tool.openai() for tool in request.tools]
+    body["messages"] = msgspec.to_builtins(request.messages)
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    effort = request.reasoning_effort
+    if effort is not None:
+        _reasoning(body, effort, preset)
+    if request.provider and preset.reasoning == "openrouter":
+        body["provider"] = request.provider
+    if request.prompt_cache_key is not None:
+        body["prompt_cache_key"] = request.prompt_cache_key
+    if stream and include_usage and preset.include_usage:
+        body["stream_options"] = {"include_usage": True}
+    body.update(request.extra)
+    return msgspec.json.encode(body)
+
+
+def _reasoning(body: dict[str, Any], effort: ReasoningEffort, preset: Preset) -> None:
+    style = preset.reasoning
+    if style == "openrouter":
+        body["reasoning"] = {"enabled": False} if effort == "none" else {"effort": effort}
+    elif style == "openai":
+        body["reasoning_effort"] = effort
+    elif style == "anthropic" and effort != "none":
+        budget = THINKING_BUDGET[effort]
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        body["max_tokens"] = max(body.get("max_tokens", 0), budget + _ANSWER_ROOM)
+
+
+# ---- stream chunks -------------------------------------------------------------------------
+
+
+class FunctionFragment(msgspec.Struct):
+    name: str | None = None
+    # A string everywhere we know of; a few local servers send an object, kept as JSON text.
+    arguments: str | dict[str, Any] | None = None
+
+
+class ToolCallFragment(msgspec.Struct):
+    index: int | None = None
+    id: str | None = None
+    function: FunctionFragment | None = None
+
+
+class ReasoningDetail(msgspec.Struct):
+    type: str | None = None
+    text: str | None = None
+    summary: str | None = None
+
+
+class ContentPiece(msgspec.Struct):
+    """One part of a `content` list (Mistral): `{"type": "text", "text": ...}` is answer text,
+    `{"type": "thinking", "thinking": [parts]}` is reasoning."""
+
+    type: str | None = None
+    text: str | None = None
+    thinking: str | list[ContentPiece] | None = None
+
+
+class Delta(msgspec.Struct):
+    content: str | list[ContentPiece] | None = None
+    reasoning: str | None = None
+    reasoning_content: str | None = None
+    reasoning_details: list[ReasoningDetail] | None = None
+    tool_calls: list[ToolCallFragment] | None = None
+
+
+class Choice(msgspec.Struct):
+    index: int = 0
+    delta: Delta | None = None
+    # Non-streaming replies (and a few servers' last chunk) carry `message` instead of `delta`.
+    message: Delta | None = None
+    finish_reason: str | None = None
+
+
+class TokenDetails(msgspec.Struct):
+    cached_tokens: int | None = None
+    # OpenRouter: prompt tokens written to the provider's cache (Anthropic bills them higher).
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+class WireUsage(msgspec.Struct):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    cost: float | None = None
+    cached_tokens: int | None = None
+    # DeepSeek's names for the cached part of the prompt.
+    prompt_cache_hit_tokens: int | None = None
+    prompt_tokens_details: TokenDetails | None = None
+    completion_tokens_details: TokenDetails | None = None
+
+
+class GroqExtra(msgspec.Struct):
+    """Groq's `x_groq` object: it carries the usage when the request did not ask for it."""
+
+    usage: WireUsage | None = None
+
+
+class Chunk(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
+    choices: list[Choice] | None = None
+    usage: WireUsage | None = None
+    x_groq: GroqExtra | None = None
+    # Kept raw so a provider's error object can be shown verbatim; empty when absent.
+    error: msgspec.Raw = msgspec.Raw()
+
+
+class ErrorObject(msgspec.Struct):
+    """The usual shape of `error` in bodies and chunks: {"message", "code", ...}."""
+
+    message: str | None = None
+    code: int | str | None = None
+
+
+class ErrorBody(msgspec.Struct):
+    error: ErrorObject | str | None = None
+    message: str | None = None
+
+
+# The fast path: a chunk that matches the types above; `bb7.provider.lenient` handles the rest.
+CHUNK_DECODER = msgspec.json.Decoder(Chunk)
+ERROR_OBJECT_DECODER = msgspec.json.Decoder(ErrorObject | str)
+ERROR_BODY_DECODER = msgspec.json.Decoder(ErrorBody)
