@@ -9,8 +9,9 @@ from pathlib import Path
 
 import httpx
 
-from bb7.provider.client import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.provider.client import OpenAICompatClient, ProviderConfig
 from bb7.provider.events import Done
+from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import ApiKey, KeyProblem, resolve_api_key
 from bb7.provider.models import (
     ModelInfo,

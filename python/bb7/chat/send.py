@@ -63,7 +63,8 @@ from bb7.prompt.config import SendConfig
 from bb7.prompt.instructions import Instructions, load_instructions
 from bb7.prompt.turn import Turn, build_turn
 from bb7.provider import events as llm
-from bb7.provider.client import HttpProblem, OpenAICompatClient
+from bb7.provider.client import OpenAICompatClient
+from bb7.provider.failures import HttpProblem
 from bb7.provider.handle import Handle
 from bb7.provider.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.provider.models import ModelInfo, load_models

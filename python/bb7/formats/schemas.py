@@ -14,6 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from bb7.formats.modes import DiffMode, is_text_mode
+from bb7.provider.wire import ToolSpec
 
 MAX_ANCHOR_LINES = 10
 
@@ -217,25 +218,6 @@ EDIT_DESCRIPTIONS: dict[DiffMode, str] = {
         + _ATOMIC
     ),
 }
-
-
-class ToolSpec(msgspec.Struct, frozen=True):
-    """One tool offered to the model: name, description and JSON Schema of its arguments."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-
-    def openai(self) -> dict[str, Any]:
-        """The tool in OpenAI Chat Completions shape (`{"type": "function", "function": ...}`)."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
 
 
 def tools_for_mode(mode: DiffMode) -> list[ToolSpec]:

@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from bb7.provider.client import HttpProblem, OpenAICompatClient
+from bb7.provider.client import OpenAICompatClient
+from bb7.provider.failures import HttpProblem
 from bb7.provider.presets import preset_for
 
 ServerKind = Literal["ollama", "llamacpp", "lmstudio"]

@@ -20,7 +20,8 @@ import msgspec
 
 from bb7.files.fsio import atomic_write
 from bb7.provider import capabilities
-from bb7.provider.client import HttpProblem, OpenAICompatClient
+from bb7.provider.client import OpenAICompatClient
+from bb7.provider.failures import HttpProblem
 
 MAX_AGE = 24 * 60 * 60
 

@@ -14,7 +14,8 @@ import sys
 
 import msgspec
 
-from bb7.provider.client import HttpProblem, OpenAICompatClient
+from bb7.provider.client import OpenAICompatClient
+from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import ApiKey, resolve_api_key
 from bb7.provider.models import parse_models, with_capabilities
 from bb7.provider.presets import preset_for

@@ -11,9 +11,6 @@ from typing import Any, Literal
 
 import msgspec
 
-# A function tool offered to the model, with its JSON Schema: defined by the formats layer,
-# which generates the schemas and decodes the calls.
-from bb7.formats.schemas import ToolSpec as ToolSpec
 from bb7.provider.presets import Preset
 
 # "none" asks a model that can reason not to; None (no setting) leaves the model's default.
@@ -55,6 +52,27 @@ class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True):
 class Message(msgspec.Struct, frozen=True):
     role: Literal["system", "user", "assistant"]
     content: str | list[ContentPart]
+
+
+class ToolSpec(msgspec.Struct, frozen=True):
+    """One tool offered to the model: name, description and JSON Schema of its arguments (the
+    formats layer writes the schemas, `bb7.formats.schemas.tools_for_mode`, and decodes the
+    calls)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def openai(self) -> dict[str, Any]:
+        """The tool in OpenAI Chat Completions shape (`{"type": "function", "function": ...}`)."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
 
 
 class ChatRequest(msgspec.Struct, frozen=True):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.provider.client import HttpProblem, OpenAICompatClient
+from bb7.provider.client import OpenAICompatClient
+from bb7.provider.failures import HttpProblem
 
 
 class Credit(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bb7.chatview.conversation import format_cost
-from bb7.provider.client import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.provider.client import OpenAICompatClient, ProviderConfig
+from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import KeyProblem, resolve_api_key
 from bb7.provider.presets import preset_for
 from bb7.text.tokens import format_tokens

@@ -51,7 +51,8 @@ from bb7.prompt.config import SendConfig
 from bb7.prompt.estimate import estimate_next
 from bb7.prompt.instructions import Instructions, load_instructions
 from bb7.prompt.parts import next_request, toggle_exclusion
-from bb7.provider.client import HttpProblem, OpenAICompatClient, ProviderConfig
+from bb7.provider.client import OpenAICompatClient, ProviderConfig
+from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import ApiKey, KeyProblem, resolve_api_key
 from bb7.provider.models import (
     ModelInfo,
