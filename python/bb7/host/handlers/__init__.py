@@ -7,14 +7,18 @@ resolved before the handler runs, and a refusal on the way (no project, no chat,
 elsewhere) is the reply: a handler body is only the core call.
 
 To add a method: write `handler(need, args)` in the module of its area (`project`, `context`,
-`outputs`, `chats`, `view`, `send`), its `*Args` Struct in `bb7.host.protocol`, and one row
-below. When the core refuses, `unwrap(value)` raises `Abort` for its Problem; a route that
-changes files' statuses calls `project.publish` (or wraps the change in `project.publishing`).
+`outputs`, `chats`, `view`, `send`, `model`, `prompt`), its `*Args` Struct in
+`bb7.host.protocol`, and one row below. When the core refuses, `unwrap(value)` raises `Abort`
+for its Problem; a route that changes files' statuses calls `project.publish` (or wraps the
+change in `project.publishing`).
 tests/host/test_host_registry.py checks that every method Lua sends has exactly one route.
 
-Handlers in `bb7.host.handlers.send` import the LLM client and the edit formats (~100 ms), so
+Three modules are lazy: `send` (the send loop, `:BB7Paste`, titles), `model` (the models list,
+usage, reasoning effort) and `prompt` (the next request's estimate and parts, excluding a
+message). They import the provider client, prompt assembly and the edit formats (~100 ms), so
 they are imported on first use and warmed up in a background thread a moment after the host is
-ready: neither the cold start nor the first requests (`:BB7Chat`) wait for them.
+ready: neither the cold start nor the first requests (`:BB7Chat`) wait for them. A lazy route
+names its module with `lazy(MODULE, name)`; the host's other modules never import them.
 """
 
 from __future__ import annotations
@@ -69,8 +73,11 @@ from bb7.host.session import Session
 A = TypeVar("A")
 N = TypeVar("N", bound=Call)
 
-# Imported in the background after `ready` (see the module docstring).
-WARM_UP = ("bb7.host.handlers.send",)
+SEND = "bb7.host.handlers.send"
+MODEL = "bb7.host.handlers.model"
+PROMPT = "bb7.host.handlers.prompt"
+# Imported in the background after `ready`, one after the other (see the module docstring).
+WARM_UP = (SEND, MODEL, PROMPT)
 # Seconds after `ready` before the warm-up starts: an import holds the GIL in bursts, which
 # slowed the first requests (open, the chat view) by ~25 ms.
 WARM_UP_DELAY = 1.0
@@ -110,8 +117,6 @@ def lazy(module: str, name: str) -> Callable[[Any, Any], object]:
 
     return handler
 
-
-SEND = "bb7.host.handlers.send"
 
 ROUTES: tuple[Route[Any, Any], ...] = (
     # health
@@ -163,35 +168,35 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("project_files", NoArgs, view.project_files, needs.call),
     route("edit_instructions", EditInstructionsArgs, instructions.edit_instructions, needs.call),
     # the model (imported on first use)
+    route("send", SendArgs, lazy(SEND, "send"), needs.call, notification=True),
+    route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
-    route("models", ModelsArgs, lazy(SEND, "models"), needs.call),
-    route("estimate", NoArgs, lazy(SEND, "estimate"), needs.reading),
-    route("prompt_parts", PromptArgs, lazy(SEND, "prompt_parts"), needs.reading),
-    route("exclude_message", MessageArgs, lazy(SEND, "exclude_message"), needs.held),
-    route("usage", NoArgs, lazy(SEND, "usage"), needs.call),
     route("retitle_chat", ChatIdArgs, lazy(SEND, "retitle_chat"), needs.project),
+    route("models", ModelsArgs, lazy(MODEL, "models"), needs.call),
+    route("usage", NoArgs, lazy(MODEL, "usage"), needs.call),
     route(
         "set_reasoning_effort",
         SetReasoningEffortArgs,
-        lazy(SEND, "set_reasoning_effort"),
+        lazy(MODEL, "set_reasoning_effort"),
         needs.held_or_new,
     ),
-    route("send", SendArgs, lazy(SEND, "send"), needs.call, notification=True),
-    route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
+    route("estimate", NoArgs, lazy(PROMPT, "estimate"), needs.reading),
+    route("prompt_parts", PromptArgs, lazy(PROMPT, "prompt_parts"), needs.reading),
+    route("exclude_message", MessageArgs, lazy(PROMPT, "exclude_message"), needs.held),
 )
 
 
-def _import(module: str) -> None:
+def _import(modules: tuple[str, ...]) -> None:
     time.sleep(WARM_UP_DELAY)
-    importlib.import_module(module)
+    for module in modules:
+        importlib.import_module(module)
 
 
 def _start(session: Session) -> Callable[[Context], None]:
     def start(ctx: Context) -> None:
         # Called from the lease keeper's thread when another bb7 took the chat over.
         session.on_lease_lost = lambda problem: ctx.emit("notify", Notify("warn", problem.message))
-        for module in WARM_UP:
-            ctx.spawn(_import, module, name=f"import {module}")
+        ctx.spawn(_import, WARM_UP, name="import the lazy handlers")
 
     return start
 
