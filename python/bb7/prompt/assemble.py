@@ -56,7 +56,7 @@ from bb7.provider.wire import (
     ReasoningEffort,
     ToolSpec,
 )
-from bb7.text.lines import split_lines
+from bb7.text.diff import hunks
 from bb7.text.tokens import estimate_tokens
 
 EditFormat = Literal["none", "tools", "text_blocks"]
@@ -69,7 +69,6 @@ FollowEdits = Literal["diff", "full", "off"]
 DEFAULT_ANSWER_RESERVE = 4096
 # The estimate's error (see tokens.py); a prompt this close to the limit gets a warning.
 ESTIMATE_MARGIN = 0.15
-_NO_EOL = "\\ No newline at end of file\n"
 # A file's block is sent again once the diffs after it would exceed this share of its size.
 RESEND_SHARE = 0.25
 
@@ -482,10 +481,10 @@ class _History:
         self, block: FileBlock, content: str, seen: _Seen, by: DiffAuthor, message: int | None
     ) -> bool:
         """Show the change as a diff, unless the diffs since the block would outgrow it."""
-        hunks = _hunks(seen.content, content)
+        changes = hunks(seen.content, content)
         head = f"{DIFF_OPEN} n={self.n + 1} path={block.path}{_lines(block)}"
         text = f"{head} file_id={block.id} prev_file_id={seen.file_id} by={by}\n"
-        text += f"{hunks}{DIFF_CLOSE}\n\n"
+        text += f"{changes}{DIFF_CLOSE}\n\n"
         if seen.diffs + len(text) > seen.block * RESEND_SHARE:
             return False
         self.n += 1
@@ -565,45 +564,6 @@ def _id(path: str, content: str, given: str | None) -> str:
 def _output_status(output: PendingOutput, full_paths: set[str]) -> FileStatus:
     added = output.added if output.added is not None else output.path not in full_paths
     return "added_output" if added else "pending_output"
-
-
-def _hunks(before: str, after: str, context: int = 3) -> str:
-    """The unified diff's hunks from `before` to `after` (no file header). The lines both
-    share at the start and the end are set aside first: an edit is usually a few lines of a
-    long file, and difflib's time grows with the lines it is given."""
-    import difflib
-
-    old = split_lines(before, keepends=True)
-    new = split_lines(after, keepends=True)
-    shortest = min(len(old), len(new))
-    start = 0
-    while start < shortest and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < shortest - start and old[-1 - end] == new[-1 - end]:
-        end += 1
-    lo = max(0, start - context)
-    keep = max(0, end - context)
-    a, b = old[lo : len(old) - keep], new[lo : len(new) - keep]
-    out: list[str] = []
-    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        out.append(f"@@ -{_range(lo + i1, i2 - i1)} +{_range(lo + j1, j2 - j1)} @@\n")
-        for tag, a1, a2, b1, b2 in group:
-            if tag == "equal":
-                out.extend(" " + line for line in a[a1:a2])
-                continue
-            out.extend("-" + line for line in a[a1:a2])
-            out.extend("+" + line for line in b[b1:b2])
-    return "".join(line if line.endswith("\n") else line + "\n" + _NO_EOL for line in out)
-
-
-def _range(start: int, length: int) -> str:
-    """A hunk header's range, as `diff -u` writes it (1-based; an empty range names the line
-    before it)."""
-    if length == 1:
-        return str(start + 1)
-    return f"{start if length == 0 else start + 1},{length}"
 
 
 def _lines(block: FileBlock) -> str:
