@@ -30,9 +30,9 @@ from bb7.files.fileid import file_id  # noqa: E402
 from bb7.prompt.assemble import FollowEdits  # noqa: E402
 from bb7.prompt.config import SendConfig  # noqa: E402
 from bb7.provider.config import ProviderConfig  # noqa: E402
+from bb7.refusal import Problem  # noqa: E402
 from bb7.state import context  # noqa: E402
 from bb7.state.chats import new_chat  # noqa: E402
-from bb7.state.records import Problem  # noqa: E402
 from bb7.state.store import init_project  # noqa: E402
 from bb7.text.tokens import estimate_tokens  # noqa: E402
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call  # noqa: E402

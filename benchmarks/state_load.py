@@ -23,11 +23,11 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.chats import new_chat
 from bb7.state.context import Target
 from bb7.state.outputs import apply_all
-from bb7.state.records import Problem
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.status import file_statuses
 from bb7.state.store import Store, init_project

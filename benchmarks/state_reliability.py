@@ -36,11 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bb7.files.fsio import CRASH_ENV, STOP_ENV
+from bb7.refusal import Problem
 from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalView, same_text
 from bb7.state.merge import finish_merge
-from bb7.state.records import ContextEntry, Problem
+from bb7.state.records import ContextEntry
 from bb7.state.recovery import recover
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.status import file_statuses

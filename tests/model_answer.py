@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bb7.state.records import Problem
+from bb7.refusal import Problem
 from bb7.state.responses import record_outputs
 from bb7.state.workspace import open_workspace
 

@@ -12,8 +12,8 @@ from bb7.adding.expand import Expansion, expand
 from bb7.adding.ignore import parse_ignore
 from bb7.adding.project_files import project_files
 from bb7.adding.secrets import secret_reason
+from bb7.refusal import Problem
 from bb7.state.context import Target
-from bb7.state.records import Problem
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:

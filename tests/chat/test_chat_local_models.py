@@ -18,10 +18,10 @@ from bb7.formats.fallback import NOTE
 from bb7.prompt.config import SendConfig
 from bb7.provider.client import ProviderConfig, RetryPolicy, Timeouts
 from bb7.provider.handle import Handle
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.chats import new_chat
 from bb7.state.context import Target
-from bb7.state.records import Problem
 from bb7.state.store import Store, init_project
 from bb7.stats import model_stats
 from llm_server import LLMServer, finish, stream, text_chunk, tool_call_chunk

@@ -23,10 +23,11 @@ from bb7.prompt.config import SendConfig
 from bb7.prompt.turn import build_turn
 from bb7.provider.client import OpenAICompatClient, ProviderConfig, RetryPolicy, Timeouts
 from bb7.provider.handle import Handle
+from bb7.refusal import Problem
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
 from bb7.state.context import Target
-from bb7.state.records import EventPart, Problem
+from bb7.state.records import EventPart
 from bb7.state.responses import retry_state
 from bb7.state.status import file_statuses
 from bb7.state.store import Store, init_project, open_global

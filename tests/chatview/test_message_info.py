@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from bb7.chatview.info import message_info
-from bb7.state.records import Message, Problem, TextPart, Usage
+from bb7.refusal import Problem
+from bb7.state.records import Message, TextPart, Usage
 
 
 def test_k_says_when_which_model_and_effort_and_what_the_answer_took() -> None:

@@ -15,9 +15,9 @@ import pytest
 
 from bb7.host.events import EventSink
 from bb7.host.handlers import ROUTES, build_registry
-from bb7.host.protocol import PathArgs, PingArgs, Problem
+from bb7.host.protocol import PathArgs, PingArgs
 from bb7.host.registry import Context, Registry, handle_notification, handle_request
-from bb7.refusal import Abort, unwrap
+from bb7.refusal import Abort, Problem, unwrap
 
 ROOT = Path(__file__).resolve().parents[2]
 

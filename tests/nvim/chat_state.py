@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bb7.refusal import Problem
 from bb7.state import chats, context
-from bb7.state.records import Message, Problem, ReasoningPart, TextPart, Usage
+from bb7.state.records import Message, ReasoningPart, TextPart, Usage
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.store import Store, init_project
 from bb7.state.workspace import Workspace

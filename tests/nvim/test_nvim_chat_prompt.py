@@ -25,8 +25,8 @@ from chat_view_helpers import (
 )
 from editor import wait_for
 
+from bb7.refusal import Problem
 from bb7.state import context
-from bb7.state.records import Problem
 from bb7.text.tokens import estimate_tokens
 from llm_server import LLMServer, finish, stream, text_chunk
 

@@ -18,7 +18,7 @@ from editor import (
     wait_for_status,
 )
 
-from bb7.state.records import Problem
+from bb7.refusal import Problem
 from bb7.state.store import open_project
 
 A = ["one = 1", "two = 2", "three = 3"]

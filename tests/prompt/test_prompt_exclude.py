@@ -16,11 +16,12 @@ from bb7.prompt.instructions import Instructions
 from bb7.prompt.parts import NextRequest, next_request, toggle_exclusion
 from bb7.prompt.turn import build_turn
 from bb7.provider.models import ModelInfo, Pricing
+from bb7.refusal import Problem
 from bb7.state import context, history
 from bb7.state.chats import append_message, append_user_message, new_chat
 from bb7.state.context import Target
 from bb7.state.exclusions import toggle_excluded
-from bb7.state.records import Event, EventPart, Message, PendingOutput, Problem, TextPart
+from bb7.state.records import Event, EventPart, Message, PendingOutput, TextPart
 from bb7.state.store import Store, init_project, open_project
 from bb7.text.tokens import estimate_tokens
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.refusal import Problem
 from bb7.state.chats import new_chat
-from bb7.state.records import Problem
 from bb7.state.responses import edit_bases, record_outputs
 from bb7.state.status import file_statuses
 from bb7.state.store import Store, init_project

@@ -27,7 +27,7 @@ from bb7_cli import BASE, LOCAL, MODEL, Bb7, local_edits_over_a_pending_output
 from bb7.cli import main
 from bb7.files.fsio import CRASH_ENV, MAX_BYTES, STOP_ENV
 from bb7.process import identity
-from bb7.state.records import Problem
+from bb7.refusal import Problem
 from bb7.state.workspace import open_workspace
 from llm_server import LLMServer, finish, stream, text_chunk, tool_call_chunk
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import chats, context, history, lock
 from bb7.state.context import Target
 from bb7.state.history import Restored
 from bb7.state.outputs import discard_output
-from bb7.state.records import EXTERNAL, WRITABLE, Chat, Lease, Message, Problem, TextPart
+from bb7.state.records import EXTERNAL, WRITABLE, Chat, Lease, Message, TextPart
 from bb7.state.store import open_global
 
 V1 = "a\nb\nc\nd\n"

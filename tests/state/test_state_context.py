@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.context import Target, parse_target
 from bb7.state.local import LocalText
-from bb7.state.records import EXTERNAL, SECTION, ContextEntry, Problem
+from bb7.state.records import EXTERNAL, SECTION, ContextEntry
 from bb7.state.responses import edit_bases
 
 

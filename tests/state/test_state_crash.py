@@ -17,9 +17,9 @@ from pathlib import Path
 
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import context, outputs
 from bb7.state.context import Target
-from bb7.state.records import Problem
 
 OLD = "old line\n" * 10
 NEW = "new line, much longer than the old one\n" * 25_000  # ~1 MB: a wide write window

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import lock
-from bb7.state.records import Lease, Problem
+from bb7.state.records import Lease
 
 _CONTEND = """
 import sys, time

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import context, outputs
 from bb7.state.context import Target
 from bb7.state.merge import finish_merge
-from bb7.state.records import Problem
 from bb7.text.merge import merge3
 
 BASE = "".join(f"line {i}\n" for i in range(1, 11))

@@ -8,10 +8,10 @@ import sys
 
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import context, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalText, LocalView, local_hash
-from bb7.state.records import Problem
 from bb7.state.status import file_statuses
 
 

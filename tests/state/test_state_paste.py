@@ -7,10 +7,10 @@ import json
 from state_helpers import Project
 
 from bb7.chat.paste import Pasted, paste_response
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.context import Target
 from bb7.state.local import LocalText
-from bb7.state.records import Problem
 
 SEARCH_REPLACE = """Rename the constant:
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from state_helpers import Project
 
 from bb7.files.fileid import file_id
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.context import Target
-from bb7.state.records import EventPart, Message, Problem, TextPart
+from bb7.state.records import EventPart, Message, TextPart
 from bb7.state.responses import Recorded, edit_bases, record_outputs
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from state_helpers import Project
 
 from bb7.files.fileid import file_id
+from bb7.refusal import Problem
 from bb7.state import chats, context, history
 from bb7.state.context import Target
 from bb7.state.outputs import discard_output
-from bb7.state.records import Chat, Message, Problem, TextPart
+from bb7.state.records import Chat, Message, TextPart
 from bb7.state.responses import (
     clear_retry,
     edit_bases,

@@ -9,11 +9,11 @@ from bb7.prompt.assemble import HistoryEvent
 from bb7.prompt.config import SendConfig
 from bb7.prompt.history import history
 from bb7.prompt.turn import build_turn
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.context import Target
 from bb7.state.local import LocalText
 from bb7.state.merge import finish_merge, merge_output
-from bb7.state.records import Problem
 from bb7.state.review import accept_hunks, current, reject_hunks
 from bb7.text import hunks
 from bb7.text.merge import plan_merge

@@ -7,11 +7,11 @@ from collections.abc import Callable
 import pytest
 from state_helpers import Project
 
+from bb7.refusal import Problem
 from bb7.state import context, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalText
 from bb7.state.merge import finish_merge
-from bb7.state.records import Problem
 from bb7.state.status import status_of
 
 ORIGINAL = "one\ntwo\nthree\n"

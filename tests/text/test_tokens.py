@@ -10,9 +10,9 @@ from bb7.chatview.files import panel
 from bb7.prompt.config import SendConfig
 from bb7.prompt.turn import build_turn
 from bb7.provider.models import ModelInfo
+from bb7.refusal import Problem
 from bb7.state.chats import new_chat
 from bb7.state.context import add, parse_target
-from bb7.state.records import Problem
 from bb7.state.status import file_statuses
 from bb7.state.store import init_project
 from bb7.text.tokens import estimate_tokens, format_tokens

@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 
 from bb7.adding.expand import Expansion
-from bb7.state.records import Problem
+from bb7.refusal import Problem
 from bb7.text.tokens import format_tokens
 from bb7.text.words import plural
 

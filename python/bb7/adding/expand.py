@@ -20,8 +20,8 @@ from bb7.adding.project_files import files_under
 from bb7.adding.secrets import secret_reason
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
 from bb7.files.paths import PROTECTED
+from bb7.refusal import Problem
 from bb7.state.context import Target, parse_target
-from bb7.state.records import Problem
 from bb7.text.lines import split_lines
 from bb7.text.tokens import estimate_tokens
 

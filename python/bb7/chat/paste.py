@@ -24,10 +24,10 @@ from bb7.formats.apply import (
     response_paths,
 )
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state import context
 from bb7.state.local import Buffers
-from bb7.state.records import GLOBAL, Message, Problem, TextPart
+from bb7.state.records import GLOBAL, Message, TextPart
 from bb7.state.responses import EditBase, Recorded, edit_bases, record_outputs
 from bb7.state.store import Store
 from bb7.text.words import plural

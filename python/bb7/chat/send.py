@@ -68,10 +68,11 @@ from bb7.provider.failures import HttpProblem
 from bb7.provider.handle import Handle
 from bb7.provider.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.provider.models import ModelInfo, load_models
+from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.chats import append_user_message
 from bb7.state.local import Buffers
-from bb7.state.records import GLOBAL, Message, Problem, ReasoningPart, TextPart, Usage
+from bb7.state.records import GLOBAL, Message, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
 from bb7.state.store import Store, StoreError
 from bb7.usage.log import LoggedRequest

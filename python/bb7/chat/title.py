@@ -15,8 +15,8 @@ from bb7.prompt.titles import clean_title, title_request
 from bb7.provider import events as llm
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.handle import Handle
+from bb7.refusal import Problem
 from bb7.state.chats import has_default_name, rename_chat
-from bb7.state.records import Problem
 from bb7.state.store import Store
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 from bb7.chatview.conversation import usage_line
-from bb7.state.records import Message, Problem
+from bb7.refusal import Problem
+from bb7.state.records import Message
 
 
 def message_info(messages: list[Message], message_id: int) -> list[str] | Problem:

@@ -14,9 +14,9 @@ from bb7.commands.session import (
     reported,
     workspace,
 )
-from bb7.refusal import Abort, unwrap
+from bb7.refusal import Abort, Problem, unwrap
 from bb7.state import chats, history, lock
-from bb7.state.records import GLOBAL, PROJECT, Chat, Problem
+from bb7.state.records import GLOBAL, PROJECT, Chat
 from bb7.state.workspace import Workspace
 
 

@@ -10,10 +10,9 @@ from typing import Any
 from bb7.adding import ask
 from bb7.adding.expand import expand
 from bb7.commands.session import active_chat, add_root_option, reported
-from bb7.refusal import Abort, advise, unwrap
+from bb7.refusal import Abort, Problem, advise, unwrap
 from bb7.state import context
 from bb7.state.context import parse_target
-from bb7.state.records import Problem
 from bb7.text.words import plural
 
 

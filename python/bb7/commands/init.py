@@ -6,8 +6,7 @@ import argparse
 from typing import Any
 
 from bb7.commands.session import add_root_option, reported, root_of
-from bb7.refusal import Abort
-from bb7.state.records import Problem
+from bb7.refusal import Abort, Problem
 from bb7.state.store import init_project
 
 

@@ -9,12 +9,11 @@ from typing import Any
 
 from bb7.commands.session import active_chat, add_root_option, reported
 from bb7.files.fsio import atomic_write, load_text
-from bb7.refusal import Abort, advise, unwrap
+from bb7.refusal import Abort, Problem, advise, unwrap
 from bb7.state import outputs
 from bb7.state.context import resolve
 from bb7.state.local import local_file
 from bb7.state.merge import merge_output
-from bb7.state.records import Problem
 from bb7.state.review import reject_hunks
 from bb7.state.store import Store
 from bb7.text.merge import describe_lines

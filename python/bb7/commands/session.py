@@ -15,9 +15,9 @@ from typing import TypeVar
 
 import msgspec
 
-from bb7.refusal import Abort, unwrap
+from bb7.refusal import Abort, Problem, unwrap
 from bb7.state.problems import is_store_trouble, store_error
-from bb7.state.records import Chat, Problem
+from bb7.state.records import Chat
 from bb7.state.store import Store, StoreError
 from bb7.state.workspace import Workspace, open_workspace
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import msgspec
 
 from bb7.host.protocol import BufferText
+from bb7.refusal import Problem
 from bb7.state.context import resolve
 from bb7.state.local import LocalText, local_file
-from bb7.state.records import Problem
 from bb7.state.store import Store
 from bb7.text.lines import split_lines
 

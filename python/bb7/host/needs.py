@@ -22,11 +22,11 @@ from bb7.host.editor import EditorBuffers
 from bb7.host.protocol import BufferText
 from bb7.host.registry import Context
 from bb7.host.session import Session
-from bb7.refusal import Abort, unwrap
+from bb7.refusal import Abort, Problem, unwrap
 from bb7.state import chats, lock
 from bb7.state.local import LocalView
 from bb7.state.outputs import Writer
-from bb7.state.records import Chat, Problem
+from bb7.state.records import Chat
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 

@@ -21,8 +21,8 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from bb7.host.events import EventSink
-from bb7.host.protocol import Notify, Problem, Reply
-from bb7.refusal import Abort
+from bb7.host.protocol import Notify, Reply
+from bb7.refusal import Abort, Problem
 from bb7.state.problems import StoreError
 
 logger = logging.getLogger(__name__)

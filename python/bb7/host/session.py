@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 from bb7.host.protocol import Settings
 from bb7.prompt import DEFAULT_MODEL
+from bb7.refusal import Problem
 from bb7.state import lock
 from bb7.state.local import LocalView
-from bb7.state.records import Chat, Problem
+from bb7.state.records import Chat
 from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
 from bb7.state.workspace import Workspace, open_workspace
 

@@ -18,8 +18,9 @@ from bb7.prompt.instructions import Instructions
 from bb7.prompt.turn import build_turn
 from bb7.provider import events as llm
 from bb7.provider.models import ModelInfo, Pricing
+from bb7.refusal import Problem
 from bb7.state.exclusions import toggle_excluded
-from bb7.state.records import EventPart, Message, Problem
+from bb7.state.records import EventPart, Message
 from bb7.state.store import Store
 from bb7.text.tokens import format_tokens
 

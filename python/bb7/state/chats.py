@@ -13,16 +13,9 @@ from datetime import datetime
 
 import msgspec
 
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state import lock
-from bb7.state.records import (
-    Chat,
-    Message,
-    OutputRef,
-    Problem,
-    SnapshotRef,
-    TextPart,
-)
+from bb7.state.records import Chat, Message, OutputRef, SnapshotRef, TextPart
 from bb7.state.store import Store
 
 

@@ -20,19 +20,10 @@ import msgspec
 from bb7.files.fileid import entry_file_id
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
 from bb7.files.paths import name_problem, project_path
-from bb7.refusal import Abort, from_file, from_path
+from bb7.refusal import Abort, Problem, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
-from bb7.state.records import (
-    EXTERNAL,
-    GLOBAL,
-    READONLY,
-    SECTION,
-    WRITABLE,
-    ContextEntry,
-    Event,
-    Problem,
-)
+from bb7.state.records import EXTERNAL, GLOBAL, READONLY, SECTION, WRITABLE, ContextEntry, Event
 from bb7.state.store import Store
 from bb7.text.lines import split_lines
 from bb7.text.words import plural

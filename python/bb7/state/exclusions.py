@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.state.records import Problem
+from bb7.refusal import Problem
 from bb7.state.store import Store
 
 # Roles that answer a user message (and go with it when it is excluded).

@@ -16,7 +16,7 @@ import msgspec
 from bb7.files.fileid import entry_file_id
 from bb7.files.fsio import FileProblem
 from bb7.files.paths import project_path
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state.chats import chat_or_abort, fresh, new_chat, refuse_if_held
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import (
@@ -29,7 +29,6 @@ from bb7.state.records import (
     Event,
     EventPart,
     Message,
-    Problem,
     SnapshotRef,
     WarningIssue,
 )

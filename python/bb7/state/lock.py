@@ -20,7 +20,8 @@ from collections.abc import Callable
 import msgspec
 
 from bb7.process import cwd, identity, running
-from bb7.state.records import Lease, Problem
+from bb7.refusal import Problem
+from bb7.state.records import Lease
 from bb7.state.store import Store
 
 STALE_AFTER = 60.0

@@ -13,8 +13,9 @@ from collections.abc import Callable
 import msgspec
 
 from bb7.files.fileid import entry_file_id
+from bb7.refusal import Problem
 from bb7.state.local import Buffers, read_local, same_text, text_of
-from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
+from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput
 from bb7.state.store import Store
 from bb7.text.merge import line_change, merge3, outcomes, plan_merge
 from bb7.text.words import plural

@@ -28,7 +28,7 @@ from bb7.files.fsio import (
 )
 from bb7.files.paths import project_path
 from bb7.process import identity
-from bb7.refusal import Abort, ProblemKind, from_path
+from bb7.refusal import Abort, Problem, ProblemKind, from_path
 from bb7.state.local import (
     Buffers,
     LocalText,
@@ -41,15 +41,7 @@ from bb7.state.local import (
 )
 from bb7.state.lock import this_host
 from bb7.state.problems import StoreError
-from bb7.state.records import (
-    GLOBAL,
-    WRITABLE,
-    ContextEntry,
-    Event,
-    Intent,
-    PendingOutput,
-    Problem,
-)
+from bb7.state.records import GLOBAL, WRITABLE, ContextEntry, Event, Intent, PendingOutput
 from bb7.state.status import (
     ADDED,
     ADDED_EXISTS,

@@ -10,9 +10,6 @@ from typing import Literal, TypeVar
 import msgspec
 
 from bb7.files.fileid import entry_file_id
-from bb7.refusal import Problem
-
-__all__ = ["Problem"]  # re-exported: refusals travel with the records
 
 # Context entry kinds. A full file is `writable` or `readonly`; a `section` is a read-only line
 # range of a project file; an `external` file lives outside the project (absolute path, read-only).

@@ -18,7 +18,7 @@ import msgspec
 
 from bb7.files.fileid import file_id
 from bb7.files.paths import project_path
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state.records import (
     GLOBAL,
     SECTION,
@@ -28,7 +28,6 @@ from bb7.state.records import (
     Message,
     OutputRef,
     PendingOutput,
-    Problem,
 )
 from bb7.state.store import Store
 

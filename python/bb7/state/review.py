@@ -13,10 +13,10 @@ from collections.abc import Callable
 import msgspec
 
 from bb7.files.fileid import entry_file_id
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events
-from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, Problem
+from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput
 from bb7.state.store import Store
 from bb7.text import hunks as text_hunks
 from bb7.text.hunks import Hunk, Marks

@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from bb7.files.fileid import sha256_hex
+from bb7.refusal import Problem
 from bb7.state import rows
 from bb7.state.problems import StoreError as StoreError
 from bb7.state.problems import empty_database, is_store_trouble, store_error
@@ -38,7 +39,6 @@ from bb7.state.records import (
     Message,
     OutputRef,
     PendingOutput,
-    Problem,
     Scope,
     UndoRecord,
 )

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bb7.state.records import GLOBAL, PROJECT, Chat, Problem
+from bb7.refusal import Problem
+from bb7.state.records import GLOBAL, PROJECT, Chat
 from bb7.state.store import Store, open_global, open_project
 
 ACTIVE_CHAT = "active_chat"

@@ -30,9 +30,9 @@ from bb7.host.protocol import (
     SetModelArgs,
     TakeChatArgs,
 )
-from bb7.refusal import Abort, unwrap
+from bb7.refusal import Abort, Problem, unwrap
 from bb7.state import chats, history, lock
-from bb7.state.records import Chat, Problem
+from bb7.state.records import Chat
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 from bb7.text.words import plural

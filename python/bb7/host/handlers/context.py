@@ -20,9 +20,9 @@ from bb7.host.protocol import (
     SetReadonlyArgs,
     Updated,
 )
-from bb7.refusal import advise, unwrap
+from bb7.refusal import Problem, advise, unwrap
 from bb7.state import context
-from bb7.state.records import ContextEntry, Problem
+from bb7.state.records import ContextEntry
 
 
 def add_paths(h: Held, args: AddPathsArgs) -> AddPlan:

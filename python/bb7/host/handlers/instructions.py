@@ -6,8 +6,7 @@ from __future__ import annotations
 from bb7.host.needs import Call
 from bb7.host.protocol import EditInstructionsArgs, InstructionFiles
 from bb7.prompt.instructions import PROJECT_INSTRUCTIONS, load_instructions, user_instructions_path
-from bb7.refusal import Abort, unwrap
-from bb7.state.records import Problem
+from bb7.refusal import Abort, Problem, unwrap
 
 
 def edit_instructions(c: Call, args: EditInstructionsArgs) -> InstructionFiles:

@@ -30,9 +30,8 @@ from bb7.provider.keys import ApiKey, resolve_api_key
 from bb7.provider.models import ModelList, default_cache_dir, load_models, tools_first
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import ReasoningEffort
-from bb7.refusal import unwrap
+from bb7.refusal import Problem, unwrap
 from bb7.state import chats
-from bb7.state.records import Problem
 from bb7.stats import model_stats
 from bb7.usage.log import day_spend, usage_log_path
 from bb7.usage.report import read_credit, summary_line

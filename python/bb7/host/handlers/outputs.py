@@ -13,8 +13,8 @@ from typing import TypeVar
 from bb7.host.editor import to_lines
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held, Reading
-from bb7.host.protocol import ApplyArgs, BuffersArgs, DiffView, FileArgs, PathArgs, Problem, Said
-from bb7.refusal import Abort, unwrap
+from bb7.host.protocol import ApplyArgs, BuffersArgs, DiffView, FileArgs, PathArgs, Said
+from bb7.refusal import Abort, Problem, unwrap
 from bb7.state import outputs
 from bb7.state.merge import finish_merge as core_finish_merge
 

@@ -16,13 +16,12 @@ from bb7.host.protocol import (
     Notify,
     OpenArgs,
     Opened,
-    Problem,
     Said,
     StatusChanged,
     StatusesArgs,
     StatusItem,
 )
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state.local import Buffers, LocalView
 from bb7.state.review import pending_marks
 from bb7.state.status import StatusRow, file_statuses

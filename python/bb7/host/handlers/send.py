@@ -36,8 +36,7 @@ from bb7.host.protocol import (
 )
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.keys import KeyProblem, resolve_api_key
-from bb7.refusal import Abort, unwrap
-from bb7.state.records import Problem
+from bb7.refusal import Abort, Problem, unwrap
 
 
 def send(c: Call, args: SendArgs) -> None:

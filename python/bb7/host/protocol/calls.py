@@ -16,7 +16,7 @@ from bb7.chatview.files import Panel
 from bb7.host.protocol.events import StatusChanged
 
 # One "refused, here is what to do" type everywhere (bb7.refusal).
-from bb7.refusal import Problem as Problem
+from bb7.refusal import Problem
 from bb7.text.hunks import Hunk
 
 
