@@ -11,6 +11,11 @@ host handler, which replies with the problem; out of a CLI command, which prints
     Abort(problem)           the raise; `unwrap(value)`: the value, or Abort
     advise(value, advice)    a front end's advice for the kind, after the core's message
 
+Every kind of refusal is listed below, grouped by the layer that gives it, from the floor up:
+files (`PathProblemKind`, `FileProblemKind`), state (`StateProblemKind`), adding many files
+(`AddingProblemKind`), the command line and the editor host. The layers take their kinds from
+here, so this module imports nothing of bb7 and every layer can import it.
+
 A core message says what is wrong and what was kept; it names no flag of the CLI and no command
 of the editor. Each front end adds its own advice by kind (`bb7.commands.output`,
 `bb7.host.handlers.outputs`). A database that cannot be used at all is not a refusal but
@@ -20,17 +25,69 @@ of the editor. Each front end adds its own advice by kind (`bb7.commands.output`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 import msgspec
 
-from bb7.adding import AddingProblemKind
-from bb7.files.fsio import FileProblem, FileProblemKind
-from bb7.files.paths import PathProblem, PathProblemKind
-from bb7.state.problems import StateProblemKind
-
 T = TypeVar("T")
 
+# ---- files (`bb7.files`) ------------------------------------------------------------------------
+# A path bb7 refuses (`bb7.files.paths.PathProblem`).
+PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name"]
+# A file that is not usable as text (`bb7.files.fsio.FileProblem`).
+FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
+
+# ---- state (`bb7.state`) ------------------------------------------------------------------------
+StateProblemKind = Literal[
+    # paths and the project
+    "invalid_path",
+    "invalid_range",
+    "invalid_root",
+    "not_initialized",
+    "unusable_state",
+    "global",
+    # chats
+    "no_chat",
+    "ambiguous",
+    "invalid_name",
+    "no_message",
+    "same_scope",
+    "locked",
+    "lost",
+    "busy",
+    "no_title",
+    # context
+    "not_in_context",
+    "readonly",
+    "always_readonly",
+    "section",
+    # model outputs
+    "stale_base",
+    "no_edits",
+    "edits_failed",
+    "nothing_pending",
+    "pending_output",
+    # apply and undo
+    "no_output",
+    "changed",
+    "conflict",
+    "exists",
+    "gone",
+    "read_only_file",
+    "write_failed",
+    "nothing_to_undo",
+    # review and merge in the editor
+    "new_file",
+    "stale",
+    # a call whose arguments do not go together
+    "invalid_args",
+]
+
+# ---- adding many files (`bb7.adding`) -----------------------------------------------------------
+# A glob or directory that names too many files or none; a file that looks like a secret.
+AddingProblemKind = Literal["too_many", "no_match", "secret"]
+
+# ---- the front ends -----------------------------------------------------------------------------
 # The command line's own refusal: a batch (apply --all, update --all) that finished with some
 # files refused. Arguments that do not go together are `invalid_args`, as in every layer.
 CommandProblemKind = Literal["partial"]
@@ -77,9 +134,20 @@ def advise(value: T | Problem, advice: Mapping[str, str]) -> T | Problem:
     return value
 
 
-def from_path(problem: PathProblem) -> Problem:
+class _Refused(Protocol):
+    """A lower layer's own refusal (`PathProblem`, `FileProblem`): a kind listed here and a
+    message."""
+
+    @property
+    def kind(self) -> ProblemKind: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+def from_path(problem: _Refused) -> Problem:
     return Problem(problem.kind, problem.message)
 
 
-def from_file(problem: FileProblem, hint: str | None = None) -> Problem:
+def from_file(problem: _Refused, hint: str | None = None) -> Problem:
     return Problem(problem.kind, f"{problem.message}; {hint}" if hint else problem.message)

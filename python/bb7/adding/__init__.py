@@ -1,9 +1,4 @@
 """Adding many files at once: what the user names (paths, globs, directories, sections) made
-into the files to add, the project's `.bb7/ignore`, and the guard against secrets."""
-
-from __future__ import annotations
-
-from typing import Literal
-
-# A glob or directory that names too many files or none; a file that looks like a secret.
-AddingProblemKind = Literal["too_many", "no_match", "secret"]
+into the files to add, the project's `.bb7/ignore`, the guard against secrets, and the project's
+files for the picker (`project_files`). The kinds of its refusals are
+`bb7.refusal.AddingProblemKind`."""

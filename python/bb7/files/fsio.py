@@ -22,9 +22,10 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Literal
 
 import msgspec
+
+from bb7.refusal import FileProblemKind
 
 MAX_BYTES = 1024 * 1024
 DEFAULT_MAX_BYTES = MAX_BYTES
@@ -38,8 +39,6 @@ BACKUP_SUFFIX = ".bb7-backup"
 # `STOP_ENV`, stops itself there (SIGSTOP) until the test has raced it and sends SIGCONT.
 CRASH_ENV = "BB7_CRASH_AT"
 STOP_ENV = "BB7_STOP_AT"
-
-FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
 
 
 class FileProblem(msgspec.Struct, frozen=True):

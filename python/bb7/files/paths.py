@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path, PurePosixPath
-from typing import Literal
 
 import msgspec
 
+from bb7.refusal import PathProblemKind
+
 PROTECTED = (".git", ".bb7")
-
-
-PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name"]
 
 
 class PathProblem(msgspec.Struct, frozen=True):

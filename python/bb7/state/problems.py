@@ -1,9 +1,9 @@
-"""What can go wrong in `bb7.state`: the kinds of its refusals, and the database errors.
+"""What can go wrong in `bb7.state` besides a refusal: the database errors.
 
 Refusals are `bb7.refusal.Problem` values (raised as `Abort` inside a transaction, which the
-function turns back into the value at its edge); `StateProblemKind` lists the kinds the state
-layer gives them. A database that cannot be used at all is an exception, `StoreError`, which
-the CLI and the host print as one line::
+function turns back into the value at its edge); the kinds the state layer gives them are
+`bb7.refusal.StateProblemKind`, listed there with every other layer's. A database that cannot
+be used at all is an exception, `StoreError`, which the CLI and the host print as one line::
 
     StoreError(Exception)   the database cannot be used: kind + one-line message
     ├── locked              another process held the write lock past the timeout
@@ -22,50 +22,6 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-StateProblemKind = Literal[
-    # paths and the project
-    "invalid_path",
-    "invalid_range",
-    "invalid_root",
-    "not_initialized",
-    "unusable_state",
-    "global",
-    # chats
-    "no_chat",
-    "ambiguous",
-    "invalid_name",
-    "no_message",
-    "same_scope",
-    "locked",
-    "lost",
-    "busy",
-    "no_title",
-    # context
-    "not_in_context",
-    "readonly",
-    "always_readonly",
-    "section",
-    # model outputs
-    "stale_base",
-    "no_edits",
-    "edits_failed",
-    "nothing_pending",
-    "pending_output",
-    # apply and undo
-    "no_output",
-    "changed",
-    "conflict",
-    "exists",
-    "gone",
-    "read_only_file",
-    "write_failed",
-    "nothing_to_undo",
-    # review and merge in the editor
-    "new_file",
-    "stale",
-    # a call whose arguments do not go together
-    "invalid_args",
-]
 StoreErrorKind = Literal["locked", "damaged", "empty", "full", "io", "newer", "lost", "failed"]
 
 
