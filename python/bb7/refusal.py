@@ -94,6 +94,10 @@ CommandProblemKind = Literal["partial"]
 # The editor host's own: a call it cannot route, options it cannot use, a bug.
 HostProblemKind = Literal["unknown_method", "settings", "bad_effort", "bug"]
 
+# The agent client's (`bb7.agent`): no such agent; a path `.bb7/ignore` names, or a file where
+# a directory should be (or the other way round), refused to an agent's request.
+AgentProblemKind = Literal["no_agent", "ignored", "path_conflict"]
+
 ProblemKind = (
     PathProblemKind
     | FileProblemKind
@@ -101,6 +105,7 @@ ProblemKind = (
     | AddingProblemKind
     | CommandProblemKind
     | HostProblemKind
+    | AgentProblemKind
 )
 
 

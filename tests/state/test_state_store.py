@@ -64,7 +64,7 @@ def test_a_v1_database_is_migrated_forward_and_keeps_its_chats(tmp_path: Path) -
     _v1_project(tmp_path)
     store = open_project(tmp_path)
     assert isinstance(store, Store)
-    assert store.schema_version() == SCHEMA_VERSION == 7
+    assert store.schema_version() == SCHEMA_VERSION == 8
     (chat,) = store.chats()
     assert (chat.name, chat.retry_context) == ("Refactor the parser", "")
     assert store.retry_outputs(chat.id) == []

@@ -16,7 +16,17 @@ from __future__ import annotations
 
 import msgspec
 
-from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart, Usage
+from bb7.state.records import (
+    Event,
+    EventPart,
+    Message,
+    PlanItem,
+    PlanPart,
+    ReasoningPart,
+    TextPart,
+    ToolPart,
+    Usage,
+)
 from bb7.text.lines import split_lines
 from bb7.text.tokens import format_tokens
 
@@ -36,12 +46,21 @@ HL_ERROR = "BB7ChatError"
 HL_RETRY = "BB7RetryBanner"
 HL_USAGE = "BB7ChatStatus"
 HL_EXCLUDED = "BB7Excluded"
+HL_TOOL = "BB7ChatTool"
 
 # The heading's mark of a message left out of future requests (readable without colour).
 EXCLUDED_MARK = " · excluded"
 
 # A system note longer than this many lines shows its first line and folds the rest.
 FOLD_AFTER = 6
+# A tool call's diff longer than this many lines is folded under its line.
+DIFF_FOLD_AFTER = 12
+DIFF_FENCE = "```diff"
+
+# The mark of an agent's tool call by its status: readable without colour (the word follows).
+TOOL_MARKS = {"pending": "○", "in_progress": "◐", "completed": "✓", "failed": "✗"}
+# A plan entry's box by its status (a markdown checklist).
+PLAN_BOXES = {"completed": "[x]", "in_progress": "[~]"}
 
 RETRY_BANNER = [
     "⚠ The last answer's file changes failed to apply.",
@@ -97,6 +116,22 @@ def assistant_heading(model: str) -> str:
     return f"{ASSISTANT_HEADING} · {model}" if model else ASSISTANT_HEADING
 
 
+def tool_line(kind: str, title: str, status: str) -> str:
+    """An agent's tool call as one line: `✓ edit · src/x.py · completed`."""
+    mark = TOOL_MARKS.get(status, "•")
+    return f"{mark} {kind} · {title} · {status.replace('_', ' ')}"
+
+
+def plan_lines(entries: list[PlanItem]) -> list[str]:
+    """An agent's plan as a checklist: `- [x] done`, `- [~] doing`, `- [ ] to do`."""
+    return ["Plan:"] + [f"- {PLAN_BOXES.get(e.status, '[ ]')} {e.content}" for e in entries]
+
+
+def diff_lines(diff: str) -> list[str]:
+    """A tool call's unified diff as a fenced block (drawn with the diff colours)."""
+    return [DIFF_FENCE, *split_lines(diff.rstrip("\n")), "```"]
+
+
 def event_line(event: Event) -> str:
     """One file event as the user reads it, e.g. `Assistant modified: src/x.py`."""
     label = event.path
@@ -104,6 +139,11 @@ def event_line(event: Event) -> str:
         label += f":{event.start_line}-{event.end_line}"
     if event.action == "assistant_wrote":
         return f"Assistant {'added' if event.added else 'modified'}: {label}"
+    if event.action == "agent_wrote_disk":
+        done = "created" if event.added else "changed"
+        return f"Agent {done} on disk: {label} (:BB7Review, :BB7UndoApply)"
+    if event.action == "agent_deleted_disk":
+        return f"Agent deleted on disk: {label} (pending again: apply restores it)"
     if event.action == "user_set_readonly":
         return f"{'Set read-only' if event.readonly else 'Set writable'}: {label}"
     if event.action == "user_updated" and event.followed:
@@ -215,15 +255,10 @@ def _message(out: _Writer, message: Message) -> None:
         out.anchors.append(Anchor(first, message.id, message.role))
     elif message.excluded:
         out.block(["(excluded from future requests)"])
-    reasoning = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart))
-    if reasoning.strip():
-        out.folds.append(out.block(reasoning_lines(reasoning), HL_REASONING))
-    text = message.text()
-    if text.strip():
-        if message.role == "system":
-            _note(out, _text_lines(text))
-        else:
-            out.block(_text_lines(text))
+    if any(isinstance(p, ToolPart | PlanPart) for p in message.parts):
+        _in_order(out, message)
+    else:
+        _parts(out, message)
     events = [p.event for p in message.parts if isinstance(p, EventPart)]
     if events:
         warning = [e for e in events if e.action.startswith("fork_warning")]
@@ -240,6 +275,38 @@ def _message(out: _Writer, message: Message) -> None:
         # The separator above the message is not its own.
         first = start + 1 if start > 1 else start
         out.excluded.append((first, len(out.lines)))
+
+
+def _parts(out: _Writer, message: Message) -> None:
+    """A model's answer: its reasoning, then its text."""
+    reasoning = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart))
+    if reasoning.strip():
+        out.folds.append(out.block(reasoning_lines(reasoning), HL_REASONING))
+    text = message.text()
+    if text.strip():
+        if message.role == "system":
+            _note(out, _text_lines(text))
+        else:
+            out.block(_text_lines(text))
+
+
+def _in_order(out: _Writer, message: Message) -> None:
+    """An agent's answer, in the order it came: thoughts, text, tool calls (one line each,
+    their diffs below) and the plan."""
+    for part in message.parts:
+        if isinstance(part, ReasoningPart) and part.text.strip():
+            out.folds.append(out.block(reasoning_lines(part.text), HL_REASONING))
+        elif isinstance(part, TextPart) and part.text.strip():
+            out.block(_text_lines(part.text))
+        elif isinstance(part, ToolPart):
+            out.block([tool_line(part.kind, part.title, part.status)], HL_TOOL)
+            if part.diff:
+                lines = diff_lines(part.diff)
+                out.lines.extend(lines)
+                if len(lines) > DIFF_FOLD_AFTER:
+                    out.folds.append((len(out.lines) - len(lines) + 1, len(out.lines)))
+        elif isinstance(part, PlanPart):
+            out.block(plan_lines(part.entries))
 
 
 # How `bb7.chat.send` notes a send that ended without an answer: an error, or a cancel.

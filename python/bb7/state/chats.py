@@ -64,6 +64,7 @@ def new_chat(
     model: str = "",
     reasoning_effort: str = "",
     draft: str = "",
+    agent: str = "",
 ) -> Chat:
     now = time.time()
     chat = Chat(
@@ -75,6 +76,7 @@ def new_chat(
         reasoning_effort=reasoning_effort,
         draft=draft,
         scope=store.scope,
+        agent=agent,
     )
     with store.transaction():
         store.insert_chat(chat)

@@ -41,7 +41,15 @@ from bb7.state.local import (
 )
 from bb7.state.lock import this_host
 from bb7.state.problems import StoreError
-from bb7.state.records import GLOBAL, WRITABLE, ContextEntry, Event, Intent, PendingOutput
+from bb7.state.records import (
+    GLOBAL,
+    WRITABLE,
+    ContextEntry,
+    Event,
+    Intent,
+    PendingOutput,
+    UndoRecord,
+)
 from bb7.state.status import (
     ADDED,
     ADDED_EXISTS,
@@ -530,13 +538,17 @@ def _plan_undo(
         raise Abort(Problem("nothing_to_undo", f"no apply of {path} to undo"))
     local = read_local(store, path, buffers)
     local_text = text_of(local)
-    if not force and not same_text(local_text, store.blob(record.written)):
-        raise Abort(
-            Problem(
-                "changed",
-                f"{path} changed since the apply; undo would overwrite those edits",
+    if record.by_agent:
+        written = _merged_back(store, record, local_text, force)
+    else:
+        written = record.prev_local
+        if not force and not same_text(local_text, store.blob(record.written)):
+            raise Abort(
+                Problem(
+                    "changed",
+                    f"{path} changed since the apply; undo would overwrite those edits",
+                )
             )
-        )
     if store.output(chat_id, path) is not None:
         raise Abort(
             Problem(
@@ -549,7 +561,7 @@ def _plan_undo(
             chat_id=chat_id,
             path=path,
             prev_local=None if local_text is None else store.put_blob(local_text),
-            written=record.prev_local,
+            written=written,
             prev_entry=record.prev_entry,
             prev_output=record.prev_output,
             pid=os.getpid(),
@@ -559,6 +571,43 @@ def _plan_undo(
         )
     )
     return _Plan(intent=intent, target=target, local=local, status="", merged=False)
+
+
+def _merged_back(store: Store, record: UndoRecord, local: str | None, force: bool) -> str | None:
+    """The text undoing an agent's own write leaves (its blob; None deletes the file): the
+    lines from before its turn merged back over the local text, so the user's edits made
+    meanwhile stay (the diff3 of `:BB7Merge`). Lines both changed are refused unless `force`,
+    which puts the lines from before there."""
+    path, after = record.path, store.blob(record.written)
+    if record.prev_local == record.written:
+        raise Abort(
+            Problem(
+                "nothing_to_undo",
+                f"{path}: every hunk the agent wrote was kept or rejected; nothing to undo",
+            )
+        )
+    if local is None:
+        raise Abort(Problem("gone", f"{path} is gone: nothing to undo"))
+    if record.prev_local is None:  # the agent created the file
+        if not force and not same_text(local, after):
+            raise Abort(
+                Problem(
+                    "changed",
+                    f"{path} changed since the agent created it; undo would delete those edits",
+                )
+            )
+        return None
+    merged = plan_merge(after, local, store.blob(record.prev_local))
+    if merged.overlaps and not force:
+        where = describe_lines(merged.overlaps)
+        raise Abort(
+            Problem(
+                "changed",
+                f"{path}: your edits changed lines the agent wrote ({where}); undo would "
+                "overwrite them",
+            )
+        )
+    return store.put_blob(merged.output if force else merged.local)
 
 
 def _finish_undo(store: Store, intent: Intent) -> bool:

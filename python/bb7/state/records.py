@@ -45,6 +45,8 @@ EventAction = Literal[
     "user_rejected_hunk",  # lines of `file_id` the user dropped from a pending change
     "user_undid_apply",
     "assistant_wrote",
+    "agent_wrote_disk",  # an agent changed the file on disk itself: an apply to review or undo
+    "agent_deleted_disk",  # an agent deleted the file itself: its text before is pending again
     "fork_warning_modified",
     "fork_warning_deleted",
 ]
@@ -66,6 +68,8 @@ class Chat(msgspec.Struct, kw_only=True):
     # Text the next request carries after a failed edit, so a repair survives a restart.
     retry_context: str = ""
     scope: Scope = PROJECT
+    # The agent this chat talks to (`:BB7Agent`, `bb7 agent`); '' for a chat with the model.
+    agent: str = ""
 
 
 class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -204,6 +208,27 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
     @classmethod
+    def agent_wrote(cls, entry: ContextEntry, prev: ContextEntry | None) -> Event:
+        """An agent wrote the file on disk itself during its turn: `entry` is the snapshot of
+        what it wrote (an apply the user reviews or undoes), `prev` the file before the turn."""
+        return cls(
+            action="agent_wrote_disk",
+            path=entry.path,
+            file_id=entry.file_id,
+            prev_file_id="" if prev is None else prev.file_id,
+            blob=entry.blob,
+            added=prev is None,
+        )
+
+    @classmethod
+    def agent_deleted(cls, output: PendingOutput) -> Event:
+        """An agent deleted the file itself: its text from before the turn is `output`, a
+        pending new file (applying it puts the file back)."""
+        return cls(
+            action="agent_deleted_disk", path=output.path, file_id=output.file_id, blob=output.blob
+        )
+
+    @classmethod
     def fork_warning(cls, path: str, issue: WarningIssue, file_id: str) -> Event:
         action: EventAction = (
             "fork_warning_modified" if issue == "modified" else "fork_warning_deleted"
@@ -223,7 +248,31 @@ class EventPart(msgspec.Struct, tag="event"):
     event: Event
 
 
-Part = TextPart | ReasoningPart | EventPart
+class ToolPart(msgspec.Struct, tag="tool", kw_only=True, omit_defaults=True):
+    """A tool call an agent made, as it ended: its kind (`edit`, `read`, `execute`, ...),
+    title and status (`completed`, `failed`, ...), and the unified diff of the file changes it
+    showed (`diff`, '' when none)."""
+
+    id: str
+    kind: str
+    title: str
+    status: str
+    diff: str = ""
+
+
+class PlanItem(msgspec.Struct, kw_only=True, omit_defaults=True):
+    content: str
+    status: str  # pending, in_progress, completed
+    priority: str = ""
+
+
+class PlanPart(msgspec.Struct, tag="plan"):
+    """An agent's plan as it stood at the end of its turn: a checklist."""
+
+    entries: list[PlanItem]
+
+
+Part = TextPart | ReasoningPart | EventPart | ToolPart | PlanPart
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -376,6 +425,9 @@ class UndoRecord(msgspec.Struct, kw_only=True):
     written: str  # blob the apply wrote
     prev_entry: ContextEntry | None
     prev_output: PendingOutput
+    # An agent wrote the file itself (`prev_local` is the text before its turn): its hunks are
+    # reviewed in place and undo merges the text before back over the user's later edits.
+    by_agent: bool = False
 
 
 class Intent(msgspec.Struct, kw_only=True):

@@ -51,6 +51,7 @@ class Recorded(msgspec.Struct, frozen=True):
     unchanged: list[str]  # paths whose new content equals their base (nothing stored)
     reverted: list[str]  # paths written back to their snapshot (pending output dropped)
     message: Message | None  # the stored assistant message, when one was given
+    events: list[Event] = []  # the "assistant wrote" events, when the caller stores them
 
 
 class RetryOutput(msgspec.Struct, frozen=True):
@@ -107,6 +108,7 @@ def record_outputs(
     bases: Mapping[str, EditBase] | None = None,
     message: Message | None = None,
     clear_retry: bool = False,
+    store_events: bool = True,
 ) -> Recorded | Problem:
     """Store a successful response's new file contents as pending outputs, all or nothing.
 
@@ -116,6 +118,8 @@ def record_outputs(
     stored with one "assistant wrote" event part per changed path, in the same transaction;
     without it the events are stored as an assistant message of their own. `clear_retry`
     drops the chat's retry state in the same transaction (the response repaired it).
+    Without `store_events` (and `message`) the events are returned instead, for the caller to
+    store with a message of its own (an agent's, at the end of its turn).
     """
     if store.scope == GLOBAL or store.root is None:
         return Problem("global", "global chats are read-only: the model cannot write files")
@@ -162,6 +166,9 @@ def record_outputs(
                 store.put_output(chat_id, output)
                 stored.append(output)
             saved = None
+            if message is None and not store_events:
+                kept = [part.event for part in events]
+                return Recorded(stored, unchanged, reverted, None, kept)
             if message is not None or events:
                 reply = message or Message(role="assistant", parts=[])
                 reply = msgspec.structs.replace(reply, parts=[*reply.parts, *events])

@@ -4,6 +4,11 @@ The hunk logic is `bb7.text.hunks` (pure); here it meets the chat's snapshot and
 one transaction. Accepting moves the hunk into the snapshot and, through `put` (the editor's
 buffer, never the disk), into the local text; rejecting drops it from the pending output and
 records which lines the user rejected, so the next request tells the model.
+
+A file without a pending change whose last apply an agent made itself (`UndoRecord.by_agent`,
+`bb7.state.agent_writes`) is reviewed as an applied change: keeping a hunk takes it into the
+text undo would restore, rejecting one puts the lines from before the agent's turn back
+through `put` (the buffer, or the disk where there is none).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from bb7.files.fileid import entry_file_id
 from bb7.refusal import Abort, Problem
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events
-from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput
+from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, UndoRecord
 from bb7.state.store import Store
 from bb7.text import hunks as text_hunks
 from bb7.text.hunks import Hunk, Marks
@@ -27,11 +32,17 @@ Put = Callable[[str], None]
 
 
 class Texts(msgspec.Struct, frozen=True):
-    """The three versions a review compares."""
+    """The three versions a review compares. `applied`: an agent's change already on disk,
+    `base` the text before its turn and `output` what it wrote (less what was rejected)."""
 
     base: str
     local: str
     output: str
+    applied: bool = False
+
+    def hunks(self) -> list[Hunk]:
+        review = text_hunks.applied_hunks if self.applied else text_hunks.hunks
+        return review(self.base, self.local, self.output)
 
 
 class Reviewed(msgspec.Struct, frozen=True):
@@ -45,7 +56,12 @@ def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Tex
     """Snapshot, local text and pending output of `path`, or why it cannot be reviewed."""
     output = store.output(chat_id, path)
     if output is None:
-        return Problem("no_output", f"{path} has no pending change to review")
+        record = agent_apply(store, chat_id, path)
+        if record is None:
+            return Problem("no_output", f"{path} has no pending change to review")
+        local = text_of(read_local(store, path, buffers))
+        before = "" if record.prev_local is None else store.blob(record.prev_local)
+        return Texts(before, local or "", store.blob(record.written), applied=True)
     entry = store.entry(chat_id, path)
     if entry is not None and entry.kind != WRITABLE:
         return Problem("readonly", f"{path} is read-only in this chat")
@@ -53,6 +69,12 @@ def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Tex
     # A new file (no snapshot) is all one hunk over an empty text.
     base = "" if entry is None else store.blob(entry.blob)
     return Texts(base, local or "", store.blob(output.blob))
+
+
+def agent_apply(store: Store, chat_id: str, path: str) -> UndoRecord | None:
+    """The last apply of `path`, when an agent made it itself (its change is reviewable)."""
+    record = store.last_undo(chat_id, path)
+    return record if record is not None and record.by_agent else None
 
 
 def pending_marks(store: Store, chat_id: str, path: str, buffers: Buffers | None = None) -> Marks:
@@ -73,7 +95,11 @@ def current(
     found = texts(store, chat_id, path, buffers)
     if isinstance(found, Problem):
         return found
-    return Reviewed(path, text_hunks.hunks(found.base, found.local, found.output))
+    return Reviewed(path, found.hunks())
+
+
+Act = Callable[[Texts, PendingOutput, ContextEntry | None], list[Hunk]]
+ActApplied = Callable[[Texts, UndoRecord], list[Hunk]]
 
 
 def _act(
@@ -81,17 +107,24 @@ def _act(
     chat_id: str,
     path: str,
     buffers: Buffers | None,
-    act: Callable[[Texts, PendingOutput, ContextEntry | None], list[Hunk]],
+    act: Act,
+    applied: ActApplied,
 ) -> Reviewed | Problem:
-    """Run `act` on the file's texts in one transaction; it returns the hunks left."""
+    """Run `act` (on a pending change) or `applied` (on an agent's applied change) on the
+    file's texts in one transaction; it returns the hunks left."""
     try:
         with store.transaction():
             found = texts(store, chat_id, path, buffers)
             if isinstance(found, Problem):
                 raise Abort(found)
-            output = store.output(chat_id, path)
-            assert output is not None  # texts() found it in this transaction
-            left = act(found, output, store.entry(chat_id, path))
+            if found.applied:
+                record = agent_apply(store, chat_id, path)
+                assert record is not None  # texts() found it in this transaction
+                left = applied(found, record)
+            else:
+                output = store.output(chat_id, path)
+                assert output is not None  # texts() found it in this transaction
+                left = act(found, output, store.entry(chat_id, path))
     except Abort as abort:
         return abort.problem
     except OSError as exc:
@@ -106,7 +139,7 @@ def _gone(path: str) -> Problem:
 def _chosen(found: Texts, hunks: list[Hunk] | None) -> list[Hunk]:
     """The hunks to act on, bottom up (so acting on one leaves the others' lines as they
     were); None means all."""
-    chosen = text_hunks.hunks(found.base, found.local, found.output) if hunks is None else hunks
+    chosen = found.hunks() if hunks is None else hunks
     return sorted(chosen, key=lambda h: h.start, reverse=True)
 
 
@@ -148,7 +181,27 @@ def accept_hunks(
         put(local)
         return [] if done else text_hunks.hunks(base, local, out)
 
-    return _act(store, chat_id, path, buffers, act)
+    def keep(found: Texts, record: UndoRecord) -> list[Hunk]:
+        if amended is not None:
+            raise Abort(
+                Problem(
+                    "invalid_args",
+                    f"{path}: the agent's change is on disk already; edit the lines in the "
+                    "buffer instead of amending",
+                )
+            )
+        before = found.base
+        for hunk in _chosen(found, hunks):
+            split = text_hunks.keep_applied(before, found.local, found.output, hunk)
+            if split is None:
+                raise Abort(_gone(path))
+            before = split.base
+            named = record.prev_output.file_id
+            store.append_event(chat_id, Event.taken_hunk(path, named, *split.lines))
+        store.update_undo(msgspec.structs.replace(record, prev_local=store.put_blob(before)))
+        return text_hunks.applied_hunks(before, found.local, found.output)
+
+    return _act(store, chat_id, path, buffers, act, keep)
 
 
 def _moved_on(store: Store, output: PendingOutput, text: str, entry: ContextEntry) -> PendingOutput:
@@ -171,10 +224,12 @@ def reject_hunks(
     buffers: Buffers | None,
     *,
     reason: str = "",
+    put: Put | None = None,
 ) -> Reviewed | Problem:
     """Drop hunks (all when None) from the pending output and record each for the model, by
     its lines in the version the model wrote (or, for a deletion, in the snapshot), with the
-    user's one-line `reason` if given."""
+    user's one-line `reason` if given. For an agent's applied change the lines from before its
+    turn go back into the local text through `put` (required then)."""
     reason = " ".join(reason.split())
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[Hunk]:
@@ -202,4 +257,30 @@ def reject_hunks(
         )
         return text_hunks.hunks(found.base, found.local, out)
 
-    return _act(store, chat_id, path, buffers, act)
+    def revert(found: Texts, record: UndoRecord) -> list[Hunk]:
+        if put is None:
+            raise Abort(Problem("invalid_args", f"{path}: nowhere to put the lines back"))
+        local, after = found.local, found.output
+        for hunk in _chosen(found, hunks):
+            split = text_hunks.revert_applied(found.base, local, after, hunk)
+            if split is None:
+                raise Abort(_gone(path))
+            local, after = split.local, split.output
+            named = record.prev_output.file_id
+            store.append_event(
+                chat_id,
+                Event.rejected_hunk(
+                    path, named, split.lines[0], split.lines[1], split.change, reason
+                ),
+            )
+        written = store.put_blob(after)
+        output = msgspec.structs.replace(
+            record.prev_output, blob=written, file_id=entry_file_id(path, after)
+        )
+        store.update_undo(msgspec.structs.replace(record, written=written, prev_output=output))
+        entry = store.entry(chat_id, path)
+        store.put_entry(chat_id, ContextEntry.taken(path, written, after, entry))
+        put(local)
+        return text_hunks.applied_hunks(found.base, local, after)
+
+    return _act(store, chat_id, path, buffers, act, revert)

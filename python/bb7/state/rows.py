@@ -27,13 +27,13 @@ from bb7.state.records import (
 T = TypeVar("T")
 
 CHAT = ("id", "name", "created", "updated", "model", "reasoning_effort", "draft", "pinned",
-        "retry_context")  # fmt: skip
+        "retry_context", "agent")  # fmt: skip
 MESSAGE = ("id", "seq", "role", "parts", "model", "usage", "created", "context_snapshot",
            "outputs_snapshot", "excluded")  # fmt: skip
 ENTRY = ("path", "kind", "blob", "file_id", "start_line", "end_line", "added")
 OUTPUT = ("path", "blob", "file_id", "base_file_id", "added", "created")
 OUTPUT_REF = ("path", "blob", "file_id", "base_file_id", "added")
-UNDO = ("id", "path", "prev_local", "written", "prev_entry", "prev_output")
+UNDO = ("id", "path", "prev_local", "written", "prev_entry", "prev_output", "by_agent")
 INTENT = ("id", "chat_id", "path", "prev_local", "written", "prev_entry", "prev_output", "pid",
           "host", "undo", "started")  # fmt: skip
 

@@ -177,6 +177,14 @@ ALTER TABLE messages ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0;
 """
 
 
+# Version 8: a chat with an agent (`:BB7Agent`: the agent's name), and the applies an agent made
+# itself on disk, which undo merges back (`bb7.state.agent_writes`).
+_V8 = """
+ALTER TABLE chats ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+ALTER TABLE undo ADD COLUMN by_agent INTEGER NOT NULL DEFAULT 0;
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -188,6 +196,7 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (5, _V5),
     (6, _V6),
     (7, _V7),
+    (8, _V8),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # The tables `SCHEMA_VERSION` has: one missing is a damaged database, said at open.

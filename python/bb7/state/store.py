@@ -329,7 +329,7 @@ class Store:
     def insert_chat(self, chat: Chat) -> None:
         self.conn.execute(
             "INSERT INTO chats (id, name, created, updated, model, reasoning_effort, draft, "
-            "pinned, retry_context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "pinned, retry_context, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 chat.id,
                 chat.name,
@@ -340,6 +340,7 @@ class Store:
                 chat.draft,
                 int(chat.pinned),
                 chat.retry_context,
+                chat.agent,
             ),
         )
         self._index(chat.id, 0, chat.name)
@@ -585,10 +586,11 @@ class Store:
         written: str,
         prev_entry: ContextEntry | None,
         prev_output: PendingOutput,
+        by_agent: bool = False,
     ) -> None:
         self.conn.execute(
             "INSERT INTO undo (chat_id, path, prev_local, written, prev_entry, prev_output, "
-            "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "created, by_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 chat_id,
                 path,
@@ -597,7 +599,16 @@ class Store:
                 None if prev_entry is None else to_json(prev_entry),
                 to_json(prev_output),
                 time.time(),
+                int(by_agent),
             ),
+        )
+
+    def update_undo(self, record: UndoRecord) -> None:
+        """Store what a review of an agent's apply left of it (`prev_local`, `written`,
+        `prev_output`)."""
+        self.conn.execute(
+            "UPDATE undo SET prev_local = ?, written = ?, prev_output = ? WHERE id = ?",
+            (record.prev_local, record.written, to_json(record.prev_output), record.id),
         )
 
     def last_undo(self, chat_id: str, path: str) -> UndoRecord | None:

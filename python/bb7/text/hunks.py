@@ -6,6 +6,11 @@ snapshot. Accepting a hunk puts its new lines into the local text and into the s
 pending change keeps only the other hunks); rejecting one puts the snapshot's lines back into
 the pending output. The user's own edits are never hunks: they are the `local` chunks, marked
 apart (`marks`). Not here: the store (`bb7.state.review`) and drawing (`lua/bb7/review.lua`).
+
+A change already applied (an agent wrote the file itself: `before` its turn -> `after`) is
+reviewed the other way round (`applied_hunks`): its hunks are where the local text still
+carries what it wrote; keeping one takes it into `before`, rejecting one puts the lines from
+before back into the local text (and into `after`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ class Hunk(msgspec.Struct, frozen=True):
     removed: int
     added: list[str]
     overlap: bool = False
+    # A change already applied (`applied_hunks`): `start`/`removed` are the local lines it
+    # wrote, `added` the lines before it, which rejecting the hunk puts back.
+    applied: bool = False
 
 
 class Marks(msgspec.Struct, frozen=True):
@@ -54,12 +62,15 @@ class Split(msgspec.Struct, frozen=True):
 
 
 class _Review:
-    def __init__(self, base: str, local: str, output: str) -> None:
+    def __init__(self, base: str, local: str, output: str, *, applied: bool = False) -> None:
         self.base = split_lines(base, keepends=True)
         self.local = split_lines(local, keepends=True)
         self.output = split_lines(output, keepends=True)
         self.chunks = chunks(self.base, self.local, self.output)
-        self.model = [c for c in self.chunks if c.kind in ("output", "overlap")]
+        # An applied change's hunks are those the local text has as written (`same`), or
+        # edited since (`overlap`); a pending change's those it does not have yet.
+        kinds = ("same", "overlap") if applied else ("output", "overlap")
+        self.model = [c for c in self.chunks if c.kind in kinds]
 
 
 def _plain(line: str) -> str:
@@ -87,6 +98,80 @@ def hunks(base: str, local: str, output: str) -> list[Hunk]:
         )
         for c in review.model
     ]
+
+
+def _before_lines(review: _Review, chunk: Chunk) -> list[str]:
+    """An applied hunk's lines from before the change, as the buffer would hold them."""
+    lines = [_plain(x) for x in review.base[chunk.base[0] : chunk.base[1]]]
+    if lines and chunk.base[0] == 0:
+        lines[0] = lines[0].removeprefix("\ufeff")
+    return lines
+
+
+def applied_hunks(before: str, local: str, after: str) -> list[Hunk]:
+    """The hunks of a change already applied (`before` -> `after`) on the local text."""
+    review = _Review(before, local, after, applied=True)
+    return [
+        Hunk(
+            start=c.local[0],
+            removed=c.local[1] - c.local[0],
+            added=_before_lines(review, c),
+            overlap=c.kind == "overlap",
+            applied=True,
+        )
+        for c in review.model
+    ]
+
+
+def _find_applied(before: str, local: str, after: str, hunk: Hunk) -> tuple[_Review, Chunk] | None:
+    review = _Review(before, local, after, applied=True)
+    for chunk in review.model:
+        start, end = chunk.local
+        if (start, end - start, _before_lines(review, chunk)) == (
+            hunk.start,
+            hunk.removed,
+            hunk.added,
+        ):
+            return review, chunk
+    return None
+
+
+def keep_applied(before: str, local: str, after: str, hunk: Hunk) -> Split | None:
+    """Keep one hunk of an applied change: `before` takes its lines, so it is no longer a
+    hunk (and undoing the change leaves it). `base` of the result is the new `before`."""
+    found = _find_applied(before, local, after, hunk)
+    if found is None:
+        return None
+    review, chunk = found
+    new = review.output[chunk.output[0] : chunk.output[1]]
+    return Split(
+        base=_replace(review.base, chunk.base, new),
+        local=local,
+        output=after,
+        lines=(chunk.output[0] + 1, chunk.output[1]),
+        in_output=True,
+    )
+
+
+def revert_applied(before: str, local: str, after: str, hunk: Hunk) -> Split | None:
+    """Reject one hunk of an applied change: its lines from before come back into the local
+    text and into `after` (the user's edits elsewhere stay). `output` of the result is the new
+    `after`; `change` says what was rejected (`-` the lines kept, `+` those written)."""
+    found = _find_applied(before, local, after, hunk)
+    if found is None:
+        return None
+    review, chunk = found
+    old = review.base[chunk.base[0] : chunk.base[1]]
+    written = review.output[chunk.output[0] : chunk.output[1]]
+    lines = chunk.output if written else chunk.base
+    return Split(
+        base=before,
+        local=_replace(review.local, chunk.local, old),
+        output=_replace(review.output, chunk.output, old),
+        lines=(lines[0] + 1, lines[1]),
+        in_output=bool(written),
+        change=line_change([_plain(x) for x in old], [_plain(x) for x in written]),
+    )
 
 
 class _Map:
