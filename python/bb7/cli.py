@@ -44,6 +44,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "bb7.commands.chat",
         "send a message in the active chat and print the streamed answer",
     ),
+    "agent": (
+        "bb7.commands.agent",
+        "send a message to an agent (ACP); its file changes wait in bb7's sandbox for review",
+    ),
     "usage": (
         "bb7.commands.usage",
         "what today's requests cost, over every chat, and the OpenRouter key's credit left",

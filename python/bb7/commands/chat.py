@@ -11,15 +11,15 @@ without changes).
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 from typing import Any, cast, get_args
 
 from bb7.chat import events as ev
-from bb7.chat.send import SendHandle, start_send
+from bb7.chat.send import start_send
 from bb7.chatview.conversation import usage_line
 from bb7.commands.session import (
+    CtrlC,
     active_chat,
     add_provider_options,
     add_root_option,
@@ -111,42 +111,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-class _CtrlC:
-    """Ctrl-C cancels the send once, however early and however often it is pressed.
-
-    The handler is in place before the send starts: a press that came before `wait` (the answer
-    already streaming) used to raise outside it, and bb7 then hung on the stream's thread.
-    Presses after the first are ignored until bb7 exits, so storing the partial answer is never
-    cut short.
-    """
-
-    def __init__(self) -> None:
-        self._handle: SendHandle | None = None
-        self._pressed = False
-        self._previous: Any = None
-
-    def __enter__(self) -> _CtrlC:
-        self._previous = signal.signal(signal.SIGINT, self._press)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        # Once pressed, bb7 is on its way out: a late second press must not end it by the signal.
-        if not self._pressed:
-            signal.signal(signal.SIGINT, self._previous)
-
-    def watch(self, handle: SendHandle) -> SendHandle:
-        self._handle = handle
-        if self._pressed:
-            handle.cancel()
-        return handle
-
-    def _press(self, _signum: int, _frame: object) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        self._pressed = True
-        if self._handle is not None:
-            self._handle.cancel()
-
-
 @reported
 def run(args: argparse.Namespace) -> int:
     with active_chat(args, create=True, keep=True) as (_ws, store, chat):
@@ -180,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             usage_log=str(usage_log_path()),
         )
         printer = _Printer(show_reasoning=args.show_reasoning)
-        with _CtrlC() as ctrl_c:
+        with CtrlC() as ctrl_c:
             handle = ctrl_c.watch(unwrap(start_send(store, chat.id, args.message, config, printer)))
             outcome = handle.wait()
         assert outcome is not None

@@ -7,11 +7,12 @@ import argparse
 import contextlib
 import functools
 import os
+import signal
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -22,6 +23,13 @@ from bb7.state.store import Store, StoreError
 from bb7.state.workspace import Workspace, open_workspace
 
 T = TypeVar("T")
+
+
+class Cancellable(Protocol):
+    def cancel(self) -> None: ...
+
+
+C = TypeVar("C", bound=Cancellable)
 
 
 def add_root_option(parser: argparse.ArgumentParser) -> None:
@@ -135,3 +143,40 @@ def active_chat(
 
 def print_json(value: object) -> None:
     sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
+
+
+class CtrlC:
+    """Ctrl-C cancels the running work (a send, an agent's turn) once, however early and
+    however often it is pressed.
+
+    The handler is in place before the work starts: a press that came before `wait` (the answer
+    already streaming) used to raise outside it, and bb7 then hung on the stream's thread.
+    Presses after the first are ignored until bb7 exits, so storing the partial answer is never
+    cut short.
+    """
+
+    def __init__(self) -> None:
+        self._handle: Cancellable | None = None
+        self._pressed = False
+        self._previous: Any = None
+
+    def __enter__(self) -> CtrlC:
+        self._previous = signal.signal(signal.SIGINT, self._press)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        # Once pressed, bb7 is on its way out: a late second press must not end it by the signal.
+        if not self._pressed:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def watch(self, handle: C) -> C:
+        self._handle = handle
+        if self._pressed:
+            handle.cancel()
+        return handle
+
+    def _press(self, _signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self._pressed = True
+        if self._handle is not None:
+            self._handle.cancel()

@@ -497,10 +497,15 @@ def output_diff(
     store: Store, chat_id: str, path: str, buffers: Buffers | None = None
 ) -> str | Problem:
     """A unified diff from the local text to the pending output over it: what applying would
-    do (at lines both changed, what a forced apply would do)."""
+    do (at lines both changed, what a forced apply would do). Without a pending output, the
+    change of an agent's own write still under review: from before its turn to what it wrote."""
     found = over_local(store, chat_id, path, buffers)
     if isinstance(found, Problem):
-        return found
+        record = store.last_undo(chat_id, path)
+        if record is None or not record.by_agent or record.prev_local == record.written:
+            return found
+        before = None if record.prev_local is None else store.blob(record.prev_local)
+        return unified_diff(path, before, store.blob(record.written))
     return unified_diff(path, *found)
 
 
