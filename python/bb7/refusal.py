@@ -13,7 +13,8 @@ host handler, which replies with the problem; out of a CLI command, which prints
 
 Every kind of refusal is listed below, grouped by the layer that gives it, from the floor up:
 files (`PathProblemKind`, `FileProblemKind`), state (`StateProblemKind`), adding many files
-(`AddingProblemKind`), the command line and the editor host. The layers take their kinds from
+(`AddingProblemKind`), the agent client (`AgentProblemKind`), the command line and the editor
+host. The layers take their kinds from
 here, so this module imports nothing of bb7 and every layer can import it.
 
 A core message says what is wrong and what was kept; it names no flag of the CLI and no command
@@ -87,16 +88,17 @@ StateProblemKind = Literal[
 # A glob or directory that names too many files or none; a file that looks like a secret.
 AddingProblemKind = Literal["too_many", "no_match", "secret"]
 
+# ---- the agent client (`bb7.agent`) ------------------------------------------------------------
+# No such agent; a path `.bb7/ignore` names, or a file where a directory should be (or the
+# other way round), refused to an agent's request.
+AgentProblemKind = Literal["no_agent", "ignored", "path_conflict"]
+
 # ---- the front ends -----------------------------------------------------------------------------
 # The command line's own refusal: a batch (apply --all, update --all) that finished with some
 # files refused. Arguments that do not go together are `invalid_args`, as in every layer.
 CommandProblemKind = Literal["partial"]
 # The editor host's own: a call it cannot route, options it cannot use, a bug.
 HostProblemKind = Literal["unknown_method", "settings", "bad_effort", "bug"]
-
-# The agent client's (`bb7.agent`): no such agent; a path `.bb7/ignore` names, or a file where
-# a directory should be (or the other way round), refused to an agent's request.
-AgentProblemKind = Literal["no_agent", "ignored", "path_conflict"]
 
 ProblemKind = (
     PathProblemKind

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from bb7.chatview.project_files import files_under
+from bb7.adding.project_files import files_under
 from bb7.files.fsio import FileProblem, load_text
 from bb7.state.agent_writes import DiskChange
 

@@ -23,10 +23,10 @@ from bb7.adding.ignore import load_ignore
 from bb7.files.fsio import MAX_BYTES, FileProblem, load_text, too_large
 from bb7.files.paths import PathProblem
 from bb7.formats.apply import resolve_path
-from bb7.refusal import Abort
+from bb7.refusal import Abort, Problem
 from bb7.state import context
 from bb7.state.local import LocalText
-from bb7.state.records import Event, Problem
+from bb7.state.records import Event
 from bb7.state.responses import record_outputs
 from bb7.state.store import Store
 from bb7.text.lines import split_lines

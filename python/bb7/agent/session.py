@@ -35,7 +35,8 @@ from bb7.agent.client import INIT_TIMEOUT, AgentClient
 from bb7.agent.disk import DiskWatch
 from bb7.agent.files import BufferText, FileBridge
 from bb7.agent.rpc import Failure
-from bb7.llm.handle import Handle
+from bb7.provider.handle import Handle
+from bb7.refusal import Problem
 from bb7.state.agent_writes import record_disk_changes
 from bb7.state.chats import append_user_message
 from bb7.state.records import (
@@ -45,7 +46,6 @@ from bb7.state.records import (
     Part,
     PlanItem,
     PlanPart,
-    Problem,
     ReasoningPart,
     TextPart,
     ToolPart,

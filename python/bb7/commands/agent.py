@@ -27,10 +27,9 @@ from bb7.agent.session import AgentSession
 from bb7.chatview.conversation import plan_lines, tool_line
 from bb7.commands.session import CtrlC, add_root_option, reported, workspace
 from bb7.commands.status import print_statuses
-from bb7.refusal import Abort, unwrap
+from bb7.refusal import Abort, Problem, unwrap
 from bb7.state import lock
 from bb7.state.chats import new_chat
-from bb7.state.records import Problem
 from bb7.state.status import file_statuses
 from bb7.state.store import Store
 
