@@ -162,18 +162,26 @@ function M.jump(direction)
   end
 end
 
+--- Whether a file of this status is a pending new file (A, !A).
+---@param status string
+---@return boolean
+local function is_new_file(status)
+  local facts = require('bb7.vocab').status[status]
+  return facts ~= nil and facts.new_file
+end
+
 --- Nothing in Neovim notices a pending new file made (A becomes !A) or deleted outside it:
 --- the directory of each is watched, and a change of that name refreshes the statuses.
 local function watch_new_files()
   for path, handle in pairs(H.watchers) do
     local entry = H.files[path]
-    if not entry or (entry.status ~= 'A' and entry.status ~= '!A') then
+    if not (entry and is_new_file(entry.status)) then
       handle:close()
       H.watchers[path] = nil
     end
   end
   for path, entry in pairs(H.files) do
-    if (entry.status == 'A' or entry.status == '!A') and not H.watchers[path] then
+    if is_new_file(entry.status) and not H.watchers[path] then
       local handle = vim.uv.new_fs_event()
       local name = vim.fs.basename(path)
       local ok = handle

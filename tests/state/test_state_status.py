@@ -12,7 +12,7 @@ from bb7.state import context, outputs
 from bb7.state.context import Target
 from bb7.state.local import LocalText
 from bb7.state.merge import finish_merge
-from bb7.state.status import status_of
+from bb7.state.status import STATUSES, applies_alone, facts_of, file_statuses, status_of
 
 ORIGINAL = "one\ntwo\nthree\n"
 
@@ -150,3 +150,39 @@ def test_statuses_of_some_paths_leave_the_others_out(project: Project) -> None:
     project.model_writes("c.txt", "new\n")
     rows = file_statuses(project.store, project.chat_id, paths={"b.txt", "c.txt"})
     assert [(r.path, r.status) for r in rows] == [("b.txt", ""), ("c.txt", "A")]
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [t for t in TRANSITIONS if t[1] in ("M", "A", "!A", "~M", "~", "R")],
+    ids=lambda v: "+".join(v) if isinstance(v, list) else v,
+)
+def test_the_facts_declared_per_status_are_what_the_core_does(
+    project: Project, steps: list[str], expected: str
+) -> None:
+    """`STATUSES` is read by apply-all, the host and the generated Lua: each fact holds for a
+    file that reached the status, so a letter's facts cannot drift from what is decided."""
+    project.write("f.txt", ORIGINAL)
+    for step in steps:
+        OPS[step](project)
+    row = next(r for r in file_statuses(project.store, project.chat_id) if r.path == "f.txt")
+    facts = facts_of(row.status)
+    assert row.status == expected
+    assert facts.pending == row.has_output
+    assert facts.new_file == (project.store.entry(project.chat_id, "f.txt") is None)
+    pending = project.store.output(project.chat_id, "f.txt")
+    [report] = outputs.apply_all(project.store, project.chat_id) or [None]
+    if not facts.pending:
+        assert report is None
+        return
+    assert pending is not None and report is not None
+    assert report.applied == applies_alone(row.status)
+    left = project.store.output(project.chat_id, "f.txt")
+    assert (left is None) == applies_alone(row.status)
+
+
+def test_the_contract_and_the_generated_lua_take_the_statuses_from_the_core() -> None:
+    from bb7.host.protocol import vocab
+
+    assert vocab.STATUSES is STATUSES
+    assert {f.status for f in STATUSES if applies_alone(f.status)} == {"M", "A"}

@@ -51,12 +51,11 @@ from bb7.state.records import (
     UndoRecord,
 )
 from bb7.state.status import (
-    ADDED,
     ADDED_EXISTS,
     CONFLICT,
-    MODIFIED,
     Status,
     StatusRow,
+    applies_alone,
     file_statuses,
     status_of,
 )
@@ -403,7 +402,8 @@ def _restore(target: Path, previous: str | None) -> bool:
 def apply_all(
     store: Store, chat_id: str, buffers: Buffers | None = None, *, write: Writer | None = None
 ) -> list[ApplyReport]:
-    """Apply every `M` and `A` output; skip conflicts (`~M`) and `!A`, and say why. `write` is
+    """Apply every output whose status `applies_alone` (`M`, `A`); skip those that need force
+    (conflicts `~M`, `!A`), and say why. `write` is
     `apply_output`'s hook. The steps of `apply_output` run for all files together: one commit
     of every intent, the writes, one commit of every apply."""
     reports: dict[str, ApplyReport] = {}
@@ -411,7 +411,7 @@ def apply_all(
     plans: list[_Plan] = []
     with store.transaction():
         for row in rows:
-            if row.status not in (MODIFIED, ADDED):
+            if not applies_alone(row.status):
                 skipped = _skipped(row)
                 reports[row.path] = _refused(row.path, row.status, skipped)
                 continue

@@ -40,6 +40,47 @@ READ_ONLY: Status = "R"
 SECTION_STATUS: Status = "S"
 
 
+class StatusFacts(msgspec.Struct, frozen=True):
+    """What bb7 decides about a status, which the core, the host and Lua act on: `pending` the
+    model's change waits (apply, discard, review and merge offer the file; a review ends when it
+    goes); `needs_force` apply refuses without `force` (the editor asks first; apply-all skips
+    it); `new_file` the pending change creates the file; `meaning` for the help and the option
+    docs."""
+
+    status: Status
+    pending: bool
+    needs_force: bool
+    new_file: bool
+    meaning: str
+
+
+# Every status a file can show (in sync, '', shows none), in documentation order. Declared here,
+# beside `status_of` that decides them: `apply_all`, the host's wording and the generated
+# `lua/bb7/vocab.lua` read these facts instead of comparing letters.
+STATUSES = (
+    StatusFacts(MODIFIED, True, False, False, "a pending change"),
+    StatusFacts(ADDED, True, False, True, "a pending new file"),
+    StatusFacts(ADDED_EXISTS, True, True, True, "pending new file, path now exists"),
+    StatusFacts(OUT_OF_SYNC, False, False, False, "local file differs from the snapshot"),
+    StatusFacts(CONFLICT, True, True, False, "local edits overlap a pending change"),
+    StatusFacts(READ_ONLY, False, False, False, "read-only context file"),
+    StatusFacts(SECTION_STATUS, False, False, False, "a section of the file is in context"),
+)
+_IN_SYNC_FACTS = StatusFacts(IN_SYNC, False, False, False, "in sync")
+FACTS: dict[Status, StatusFacts] = {facts.status: facts for facts in STATUSES}
+
+
+def facts_of(status: Status) -> StatusFacts:
+    """The facts of a status ('' included: in sync, nothing pending)."""
+    return FACTS.get(status, _IN_SYNC_FACTS)
+
+
+def applies_alone(status: Status) -> bool:
+    """Whether apply-all takes a file of this status: its change is pending and needs no force."""
+    facts = facts_of(status)
+    return facts.pending and not facts.needs_force
+
+
 def status_of(
     kind: EntryKind | None,
     snapshot: str | None,

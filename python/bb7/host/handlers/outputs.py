@@ -17,6 +17,7 @@ from bb7.host.protocol import ApplyArgs, BuffersArgs, DiffView, FileArgs, PathAr
 from bb7.refusal import Abort, Problem, unwrap
 from bb7.state import outputs
 from bb7.state.merge import finish_merge as core_finish_merge
+from bb7.state.status import facts_of
 
 T = TypeVar("T")
 
@@ -76,11 +77,12 @@ def apply(h: Held, args: ApplyArgs) -> Said:
             write=h.writer(buffers),
         )
     done = _in_editor_terms(h, args.path, done, APPLY_REFUSALS)
-    if done.status == "~M":
+    facts = facts_of(done.status)
+    if facts.needs_force and not facts.new_file:
         return Said(f"applied {done.path} over your local changes (undo with :BB7UndoApply)")
     if done.merged:
         return Said(f"applied {done.path}, keeping your local edits")
-    if done.status == "!A":
+    if facts.needs_force:
         return Said(f"applied {done.path} over the local file (undo with :BB7UndoApply)")
     return Said(f"applied {done.path}")
 

@@ -159,8 +159,8 @@ def vocab_lua() -> str:
     lines = [
         GENERATED,
         "--- What Lua knows before any host runs, declared once in Python",
-        "--- (python/bb7/host/protocol/vocab.py): the file statuses with the host's facts about",
-        "--- each, the provider presets, the diff modes, the reasoning efforts.",
+        "--- (python/bb7/host/protocol/vocab.py): the file statuses with the facts bb7 decides",
+        "--- about each, the provider presets, the diff modes, the reasoning efforts.",
         "local M = {}",
         "",
         "--- The protocol this Lua speaks: a host whose `ready` says another one is refused.",
@@ -171,6 +171,7 @@ def vocab_lua() -> str:
         "---@field status string",
         "---@field pending boolean",
         "---@field needs_force boolean",
+        "---@field new_file boolean",
         "---@field meaning string",
         "",
         "--- Every status a file can show (in sync, '', shows none), in documentation order.",
