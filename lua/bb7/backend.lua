@@ -54,6 +54,12 @@ local first_line = require('bb7.util').first_line
 
 local function transport() return require('bb7.config').get().transport end
 
+--- Whether a request is answered within the call (the remote plugin: `BB7Rpc` is
+--- synchronous, and it starts within the first call), so its callback runs before
+--- `request()` returns.
+---@return boolean
+function M.answers_at_once() return transport() == 'rplugin' end
+
 local function fail_queue(err)
   local queue = H.queue
   H.queue = {}

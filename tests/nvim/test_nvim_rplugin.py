@@ -1,5 +1,7 @@
 """The `:UpdateRemotePlugins` shim (rplugin/python3/bb7.py) serves the same handlers and events
-as bb7's own host, whether or not bb7 is installed in the remote-plugin host's interpreter."""
+as bb7's own host, whether or not bb7 is installed in the remote-plugin host's interpreter; the
+chat view over `transport = 'rplugin'` is as complete as over the job (keys, `@` completion,
+sending, the draft, the review)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,21 @@ import inspect
 import subprocess
 import sys
 import sysconfig
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from editor import ROOT, emit, run, wait_for, wait_for_status
+import pytest
+from chat_state import Seeded
+from chat_view_helpers import answered, open_view, wait_for_conversation, with_ui
+from editor import ROOT, VERSIONS, emit, run, wait_for, wait_for_status
+
+from bb7.files.fileid import entry_file_id
+from llm_server import LLMServer, edits, stream, text_chunk, tool_call
+
+A_ID = entry_file_id("a.py", "one = 1\ntwo = 2\nthree = 3\n")
+EDIT_TWO = edits(("a.py", A_ID, "two = 2", "two = 22"))
 
 
 def deps_without_bb7(tmp_path: Path) -> Path:
@@ -63,3 +76,64 @@ def test_an_installed_bb7_offers_the_same_plugin_class_to_pynvims_host() -> None
     classes = dict(inspect.getmembers(bb7, inspect.isclass))  # how pynvim's host looks
     assert classes["BB7RemotePlugin"] is BB7RemotePlugin
     assert BB7RemotePlugin._nvim_plugin is True
+
+
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    with LLMServer() as running:
+        yield running
+
+
+# The chat view's Lua is the same on every version; the remote-plugin transport's start is
+# what this adds (both versions serve requests through it above).
+@pytest.mark.parametrize("nvim_binary", VERSIONS[-1:], indirect=True)
+def test_the_chat_view_over_the_remote_plugin_maps_its_keys_completes_sends_and_drafts(
+    launch: Any, project: Path, server: LLMServer
+) -> None:
+    host_prog = f"let g:python3_host_prog = '{sys.executable}'"
+    launch(cmd=(host_prog,)).command("UpdateRemotePlugins")
+    seeded = Seeded(project)
+    chat = seeded.chat("Work")
+    seeded.add(chat, "a.py")
+    nvim = with_ui(
+        launch(cmd=(host_prog,)),
+        "{ transport = 'rplugin', provider = { base_url = ..., model = 'test/tools-model' } }",
+        server.base_url,
+    )
+    open_view(nvim, "Context added: a.py")
+    assert nvim.exec_lua("return vim.b.bb7_pane") == "input"
+    mapped = nvim.exec_lua(
+        "return vim.tbl_map(function(m) return m.lhs end, vim.api.nvim_buf_get_keymap(0, 'n'))"
+    )
+    assert {"<CR>", "ga", "q", "?"} <= set(mapped)
+    assert "<CR> send" in nvim.exec_lua("return vim.wo.winbar")  # drawn with the windows
+
+    # `@` completes a project path; accepting it adds the file.
+    nvim.input("isee @")
+    deadline = time.monotonic() + 10
+    while nvim.funcs.pumvisible() != 1:  # keys fed to Neovim wait while vim.wait() runs
+        assert time.monotonic() < deadline, "no completion menu after @"
+        time.sleep(0.02)
+    words = [i["word"] for i in nvim.exec_lua("return vim.fn.complete_info({ 'items' }).items")]
+    assert words == ["a.py", "b.py"]
+    nvim.input("<C-n>" * (1 - nvim.funcs.complete_info(["selected"])["selected"]) + "<C-y>")
+    wait_for_conversation(nvim, "Context added: b.py")
+    nvim.input("<Esc>")
+
+    # The draft is saved (debounced) while the view stays open.
+    deadline = time.monotonic() + 10
+    while (row := seeded.store.chat(chat)) is None or row.draft != "see @b.py":
+        assert time.monotonic() < deadline, "the draft was not saved"
+        time.sleep(0.05)
+
+    # <CR> sends; the answer's edit is pending, and reviewed: `ga` takes its hunk.
+    server.push(stream(text_chunk("Done."), *tool_call("edit_file", EDIT_TWO)))
+    nvim.input("<CR>")
+    answered(nvim, "Assistant modified: a.py")
+    assert nvim.current.buffer[:] == [""]
+    wait_for_status(nvim, project / "a.py", "M")
+    nvim.command("tabnew a.py")
+    nvim.command("BB7Review")
+    wait_for(nvim, "require('bb7.review').active(0)")
+    nvim.input("2Gga")
+    wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == 'two = 22'")

@@ -15,12 +15,15 @@ local H = { subscribed = false }
 
 local backend = require('bb7.util').backend
 
---- The buffer of `pane`, created and set up (keys, input autocmds) on first use.
+--- The buffer of `pane`, created and set up (keys, input autocmds) on first use. A draw may
+--- have created it first, through `view.buf()` (a host that answers within the call, the
+--- remote plugin, draws before the windows are built): it is set up here all the same.
 ---@param pane bb7.Pane
 ---@return integer
 function M.buf(pane)
-  local buf, created = view.buf(pane)
-  if created then
+  local buf = view.buf(pane)
+  if not vim.b[buf].bb7_set_up then
+    vim.b[buf].bb7_set_up = true
     require('bb7.chat.keys').attach(buf, pane, M)
     if pane == 'input' then require('bb7.chat.input').setup(buf) end
     if pane == 'conversation' then require('bb7.chat.conversation').setup(buf) end
@@ -131,8 +134,10 @@ function M.open()
       end
     end)
   end
-  local ready = backend().is_ready()
-  if not ready then load() end
+  -- The remote plugin starts and answers within the call: asked before the windows exist,
+  -- it would draw into none (no bars); it is asked once they are built.
+  local early = not backend().is_ready() and not backend().answers_at_once()
+  if early then load() end
   local bufs = {}
   for _, pane in ipairs(ORDER) do
     bufs[pane] = M.buf(pane)
@@ -146,7 +151,7 @@ function M.open()
   conversation.follow_next()
   require('bb7.activity').read() -- an answer that ended unseen is seen now
   view.focus('input')
-  if ready then load() end
+  if not early then load() end
 end
 
 --- Closes the view; the draft is saved first. Buffers stay for the next open.
