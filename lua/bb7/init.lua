@@ -36,8 +36,15 @@ function M.setup(opts)
     callback = function() H.reopen() end,
   })
   H.reopen() -- a running host gets the new options
-  -- nvim-cmp already loaded: its `@` source for the input (never loads cmp).
+  -- nvim-cmp's `@` source for the input, whenever cmp loads: already, or later (lazy.nvim
+  -- loads it on its event; its plugin file ends with `User CmpReady`). Never loads cmp.
   if package.loaded.cmp then require('bb7.integrations.cmp').register() end
+  vim.api.nvim_create_autocmd('User', {
+    group = group,
+    pattern = 'CmpReady',
+    desc = "bb7: register the chat input's nvim-cmp source",
+    callback = function() require('bb7.integrations.cmp').register() end,
+  })
   -- Sign options may have changed: redraw the buffers that already show a status.
   local status = package.loaded['bb7.status']
   if status and next(status.files()) then

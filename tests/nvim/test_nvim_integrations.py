@@ -1,9 +1,12 @@
-"""The optional integrations of `lua/bb7/integrations/`, each against a small stub of its
-plugin (tests/nvim/stubs, behaving as the plugin does at the calls bb7 makes) in a real editor
-with the real host: telescope, fzf-lua and snacks pickers multi-select project files and add
-them at once; an oil.nvim action adds the file or directory under the cursor; a neo-tree
-command adds its node; the blink.cmp and nvim-cmp sources complete `@` in the input and add
-the accepted file."""
+"""The optional integrations of `lua/bb7/integrations/`, each against a stub of its plugin
+(tests/nvim/stubs: written from the plugin's source, each naming the commit read, returning
+what the plugin's functions return) in a real editor with the real host, driven by keys as
+the help sets them up: telescope, fzf-lua and snacks pickers multi-select project files and
+add them at once, and their `add_selected` in a user's own picker; an oil.nvim action adds the
+file or directory under the cursor; neo-tree commands add the node under the cursor (nui's
+get_node() returns three values) and a Visual selection; the blink.cmp source offers and adds
+the whole path typed after `@` (blink's keyword stops at `/`); the nvim-cmp source, with cmp
+loaded lazily on InsertEnter, completes `@` and adds the accepted file."""
 
 from __future__ import annotations
 
@@ -40,49 +43,43 @@ def input_line(nvim: Any, text: str) -> None:
     )
 
 
-# As blink.cmp calls a source: get_completions(ctx, callback), then execute(ctx, item, callback,
-# default_implementation) with the item accepted (its textEdit applied by the default).
-BLINK = """
-local want = ...
-local source = require('bb7.integrations.blink').new({})
-local line = vim.api.nvim_get_current_line()
--- In Insert mode after typing, the cursor is past the line's last character.
-local ctx = { bufnr = vim.api.nvim_get_current_buf(), line = line, cursor = { 1, #line } }
-local got
-source:get_completions(ctx, function(response) got = response end)
-vim.wait(2000, function() return got ~= nil end)
-local item = vim.iter(got.items):find(function(i) return i.label == want end)
-local edit = vim.deepcopy(item.textEdit)
-source:execute(ctx, item, function() end, function()
-  vim.lsp.util.apply_text_edits({ item.textEdit }, vim.api.nvim_get_current_buf(), 'utf-8')
-end)
-return { enabled = source:enabled(), triggers = source:get_trigger_characters(), count = #got.items,
-  edit = edit, text = vim.api.nvim_get_current_line() }
-"""
+def said_after(nvim: Any, keys: str) -> str:
+    """Types `keys`, then waits for the notification they lead to (as `said`)."""
+    before = len(notifications(nvim))
+    nvim.input(keys)
+    wait_for(nvim, f"#_G.notifications > {before}")
+    return re.sub(r" to Chat .*$", "", notifications(nvim)[before])
 
-# As nvim-cmp calls a registered source: is_available(), complete(params, callback) with the
-# text before the cursor, then execute(item, callback) for the confirmed item.
-CMP = """
-local want = ...
-local registered = require('cmp').sources[1]
-local source = registered.source
-local params = { context = { cursor_before_line = vim.api.nvim_get_current_line() } }
-local got
-source:complete(params, function(response) got = response end)
-vim.wait(2000, function() return got ~= nil end)
-local item = vim.iter(got.items):find(function(i) return i.label == want end)
-source:execute(item, function() end)
-return { name = registered.name, available = source:is_available(), count = #got.items,
-  pattern = source:get_keyword_pattern() }
-"""
+
+BLINK_SETUP = """require('blink.cmp').setup({ sources = { default = { 'bb7' },
+  providers = { bb7 = { name = 'bb7', module = 'bb7.integrations.blink' } } } })"""
+# blink has answered for the text up to the cursor (and its menu holds the items).
+BLINK_AT_CURSOR = """(function()
+  local blink = require('blink.cmp')
+  local ctx = blink.context
+  return ctx and ctx.line == vim.api.nvim_get_current_line()
+    and ctx.cursor[2] == vim.api.nvim_win_get_cursor(0)[2] and blink.is_menu_visible()
+end)()"""
+BLINK_LABELS = "vim.tbl_map(function(i) return i.label end, require('blink.cmp').get_items())"
+
+# nvim-cmp loaded on the first InsertEnter, as lazy.nvim's `event = 'InsertEnter'` does: its
+# plugin file is sourced then (its `User CmpReady` last), then its `config` runs.
+CMP_LAZY = """vim.api.nvim_create_autocmd('InsertEnter', { once = true, callback = function()
+  vim.cmd.runtime('plugin/cmp.lua')
+  require('cmp').setup({ sources = { { name = 'bb7' } } })
+end })"""
 
 
 def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, project: Path) -> None:
-    for name in "cdefghijklmn":
+    for name in "cdefghijklmnop":
         (project / f"{name}.py").write_text(f"{name} = 1\n")
     (project / "lib").mkdir()
     for i in range(21):
         (project / "lib" / f"m{i:02}.py").write_text(f"m = {i}\n")
+    # Listed before it (the project's files are sorted): a file blink's `file3` also matches.
+    for path in ("pkg00/sub/file30.txt", "pkg42/sub/file3.txt"):
+        (project / path).parent.mkdir(parents=True)
+        (project / path).write_text("x\n")
     ready.exec_lua("vim.opt.runtimepath:prepend(...)", str(STUBS))
     ready.command("BB7Chat")
     wait_for(ready, OPEN)
@@ -96,27 +93,19 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
         " return vim.tbl_map(function(e) return e.value end, picker.finder.entries)"
     )
     assert entries[:4] == ["a.py", "b.py", "c.py", "d.py"]
-    before = len(notifications(ready))
-    ready.input("<Down><Down><Tab><Tab><CR>")
-    wait_for(ready, f"#_G.notifications > {before}")
-    assert notifications(ready)[before].startswith("bb7: added 2 files")
+    assert said_after(ready, "<Down><Down><Tab><Tab><CR>") == "bb7: added 2 files"
     wait_in_chat(ready, "c.py", "d.py")
 
-    # A user's own telescope picker (entries as find_files makes them) with the action mapped.
-    out = said(
-        ready,
-        "local root = ... require('telescope.pickers').new({}, {"
-        "  finder = require('telescope.finders').new_table({ results = { 'e.py' },"
-        "    entry_maker = function(f) return { value = f, path = f, cwd = root } end }),"
-        "  attach_mappings = function(_, map)"
-        "    map('n', '<C-a>', require('bb7.integrations.telescope').add_selected_readonly)"
-        "    return true end }):find()"
-        " vim.api.nvim_feedkeys(vim.keycode('<C-a>'), 'x', false)",
-        str(project),
+    # A user's own find_files with the action mapped, as the help says.
+    ready.exec_lua(
+        "require('telescope.builtin').find_files({ attach_mappings = function(_, map)"
+        " map('i', '<C-a>', require('bb7.integrations.telescope').add_selected_readonly)"
+        " return true end })"
     )
-    assert out == "bb7: added e.py (readonly)"
+    assert said_after(ready, "<Down>" * 4 + "<C-a>") == "bb7: added e.py (readonly)"
 
-    # fzf-lua and snacks likewise, named by the `picker` option.
+    # fzf-lua and snacks likewise, named by the `picker` option; and their `add_selected`
+    # in a user's files() picker, as the help says.
     ready.exec_lua("require('bb7').setup({ picker = 'fzf_lua' })")
     out = said(
         ready,
@@ -124,26 +113,32 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
         " require('fzf-lua').accept({ 6, 7 })",
     )
     assert out == "bb7: added 2 files"
-    ready.exec_lua("require('bb7').setup({ picker = 'snacks' })")
     out = said(
         ready,
-        "vim.cmd('BB7Add') vim.wait(2000, function() return require('snacks').picker.last end)"
-        " local picker = require('snacks').picker.last picker:select(8) picker:select(9)"
-        " picker:confirm()",
+        "require('fzf-lua').files({ actions = {"
+        " ['ctrl-a'] = require('bb7.integrations.fzf_lua').add_selected } })"
+        " require('fzf-lua').accept({ 8 }, 'ctrl-a')",
     )
-    assert out == "bb7: added 2 files"
-    wait_in_chat(ready, "e.py", "f.py", "g.py", "h.py", "i.py")
+    assert out == "bb7: added h.py (writable)"
+    ready.exec_lua("require('bb7').setup({ picker = 'snacks' })")
+    ready.command("BB7Add")
+    wait_for(ready, "Snacks and Snacks.picker.last and not Snacks.picker.last.closed")
+    assert said_after(ready, "<Down>" * 8 + "<Tab><Tab><CR>") == "bb7: added 2 files"
+    ready.exec_lua(
+        "Snacks.picker.files({"
+        " actions = { bb7_add = require('bb7.integrations.snacks').add_selected },"
+        " win = { input = { keys = { ['<C-a>'] = { 'bb7_add', mode = { 'n', 'i' } } } } } })"
+    )
+    assert said_after(ready, "<Down>" * 10 + "<C-a>") == "bb7: added k.py (writable)"
+    wait_in_chat(ready, "e.py", "f.py", "g.py", "h.py", "i.py", "j.py", "k.py")
 
     # oil: the file under the cursor, then a directory (21 files: asked first).
     ready.exec_lua(
-        "vim.cmd('tabnew') vim.api.nvim_buf_set_name(0, 'oil://' .. ... .. '/')"
-        " vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'j.py', 'lib/' })"
-        " vim.bo.filetype = 'oil'",
-        str(project),
+        "vim.cmd('tabnew') require('oil').open(...) vim.fn.search(' l.py$')", str(project)
     )
-    assert said(ready, "require('bb7.integrations.oil').add()") == "bb7: added j.py (writable)"
+    assert said(ready, "require('bb7.integrations.oil').add()") == "bb7: added l.py (writable)"
     pick_with(ready, "Add 21 files, 42 tokens")
-    ready.command("normal! j")
+    ready.exec_lua("vim.fn.search(' lib/$')")
     out = said(ready, "require('bb7.integrations.oil').add()")
     assert out == "bb7: added 21 files"
     assert ready.exec_lua("return _G.offered.prompt") == "bb7: Add 21 files, 42 tokens?"
@@ -151,36 +146,46 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     out = said(ready, "require('bb7.integrations.oil').add()")
     assert out == "bb7: not an oil buffer: nothing to add"
 
-    # neo-tree: the node of its state.
-    out = said(
-        ready,
-        "local path = ... require('bb7.integrations.neo_tree').add({ tree = {"
-        " get_node = function() return { type = 'file', path = path } end } })",
-        str(project / "k.py"),
+    # neo-tree, set up as the help says: the node under the cursor (nui's tree:get_node()
+    # returns the node and its first and last lines), then two nodes selected in Visual mode.
+    ready.exec_lua(
+        "local bb7 = require('bb7.integrations.neo_tree') require('neo-tree').setup({"
+        " commands = { bb7_add = bb7.add, bb7_add_visual = bb7.add_visual },"
+        " window = { mappings = { ['<leader>a'] = 'bb7_add' } } })"
+        " require('neo-tree.command').execute({ dir = ... })"
+        " vim.fn.search('^  m.py$')",
+        str(project),
     )
-    assert out == "bb7: added k.py (writable)"
-    wait_in_chat(ready, "j.py", "k.py", "lib/m20.py")
+    assert said_after(ready, "\\a") == "bb7: added m.py (writable)"
+    assert said_after(ready, "jVj\\a") == "bb7: added 2 files"
+    wait_in_chat(ready, "l.py", "m.py", "n.py", "o.py", "lib/m20.py")
 
-    # blink.cmp: after `@l` in the input, its paths; accepting l.py puts it there and adds it.
+    # blink.cmp: `@pkg42/sub/file3` typed in the input, where blink's keyword is `file3`
+    # (it stops at `/`): what it shows is the path typed, and <C-y> adds what it shows first.
     ready.command("tabclose")
-    input_line(ready, "see @l")
-    got = ready.exec_lua(BLINK, "l.py")
-    assert got["enabled"] and got["triggers"] == ["@"] and got["count"] == len(entries)
-    assert got["edit"] == {
-        "newText": "l.py",
-        "range": {"start": {"line": 0, "character": 5}, "end": {"line": 0, "character": 6}},
-    }
-    assert got["text"] == "see @l.py"
-    wait_in_chat(ready, "l.py")
+    ready.exec_lua(BLINK_SETUP)
+    input_line(ready, "see ")
+    ready.input("A@pkg42/sub/fi")
+    wait_for(ready, BLINK_AT_CURSOR)
+    ready.input("le3")
+    wait_for(ready, BLINK_AT_CURSOR)
+    assert ready.exec_lua(f"return {BLINK_LABELS}") == ["pkg42/sub/file3.txt"]
+    ready.input("<C-y>")
+    wait_in_chat(ready, "pkg42/sub/file3.txt")
+    assert ready.current.line == "see @pkg42/sub/file3.txt"
+    ready.input("<Esc>")
 
-    # nvim-cmp: registered by setup() once cmp is loaded; the same after `@`.
-    ready.exec_lua("require('cmp') require('bb7').setup()")
-    input_line(ready, "and @m")
-    got = ready.exec_lua(CMP, "m.py")
-    assert got == {
-        "name": "bb7",
-        "available": True,
-        "count": len(entries),
-        "pattern": r"@\zs[^[:space:]@]*",
-    }
-    wait_in_chat(ready, "m.py")
+    # nvim-cmp loaded lazily, on the first InsertEnter (bb7's setup and the input are older):
+    # its source is registered all the same, and completes the path typed after `@`.
+    ready.exec_lua(CMP_LAZY)
+    input_line(ready, "and ")
+    ready.input("A@p.")
+    wait_for(ready, "package.loaded.cmp and require('cmp').visible()")
+    entries = ready.exec_lua(
+        "return vim.tbl_map(function(e) return e.completion_item.label end,"
+        " require('cmp').get_entries())"
+    )
+    assert entries == ["p.py"]
+    ready.input("<C-y><Esc>")
+    wait_in_chat(ready, "p.py")
+    assert ready.current.line == "and @p.py"

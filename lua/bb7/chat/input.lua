@@ -68,16 +68,20 @@ function M.setup(buf)
     end,
   })
   vim.bo[buf].omnifunc = "v:lua.require'bb7.chat.input'.complete"
-  -- nvim-cmp loaded after setup(): its source, registered now (never loads cmp).
+  -- nvim-cmp loaded after setup() without its plugin file (so no `User CmpReady`): its
+  -- source, registered now (never loads cmp).
   if package.loaded.cmp then require('bb7.integrations.cmp').register() end
   vim.api.nvim_create_autocmd('InsertCharPre', {
     buffer = buf,
     desc = 'bb7: complete a project path after @',
     callback = function()
-      -- A completion plugin's bb7 source serves the buffer: its menu, not the omnifunc's.
-      if vim.v.char ~= '@' or vim.b[buf].bb7_completion then return end
+      if vim.v.char ~= '@' then return end
       -- After the `@` is in (and outside the text lock): list the files, then complete.
       vim.schedule(function()
+        -- A completion plugin's bb7 source serves the buffer: its menu, not the omnifunc's.
+        -- Asked now, not before the `@` was in: the plugin asks its sources (which set this)
+        -- on TextChangedI, and an `@` typed first, or fast, comes before it.
+        if vim.b[buf].bb7_completion then return end
         require('bb7.chat.picker').load(function()
           if vim.api.nvim_get_current_buf() == buf and vim.fn.mode() == 'i' then
             vim.api.nvim_feedkeys(vim.keycode('<C-x><C-o>'), 'n', false)

@@ -22,31 +22,38 @@ end
 ---@return string[]
 function M.get_trigger_characters() return { '@' } end
 
---- The project's paths when the cursor follows `@PATH`, each replacing what was typed after
---- the `@`; blink filters them.
+--- The project's paths that match the whole `@PATH` before the cursor (fuzzy, best first),
+--- each replacing what was typed after the `@`. blink filters again on its keyword, which
+--- stops at `/` and `.` (`file3` of `@pkg42/sub/file3`): only paths that match the whole path
+--- may reach it, or it would offer, and accept, `pkg00/sub/file30.txt`. The list is
+--- incomplete both ways, so blink asks again as the path grows or shrinks.
 ---@param _ table the source (unused)
 ---@param ctx table blink's context (`line`, `cursor` = { row, 0-based byte column })
 ---@param callback fun(response: table)
 function M.get_completions(_, ctx, callback)
   local row, col = ctx.cursor[1], ctx.cursor[2]
-  local start = require('bb7.chat.input').path_start(ctx.line:sub(1, col))
+  local before = ctx.line:sub(1, col)
+  local start = require('bb7.chat.input').path_start(before)
   if not start then return callback({ items = {} }) end
+  local typed = before:sub(start + 1)
   require('bb7.chat.picker').load(function(files)
     local range = {
       start = { line = row - 1, character = start },
       ['end'] = { line = row - 1, character = col },
     }
     local items = {}
-    for i, path in ipairs(files) do
+    for i, path in ipairs(typed == '' and files or vim.fn.matchfuzzy(files, typed)) do
       items[i] = {
         label = path,
         kind = FILE,
         labelDetails = { description = 'bb7 add' },
+        -- Ties in blink's own score keep this order (its sorts: score, then sortText).
+        sortText = ('%06d'):format(i),
         textEdit = { newText = path, range = range },
         data = { bb7_add = path },
       }
     end
-    callback({ items = items, is_incomplete_forward = false, is_incomplete_backward = false })
+    callback({ items = items, is_incomplete_forward = true, is_incomplete_backward = true })
   end)
 end
 

@@ -1,7 +1,8 @@
 --- An nvim-cmp source for bb7's input: after `@`, the project's paths (the list `ga` shows);
 --- confirming one adds that file to the chat, as the input's omnifunc does. Available only in
---- the input buffer. `require('bb7').setup()` registers it as 'bb7' when cmp is loaded by
---- then (`register()` does it later); add `{ name = 'bb7' }` to cmp's sources.
+--- the input buffer. Registered as 'bb7' whenever cmp loads (at `setup()` if it is loaded by
+--- then, else on cmp's `User CmpReady`: lazy-loaded too); add `{ name = 'bb7' }` to cmp's
+--- sources.
 -- The plugin calls the source's methods with `:`; they need no state (`_` is the source).
 -- The plugin is not in bb7's workspace: its modules are neither resolved nor typed here.
 ---@diagnostic disable: unresolved-require, undefined-field

@@ -18,10 +18,16 @@ end
 
 local function add(nodes, readonly) require('bb7.chat.picker').add_paths(paths_of(nodes), readonly) end
 
+--- The node under the cursor: nui's `tree:get_node()` also returns the node's first and last
+--- lines, which are no nodes.
+---@param state table
+---@return table[]
+local function under_cursor(state) return { (state.tree:get_node()) } end
+
 --- Command: adds the node under the cursor, e.g. `commands = { bb7_add = … .add }` and
 --- `window = { mappings = { ['<leader>a'] = 'bb7_add' } }`.
 ---@param state table neo-tree's state of the source
-function M.add(state) add({ state.tree:get_node() }, false) end
+function M.add(state) add(under_cursor(state), false) end
 
 --- Command: adds the visually selected nodes (neo-tree calls `bb7_add_visual` in Visual mode).
 ---@param _ table neo-tree's state
@@ -30,7 +36,7 @@ function M.add_visual(_, nodes) add(nodes, false) end
 
 --- As `add`, read-only.
 ---@param state table
-function M.add_readonly(state) add({ state.tree:get_node() }, true) end
+function M.add_readonly(state) add(under_cursor(state), true) end
 
 --- As `add_visual`, read-only.
 ---@param _ table
