@@ -12,12 +12,15 @@ local Usage = {}
 local function usage(message) error(setmetatable({ message = message }, Usage), 0) end
 
 --- Shows errors; shows `value.message` when the host sends one back. An open chat view is
---- drawn again: the command is an event in its conversation.
-local function answer(err, value)
+--- drawn again (with `refresh`'s options): the command is an event in its conversation.
+---@param err? bb7.Problem
+---@param value any
+---@param refresh? { create?: boolean }
+local function answer(err, value, refresh)
   if err then return backend().report(err) end
   if type(value) == 'table' and type(value.message) == 'string' then notify(value.message) end
   local view = package.loaded['bb7.chat']
-  if view and view.is_open() then view.refresh() end
+  if view and view.is_open() then view.refresh(refresh) end
 end
 
 --- The absolute path an optional `[path]` argument names (default: the current buffer's file).
@@ -151,7 +154,15 @@ M.specs = {
     desc = 'bb7: start using bb7 in this project (creates .bb7/)',
     doc = [[Creates `.bb7/` (the project's chats and pending outputs) in the
 current working directory.]],
-    run = function() backend().request('init', { root = vim.fn.getcwd() }, answer) end,
+    -- An open view showed a global chat: it shows the new project's, its first chat started
+    -- as `:BB7Chat` starts it (else the view's redraw says, twice, that there is none).
+    run = function()
+      backend().request(
+        'init',
+        { root = vim.fn.getcwd() },
+        function(err, value) answer(err, value, { create = true }) end
+      )
+    end,
   },
   {
     name = 'BB7Chat',

@@ -420,6 +420,14 @@ def test_outside_a_project_bb7chat_opens_a_global_chat_with_a_hint(
     rows = wait_for_screen(nvim, "R    a.py")
     assert any(re.search(r"│   …\S*/project/ +7$", row) for row in rows), "\n".join(rows)
     assert not (project / ".bb7").exists()  # nothing written into the directory
+    # :BB7Init with the view open: the view shows the new project's first chat, and the one
+    # message says so (the redraw said twice more that there was no chat: Press ENTER).
+    before = len(notifications(nvim))
+    type_command(nvim, "BB7Init")
+    wait_for(nvim, "require('bb7.chat').state().chat.scope == 'project'")
+    wait_for_screen(nvim, " Chat ")
+    (said,) = notifications(nvim)[before:]
+    assert said.startswith("bb7: project ready in ") and said.endswith("(its state in .bb7/)")
 
 
 def test_the_chat_list_moves_a_chat_between_the_project_and_the_global_chats(
