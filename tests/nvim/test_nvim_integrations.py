@@ -2,15 +2,17 @@
 (tests/nvim/stubs: written from the plugin's source, each naming the commit read, returning
 what the plugin's functions return) in a real editor with the real host, driven by keys as
 the help sets them up: telescope, fzf-lua and snacks pickers multi-select project files and
-add them at once, and their `add_selected` in a user's own picker; an oil.nvim action adds the
-file or directory under the cursor; neo-tree commands add the node under the cursor (nui's
-get_node() returns three values) and a Visual selection; the blink.cmp source offers and adds
-the whole path typed after `@` (blink's keyword stops at `/`); the nvim-cmp source, with cmp
-loaded lazily on InsertEnter, completes `@` and adds the accepted file."""
+add them at once (fzf-lua's message seen after its Terminal mode ends), and their
+`add_selected` in a user's own picker; an oil.nvim action adds the file or directory under
+the cursor; neo-tree commands add the node under the cursor (nui's get_node() returns three
+values) and a Visual selection; the blink.cmp source offers and adds the whole path typed
+after `@` (blink's keyword stops at `/`); the nvim-cmp source, with cmp loaded lazily on
+InsertEnter, completes `@` and adds the accepted file."""
 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +29,30 @@ def said(nvim: Any, lua: str, *args: Any) -> str:
     gives it without the chat's name (a date) at the end."""
     before = len(notifications(nvim))
     nvim.exec_lua(lua, *args)
-    wait_for(nvim, f"#_G.notifications > {before}")
-    return re.sub(r" to Chat .*$", "", notifications(nvim)[before])
+    return next_notification(nvim, before)
+
+
+def next_notification(nvim: Any, before: int) -> str:
+    """The notification after the first `before`, once given. Polled from here, in short
+    calls: Neovim leaves Terminal mode (fzf-lua's) only between them, not in a vim.wait()."""
+    deadline = time.monotonic() + 5
+    while len(found := notifications(nvim)) <= before:
+        assert time.monotonic() < deadline, f"no notification after {found}"
+        time.sleep(0.01)
+    return re.sub(r" to Chat .*$", "", found[before])
+
+
+def poll(nvim: Any, condition: str) -> None:
+    """Waits until the Lua expression `condition` is true, asking in short calls: keys typed
+    (and fzf-lua's Terminal mode) are handled between them, not while a vim.wait() runs."""
+    deadline = time.monotonic() + 5
+    while not nvim.exec_lua(f"return {condition}"):
+        assert time.monotonic() < deadline, f"timed out waiting for: {condition}"
+        time.sleep(0.01)
 
 
 def wait_in_chat(nvim: Any, *names: str) -> None:
-    wait_for(nvim, " and ".join(IN_CHAT % name for name in names))
+    poll(nvim, " and ".join(IN_CHAT % name for name in names))
 
 
 def input_line(nvim: Any, text: str) -> None:
@@ -43,12 +63,21 @@ def input_line(nvim: Any, text: str) -> None:
     )
 
 
+def command_line(nvim: Any) -> str:
+    """The screen's last row as it is drawn now (no `redraw!`, which would clear it)."""
+    row: str = nvim.exec_lua(
+        "vim.cmd('redraw') local cells = {}"
+        " for c = 1, vim.o.columns do cells[c] = vim.fn.screenstring(vim.o.lines, c) end"
+        " return (table.concat(cells):gsub('%s+$', ''))"
+    )
+    return row
+
+
 def said_after(nvim: Any, keys: str) -> str:
     """Types `keys`, then waits for the notification they lead to (as `said`)."""
     before = len(notifications(nvim))
     nvim.input(keys)
-    wait_for(nvim, f"#_G.notifications > {before}")
-    return re.sub(r" to Chat .*$", "", notifications(nvim)[before])
+    return next_notification(nvim, before)
 
 
 BLINK_SETUP = """require('blink.cmp').setup({ sources = { default = { 'bb7' },
@@ -106,23 +135,22 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
 
     # fzf-lua and snacks likewise, named by the `picker` option; and their `add_selected`
     # in a user's files() picker, as the help says.
+    # fzf-lua runs the action in its closed terminal's mode, whose end clears the command
+    # line: the message is given after it, and seen.
     ready.exec_lua("require('bb7').setup({ picker = 'fzf_lua' })")
-    out = said(
-        ready,
-        "vim.cmd('BB7Add') vim.wait(2000, function() return require('fzf-lua').running end)"
-        " require('fzf-lua').accept({ 6, 7 })",
-    )
-    assert out == "bb7: added 2 files"
-    out = said(
-        ready,
+    ready.command("BB7Add")
+    poll(ready, "vim.api.nvim_get_mode().mode == 't'")
+    assert said(ready, "require('fzf-lua').accept({ 6, 7 })") == "bb7: added 2 files"
+    assert command_line(ready).startswith("bb7: added 2 files")
+    ready.exec_lua(
         "require('fzf-lua').files({ actions = {"
         " ['ctrl-a'] = require('bb7.integrations.fzf_lua').add_selected } })"
-        " require('fzf-lua').accept({ 8 }, 'ctrl-a')",
     )
+    out = said(ready, "require('fzf-lua').accept({ 8 }, 'ctrl-a')")
     assert out == "bb7: added h.py (writable)"
     ready.exec_lua("require('bb7').setup({ picker = 'snacks' })")
     ready.command("BB7Add")
-    wait_for(ready, "Snacks and Snacks.picker.last and not Snacks.picker.last.closed")
+    poll(ready, "Snacks and Snacks.picker.last and not Snacks.picker.last.closed")
     assert said_after(ready, "<Down>" * 8 + "<Tab><Tab><CR>") == "bb7: added 2 files"
     ready.exec_lua(
         "Snacks.picker.files({"
@@ -166,9 +194,9 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     ready.exec_lua(BLINK_SETUP)
     input_line(ready, "see ")
     ready.input("A@pkg42/sub/fi")
-    wait_for(ready, BLINK_AT_CURSOR)
+    poll(ready, BLINK_AT_CURSOR)
     ready.input("le3")
-    wait_for(ready, BLINK_AT_CURSOR)
+    poll(ready, BLINK_AT_CURSOR)
     assert ready.exec_lua(f"return {BLINK_LABELS}") == ["pkg42/sub/file3.txt"]
     ready.input("<C-y>")
     wait_in_chat(ready, "pkg42/sub/file3.txt")
@@ -180,7 +208,7 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     ready.exec_lua(CMP_LAZY)
     input_line(ready, "and ")
     ready.input("A@p.")
-    wait_for(ready, "package.loaded.cmp and require('cmp').visible()")
+    poll(ready, "package.loaded.cmp and require('cmp').visible()")
     entries = ready.exec_lua(
         "return vim.tbl_map(function(e) return e.completion_item.label end,"
         " require('cmp').get_entries())"
