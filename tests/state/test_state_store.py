@@ -61,10 +61,20 @@ def _v1_project(root: Path) -> Path:
 
 
 def test_a_v1_database_is_migrated_forward_and_keeps_its_chats(tmp_path: Path) -> None:
-    _v1_project(tmp_path)
+    db = _v1_project(tmp_path)
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO blobs VALUES ('b1', 'x = 1\n')")
+    conn.execute(
+        "INSERT INTO context VALUES ('abc1234567', 'a.py', 2, 3, 'section', 'b1', 'f1', 0, 1)"
+    )
+    conn.commit()
+    conn.close()
     store = open_project(tmp_path)
     assert isinstance(store, Store)
-    assert store.schema_version() == SCHEMA_VERSION == 8
+    # v9 rebuilt the context table without its CHECK on kinds, keeping the rows.
+    (entry,) = store.entries("abc1234567")
+    assert (entry.path, entry.kind, entry.start_line, entry.end_line) == ("a.py", "section", 2, 3)
+    assert store.schema_version() == SCHEMA_VERSION == 9
     (chat,) = store.chats()
     assert (chat.name, chat.retry_context) == ("Refactor the parser", "")
     assert store.retry_outputs(chat.id) == []

@@ -304,10 +304,11 @@ end
 function M.toggle_readonly(redraw)
   local row = current()
   if not row then return end
-  if row.kind ~= 'writable' and row.kind ~= 'readonly' then
+  local facts = require('bb7.vocab').entry_kinds[row.kind]
+  if not (facts and facts.toggles) then
     return notify(row.path .. ' stays read-only: a section or an outside file')
   end
-  on_file('set_readonly', row, redraw, { readonly = row.kind == 'writable' })
+  on_file('set_readonly', row, redraw, { readonly = facts.writable })
 end
 
 ---@param redraw fun()

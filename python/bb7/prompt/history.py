@@ -28,8 +28,6 @@ from bb7.prompt.assemble import (
 )
 from bb7.prompt.markers import EventAction
 from bb7.state.records import (
-    EXTERNAL,
-    SECTION,
     ContextEntry,
     Event,
     EventPart,
@@ -88,14 +86,15 @@ def history_event(event: Event, message: int = 0) -> HistoryEvent | None:
 
 def context_file(entry: ContextEntry | SnapshotRef, text: str) -> ContextFile:
     """The prompt's form of a context entry (or of its snapshot in a user message)."""
-    section = entry.kind == SECTION
+    facts = entry.facts
+    section = facts.sent_as == "section"
     return ContextFile(
         path=entry.path,
         content=text,
-        readonly=entry.kind != "writable",
+        readonly=not facts.writable,
         start_line=entry.start_line if section else None,
         end_line=entry.end_line if section else None,
-        external=entry.kind == EXTERNAL,
+        external=facts.sent_as == "external",
         file_id=entry.file_id,
     )
 

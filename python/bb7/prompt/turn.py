@@ -34,7 +34,7 @@ from bb7.prompt.instructions import Instructions
 from bb7.provider.models import ModelInfo
 from bb7.provider.presets import preset_for
 from bb7.provider.wire import ChatRequest, explicit_cache
-from bb7.state.records import GLOBAL, SECTION
+from bb7.state.records import GLOBAL
 from bb7.state.responses import EditBase, edit_bases, retry_state
 from bb7.state.store import Store
 
@@ -161,7 +161,7 @@ def build_turn(
         edit_format=edit_format,
         mode=mode,
         bases=bases,
-        files=_apply_files(bases, partial, {e.path for e, _ in entries if e.kind == SECTION}),
+        files=_apply_files(bases, partial, {e.path for e, _ in entries if not e.facts.whole_file}),
         partial=partial,
         notices=notices,
         too_large=too_large,

@@ -23,7 +23,16 @@ from bb7.files.paths import name_problem, project_path
 from bb7.refusal import Abort, Problem, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
-from bb7.state.records import EXTERNAL, GLOBAL, READONLY, SECTION, WRITABLE, ContextEntry, Event
+from bb7.state.records import (
+    ENTRY_KINDS,
+    EXTERNAL,
+    GLOBAL,
+    READONLY,
+    SECTION,
+    WRITABLE,
+    ContextEntry,
+    Event,
+)
 from bb7.state.store import Store
 from bb7.text.lines import split_lines
 from bb7.text.words import plural
@@ -265,8 +274,9 @@ def _add(
             f"{there.label()} is already in the context as {there.kind}; "
             "toggle read-only instead of adding it again",
         )
-    output = store.output(chat_id, path) if kind in (WRITABLE, READONLY) else None
-    if output is not None and kind == READONLY:
+    facts = ENTRY_KINDS[kind]
+    output = store.output(chat_id, path) if facts.whole_file else None
+    if output is not None and not facts.writable:
         return Problem(
             "pending_output",
             f"{path} has a pending file from the model; apply or discard it before adding it "
@@ -309,7 +319,7 @@ def remove(
         entry = _find(store, chat_id, target, base)
         if isinstance(entry, Problem):
             return entry
-        if entry.kind == WRITABLE and store.output(chat_id, entry.path) is not None:
+        if entry.facts.writable and store.output(chat_id, entry.path) is not None:
             return Problem(
                 "pending_output",
                 f"{entry.path} has a pending change from the model; apply or discard it first",
@@ -358,7 +368,7 @@ def update_all(
     results: list[tuple[str, ContextEntry | Problem]] = []
     with store.transaction():
         for entry in store.entries(chat_id):
-            if entry.kind == SECTION and not followed:
+            if not (entry.facts.follows_edits if followed else entry.facts.drifts):
                 continue
             local = _local_text(store, entry, buffers, max_bytes)
             text = local if isinstance(local, str) else None
@@ -392,12 +402,12 @@ def _local_text(
     store: Store, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
 ) -> str | Problem:
     """The entry's text as the user has it now: the file's, or the section's lines of it."""
-    section = entry.kind == SECTION
-    limit = SECTION_SOURCE_MAX_BYTES if section else max_bytes
+    ranged = bool(entry.start_line)
+    limit = SECTION_SOURCE_MAX_BYTES if ranged else max_bytes
     local = read_local(store, entry.path, buffers, max_bytes=limit)
     if isinstance(local, FileProblem):
         return _file_problem(local, max_bytes)
-    if not section:
+    if not ranged:
         return local.text
     return _section(local.text, entry.start_line, entry.end_line, entry.label())
 
@@ -419,7 +429,7 @@ def _update(
     old = store.blob(entry.blob)
     if text == old:
         return entry
-    if entry.kind == SECTION:
+    if entry.start_line:  # the lines cut from a larger file must fit the limit themselves
         fits = _fits(text, entry.label(), max_bytes)
         if isinstance(fits, Problem):
             raise Abort(fits)
@@ -428,7 +438,7 @@ def _update(
         blob=store.put_blob(text),
         file_id=entry_file_id(entry.path, text, entry.start_line, entry.end_line),
     )
-    output = None if entry.kind == SECTION else store.output(chat_id, entry.path)
+    output = store.output(chat_id, entry.path) if entry.facts.whole_file else None
     if output is not None and not same_text(old, text):
         problem = rebase_output(store, chat_id, output, old, new, prefer_output=False)
         if problem is not None:
@@ -448,7 +458,7 @@ def set_readonly(
         entry = _find(store, chat_id, target, base)
         if isinstance(entry, Problem):
             return entry
-        if entry.kind in (SECTION, EXTERNAL):
+        if not entry.facts.toggles:
             return Problem(
                 "always_readonly", f"{entry.label()} is a {entry.kind}, always read-only"
             )

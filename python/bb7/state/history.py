@@ -20,9 +20,9 @@ from bb7.refusal import Abort, Problem
 from bb7.state.chats import chat_or_abort, fresh, new_chat, refuse_if_held
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import (
+    ENTRY_KINDS,
     EXTERNAL,
     GLOBAL,
-    SECTION,
     WRITABLE,
     Chat,
     EntryKind,
@@ -75,7 +75,7 @@ def _restore_context(
             warnings.append(ContextWarning(ref.path, "deleted", ref.file_id))
             continue
         now = text_of(local)
-        if ref.kind == SECTION and now is not None:
+        if ref.start_line and now is not None:
             lines = split_lines(now, keepends=True)  # numbered as Neovim numbers them (LF only)
             now = "".join(lines[ref.start_line - 1 : ref.end_line])
         if not same_text(now, store.blob(ref.blob)):
@@ -253,10 +253,13 @@ def move_chat(source: Store, target: Store, chat_id: str, project_root: Path) ->
 
 
 def _moved_path(path: str, kind: EntryKind, root: Path, to_global: bool) -> tuple[str, EntryKind]:
+    """Where an entry lives in the other store: a whole file is outside the project in a global
+    chat (external) and writable back in it; a quote keeps its kind."""
+    whole = ENTRY_KINDS[kind].whole_file
     if to_global:
         absolute = path if os.path.isabs(path) else os.path.join(os.path.realpath(root), path)
-        return absolute, SECTION if kind == SECTION else EXTERNAL
+        return absolute, EXTERNAL if whole else kind
     relative = project_path(root, path)
     if isinstance(relative, str):
-        return relative, SECTION if kind == SECTION else WRITABLE
+        return relative, WRITABLE if whole else kind
     return path, kind

@@ -15,7 +15,7 @@ import msgspec
 from bb7.files.fileid import entry_file_id
 from bb7.refusal import Problem
 from bb7.state.local import Buffers, read_local, same_text, text_of
-from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput
+from bb7.state.records import ContextEntry, Event, PendingOutput
 from bb7.state.store import Store
 from bb7.text.merge import line_change, merge3, outcomes, plan_merge
 from bb7.text.words import plural
@@ -88,7 +88,7 @@ def _merge_output(
         entry = store.entry(chat_id, path)
         if entry is None:
             return Problem("new_file", f"{path} is a new file: nothing to merge it with")
-        if entry.kind != WRITABLE:
+        if not entry.facts.writable:
             return Problem("readonly", f"{path} is read-only in this chat")
         local = text_of(read_local(store, path, buffers))
         if local is None:
@@ -187,7 +187,7 @@ def finish_merge(
         if local is None:
             return MergeOutcome(path, "none")
         entry = store.entry(chat_id, path)
-        if entry is not None and entry.kind != WRITABLE:
+        if entry is not None and not entry.facts.writable:
             return Problem("readonly", f"{path} is read-only in this chat")
         out_text = store.blob(output.blob)
         snapshot = None if entry is None else store.blob(entry.blob)

@@ -43,7 +43,6 @@ from bb7.state.lock import this_host
 from bb7.state.problems import StoreError
 from bb7.state.records import (
     GLOBAL,
-    WRITABLE,
     ContextEntry,
     Event,
     Intent,
@@ -248,7 +247,7 @@ def _plan(
     if output is None:
         raise Abort(Problem("no_output", f"{path} has no pending output"))
     entry = store.entry(chat_id, path)
-    if entry is not None and entry.kind != WRITABLE:
+    if entry is not None and not entry.facts.writable:
         raise Abort(Problem("readonly", f"{path} is read-only in this chat"))
     local = read_local(store, path, buffers)
     if seen is not None and not _matches(seen, view_of(local)):

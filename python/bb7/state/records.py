@@ -19,6 +19,55 @@ READONLY: EntryKind = "readonly"
 SECTION: EntryKind = "section"
 EXTERNAL: EntryKind = "external"
 
+# How a request shows an entry: a file of the project, lines of one (`lines=START-END`), or a
+# file outside the project (`external`).
+SentAs = Literal["file", "section", "external"]
+# The status an entry shows while the user's copy matches it (see `bb7.state.status`).
+InSync = Literal["", "R", "S"]
+
+
+class KindFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """What bb7 does with one kind of context entry; the code asks these facts, never the
+    kind's name, so a new kind is a row of `ENTRY_KINDS` and the code that reads it.
+
+    `writable`: the model's changes to it become pending outputs the user applies.
+    `toggles`: the user switches it between writable and read-only.
+    `whole_file`: it holds the whole text of the file at its path, so the model's edits of
+    that path start from it (a section or a part is a quote: an edit of it is refused).
+    `sent_as`: how a request shows it. `follows_edits`: a send brings it up to date with the
+    user's copy first. `in_sync`: its status while the user's copy matches it. `drifts`: its
+    status says `~` when the user's copy differs (a section is a quote of the file as it was:
+    never), and `:BB7Update` re-reads it.
+    """
+
+    writable: bool
+    toggles: bool
+    whole_file: bool
+    sent_as: SentAs
+    follows_edits: bool
+    in_sync: InSync
+    drifts: bool
+
+
+ENTRY_KINDS: dict[EntryKind, KindFacts] = {
+    WRITABLE: KindFacts(
+        writable=True, toggles=True, whole_file=True, sent_as="file",
+        follows_edits=True, in_sync="", drifts=True,
+    ),
+    READONLY: KindFacts(
+        writable=False, toggles=True, whole_file=True, sent_as="file",
+        follows_edits=True, in_sync="R", drifts=True,
+    ),
+    SECTION: KindFacts(
+        writable=False, toggles=False, whole_file=False, sent_as="section",
+        follows_edits=True, in_sync="S", drifts=False,
+    ),
+    EXTERNAL: KindFacts(
+        writable=False, toggles=False, whole_file=True, sent_as="external",
+        follows_edits=True, in_sync="R", drifts=True,
+    ),
+}  # fmt: skip
+
 S = TypeVar("S", bound=msgspec.Struct)
 
 
@@ -308,6 +357,10 @@ class SnapshotRef(msgspec.Struct, kw_only=True, omit_defaults=True):
     def of(cls, entry: ContextEntry) -> SnapshotRef:
         return _copy(cls, entry)
 
+    @property
+    def facts(self) -> KindFacts:
+        return ENTRY_KINDS[self.kind]
+
     def entry(self) -> ContextEntry:
         """The context entry this snapshot restores."""
         return _copy(ContextEntry, self)
@@ -372,8 +425,12 @@ class ContextEntry(msgspec.Struct, kw_only=True):
     added: bool = False
 
     @property
+    def facts(self) -> KindFacts:
+        return ENTRY_KINDS[self.kind]
+
+    @property
     def readonly(self) -> bool:
-        return self.kind != WRITABLE
+        return not self.facts.writable
 
     @staticmethod
     def taken(path: str, blob: str, text: str, previous: ContextEntry | None) -> ContextEntry:
@@ -389,7 +446,7 @@ class ContextEntry(msgspec.Struct, kw_only=True):
 
     def label(self) -> str:
         """`path` or `path:start-end`, how users and messages name the entry."""
-        if self.kind == SECTION:
+        if self.start_line:
             return f"{self.path}:{self.start_line}-{self.end_line}"
         return self.path
 

@@ -21,8 +21,6 @@ from bb7.files.paths import project_path
 from bb7.refusal import Abort, Problem
 from bb7.state.records import (
     GLOBAL,
-    SECTION,
-    WRITABLE,
     Event,
     EventPart,
     Message,
@@ -77,13 +75,13 @@ def edit_bases(store: Store, chat_id: str) -> dict[str, EditBase]:
     """Per path of the chat, the base the model edits. Sections are quotes, not bases."""
     bases: dict[str, EditBase] = {}
     for entry in store.entries(chat_id):
-        if entry.kind == SECTION:
+        if not entry.facts.whole_file:
             continue
         bases[entry.path] = EditBase(
             path=entry.path,
             content=store.blob(entry.blob),
             file_id=entry.file_id,
-            writable=entry.kind == WRITABLE and store.scope != GLOBAL,
+            writable=entry.facts.writable and store.scope != GLOBAL,
             base="snapshot",
         )
     for output in store.outputs(chat_id):

@@ -21,7 +21,7 @@ from bb7.files.fileid import entry_file_id
 from bb7.refusal import Abort, Problem
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events
-from bb7.state.records import WRITABLE, ContextEntry, Event, PendingOutput, UndoRecord
+from bb7.state.records import ContextEntry, Event, PendingOutput, UndoRecord
 from bb7.state.store import Store
 from bb7.text import hunks as text_hunks
 from bb7.text.hunks import Hunk, Marks
@@ -63,7 +63,7 @@ def texts(store: Store, chat_id: str, path: str, buffers: Buffers | None) -> Tex
         before = "" if record.prev_local is None else store.blob(record.prev_local)
         return Texts(before, local or "", store.blob(record.written), applied=True)
     entry = store.entry(chat_id, path)
-    if entry is not None and entry.kind != WRITABLE:
+    if entry is not None and not entry.facts.writable:
         return Problem("readonly", f"{path} is read-only in this chat")
     local = text_of(read_local(store, path, buffers))
     # A new file (no snapshot) is all one hunk over an empty text.

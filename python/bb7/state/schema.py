@@ -185,6 +185,29 @@ ALTER TABLE undo ADD COLUMN by_agent INTEGER NOT NULL DEFAULT 0;
 """
 
 
+# Version 9: the context table takes any entry kind: which kinds exist is `ENTRY_KINDS`'s to say
+# (a row is read back through `ContextEntry`, which refuses a kind it does not know), so a new kind
+# needs no migration. SQLite cannot drop a CHECK in place: the table is rebuilt, rows kept.
+_V9 = """
+ALTER TABLE context RENAME TO context_v8;
+CREATE TABLE context (
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL DEFAULT 0,
+    end_line INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL,
+    blob TEXT NOT NULL REFERENCES blobs(sha),
+    file_id TEXT NOT NULL,
+    added INTEGER NOT NULL DEFAULT 0,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, path, start_line, end_line)
+);
+INSERT INTO context SELECT chat_id, path, start_line, end_line, kind, blob, file_id, added,
+    position FROM context_v8;
+DROP TABLE context_v8;
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -197,6 +220,7 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (6, _V6),
     (7, _V7),
     (8, _V8),
+    (9, _V9),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # The tables `SCHEMA_VERSION` has: one missing is a damaged database, said at open.

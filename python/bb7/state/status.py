@@ -25,7 +25,7 @@ from typing import Literal
 import msgspec
 
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
-from bb7.state.records import SECTION, WRITABLE, EntryKind
+from bb7.state.records import ENTRY_KINDS, EntryKind
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens
 
@@ -89,13 +89,14 @@ def status_of(
     local_exists: bool,
 ) -> Status:
     """The status of one entry; `kind` None means the path is only a pending output."""
-    if kind == SECTION:
-        return SECTION_STATUS
     if kind is None:
         return ADDED_EXISTS if local_exists else ADDED
+    facts = ENTRY_KINDS[kind]
+    if not facts.drifts:
+        return facts.in_sync
     out_of_sync = not same_text(local, snapshot)
-    if kind != WRITABLE:
-        return OUT_OF_SYNC if out_of_sync else READ_ONLY
+    if not facts.writable:
+        return OUT_OF_SYNC if out_of_sync else facts.in_sync
     if output is not None and not same_text(output, snapshot):
         if not out_of_sync:
             return MODIFIED
@@ -107,7 +108,7 @@ def status_of(
         if local is None or snapshot is None or overlapping(snapshot, local, output):
             return CONFLICT
         return MODIFIED
-    return OUT_OF_SYNC if out_of_sync else IN_SYNC
+    return OUT_OF_SYNC if out_of_sync else facts.in_sync
 
 
 class StatusRow(msgspec.Struct, kw_only=True):
@@ -146,14 +147,15 @@ def file_statuses(
     for entry, snapshot in store.entries_with_text(chat_id):
         if paths is not None and entry.path not in paths:
             continue
-        output = outputs.get(entry.path) if entry.kind == WRITABLE else None
+        facts = entry.facts
+        output = outputs.get(entry.path) if facts.writable else None
         output_text = None if output is None else store.blob(output.blob)
-        if entry.kind == WRITABLE:
+        if facts.writable:
             seen_paths.add(entry.path)
-        if entry.kind == SECTION:
-            # A section never goes out of sync: it is a quote of the file as it was.
+        status: Status = facts.in_sync
+        if not facts.drifts:
+            # A quote of the file as it was (a section): its local text is not read.
             local_view = LocalView("")
-            status = SECTION_STATUS
         else:
             local = read_local(store, entry.path, buffers)
             local_view = view_of(local)

@@ -1,11 +1,11 @@
 """The closed sets Lua needs before any host runs, declared once here and generated into
 `lua/bb7/vocab.lua` (`python -m bb7.host.protocol.lua`): the file statuses with the facts the
-core decides about each, the provider presets, the diff modes, the reasoning efforts, the token
-estimate's ratio and the protocol number.
+core decides about each, the context entry kinds with theirs, the provider presets, the diff
+modes, the reasoning efforts, the token estimate's ratio and the protocol number.
 
 Each set is taken from the module that owns it (statuses and their facts from
-`bb7.state.status`, presets from `bb7.provider.presets`, ...). Not imported by the host's start:
-only the generator and the tests read it.
+`bb7.state.status`, entry kinds from `bb7.state.records`, presets from `bb7.provider.presets`,
+...). Not imported by the host's start: only the generator and the tests read it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from bb7.host.protocol import PROTOCOL
 from bb7.provider.presets import PRESETS
 from bb7.provider.wire import ReasoningEffort
 from bb7.state import status as st
+from bb7.state.records import ENTRY_KINDS, EntryKind, KindFacts
 from bb7.text.tokens import CHARS_PER_TOKEN
 
 # The statuses and their facts are declared where they are decided (`bb7.state.status`).
@@ -34,6 +35,7 @@ class Vocab(msgspec.Struct, frozen=True):
 
     protocol: int
     statuses: tuple[StatusFacts, ...]
+    entry_kinds: dict[EntryKind, KindFacts]
     presets: tuple[str, ...]
     diff_modes: tuple[str, ...]
     default_diff_mode: str
@@ -44,6 +46,7 @@ class Vocab(msgspec.Struct, frozen=True):
 VOCAB = Vocab(
     protocol=PROTOCOL,
     statuses=STATUSES,
+    entry_kinds=ENTRY_KINDS,
     presets=PRESET_NAMES,
     diff_modes=DIFF_MODES,
     default_diff_mode=DEFAULT_MODE,
