@@ -93,6 +93,12 @@ def _special(path: Path, mode: int) -> FileProblem:
 
 def load_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | FileProblem:
     """The file's exact text, or why it cannot be edited as text."""
+    data = load_bytes(path, max_bytes=max_bytes)
+    return data if isinstance(data, FileProblem) else decode(data, str(path))
+
+
+def load_bytes(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | FileProblem:
+    """The bytes of a regular file of at most `max_bytes`, or why they cannot be read."""
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
@@ -117,7 +123,7 @@ def load_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | FilePr
         return FileProblem("unreadable", f"{path} cannot be read: {exc.strerror}")
     if len(data) > max_bytes:
         return _too_large(path, len(data), max_bytes)
-    return decode(data, str(path))
+    return data
 
 
 def _too_large(path: Path, size: int, max_bytes: int) -> FileProblem:
