@@ -12,8 +12,9 @@ host handler, which replies with the problem; out of a CLI command, which prints
     advise(value, advice)    a front end's advice for the kind, after the core's message
 
 Every kind of refusal is listed below, grouped by the layer that gives it, from the floor up:
-files (`PathProblemKind`, `FileProblemKind`), state (`StateProblemKind`), adding many files
-(`AddingProblemKind`), the agent client (`AgentProblemKind`), the command line and the editor
+files (`PathProblemKind`, `FileProblemKind`, `ImageProblemKind`, `ClipboardProblemKind`), state
+(`StateProblemKind`), adding many files (`AddingProblemKind`), the agent client
+(`AgentProblemKind`), the command line and the editor
 host. The layers take their kinds from
 here, so this module imports nothing of bb7 and every layer can import it.
 
@@ -37,6 +38,10 @@ T = TypeVar("T")
 PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name"]
 # A file that is not usable as text (`bb7.files.fsio.FileProblem`).
 FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
+# An image bb7 cannot send (`bb7.files.images.ImageProblem`), a clipboard that gives none
+# (`bb7.files.clipboard.ClipboardProblem`).
+ImageProblemKind = Literal["not_image", "too_large"]
+ClipboardProblemKind = Literal["no_clipboard_tool", "no_image", "clipboard_failed"]
 
 # ---- state (`bb7.state`) ------------------------------------------------------------------------
 StateProblemKind = Literal[
@@ -103,6 +108,8 @@ HostProblemKind = Literal["unknown_method", "settings", "bad_effort", "bug"]
 ProblemKind = (
     PathProblemKind
     | FileProblemKind
+    | ImageProblemKind
+    | ClipboardProblemKind
     | StateProblemKind
     | AddingProblemKind
     | CommandProblemKind

@@ -106,7 +106,7 @@ def test_the_clipboard_image_comes_from_the_tool_on_the_path(tmp_path: Path) -> 
     assert clipboard_image(environ) == png(4, 4)
     # Without a Wayland session wl-paste is not asked; no other tool: the one-line refusal.
     refused = clipboard_image({"PATH": str(tmp_path)})
-    assert isinstance(refused, ClipboardProblem) and refused.kind == "no_tool"
+    assert isinstance(refused, ClipboardProblem) and refused.kind == "no_clipboard_tool"
     assert refused.message.startswith("no clipboard tool for images found: install")
 
 

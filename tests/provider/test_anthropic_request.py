@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from bb7.formats.schemas import ToolSpec
-from bb7.llm.wire import CacheControl, ChatRequest, ContentPart, Message, ReasoningEffort
 from bb7.provider.anthropic_wire import DEFAULT_MAX_TOKENS, messages_body
+from bb7.provider.wire import CacheControl, ChatRequest, ContentPart, Message, ReasoningEffort
 
 TOOLS = [
     ToolSpec("write_file", "Write a file.", {"type": "object", "properties": {}}),

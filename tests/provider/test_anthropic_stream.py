@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bb7.llm.events import ReasoningDelta, TextDelta, ToolCallDelta
-from bb7.llm.sse import SSEDecoder
 from bb7.provider.anthropic_deltas import MessagesAccumulator, ThinkingBlock, decode_event
 from bb7.provider.anthropic_wire import Event
+from bb7.provider.events import ReasoningDelta, TextDelta, ToolCallDelta
+from bb7.provider.sse import SSEDecoder
 
 STREAMS = Path(__file__).parent / "streams" / "anthropic"
 

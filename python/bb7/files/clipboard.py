@@ -16,6 +16,8 @@ from collections.abc import Mapping
 
 import msgspec
 
+from bb7.refusal import ClipboardProblemKind
+
 # Image types a tool may offer, best first: PNG keeps a screenshot's pixels exactly.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _TIMEOUT = 10.0
@@ -23,7 +25,7 @@ _INSTALL = "install wl-clipboard (Wayland), xclip (X11) or pngpaste (macOS)"
 
 
 class ClipboardProblem(msgspec.Struct, frozen=True):
-    kind: str  # "no_tool", "no_image", "failed"
+    kind: ClipboardProblemKind
     message: str
 
 
@@ -64,7 +66,9 @@ def clipboard_image(environ: Mapping[str, str]) -> bytes | ClipboardProblem:
         if (program := shutil.which(tool.name, path=environ.get("PATH"))) is not None
     ]
     if not found:
-        return ClipboardProblem("no_tool", f"no clipboard tool for images found: {_INSTALL}")
+        return ClipboardProblem(
+            "no_clipboard_tool", f"no clipboard tool for images found: {_INSTALL}"
+        )
     tool, program = found[0]
     tool = msgspec.structs.replace(
         tool,
@@ -103,9 +107,11 @@ def _run(
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return ClipboardProblem("failed", f"{tool.name} did not answer within {_TIMEOUT:g} s")
+        return ClipboardProblem(
+            "clipboard_failed", f"{tool.name} did not answer within {_TIMEOUT:g} s"
+        )
     except OSError as exc:
-        return ClipboardProblem("failed", f"{tool.name} could not start: {exc.strerror}")
+        return ClipboardProblem("clipboard_failed", f"{tool.name} could not start: {exc.strerror}")
     if done.returncode != 0:
         return ClipboardProblem(
             "no_image",

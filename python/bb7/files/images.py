@@ -20,6 +20,7 @@ from typing import Literal
 import msgspec
 
 from bb7.files.fsio import FileProblem, load_bytes
+from bb7.refusal import ImageProblemKind
 
 MediaType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
 
@@ -37,8 +38,6 @@ MAX_SIDE = 8000
 _LONG_SIDE = 1568
 _PIXELS = 1_150_000
 _PIXELS_PER_TOKEN = 750
-
-ImageProblemKind = Literal["not_image", "too_large"]
 
 
 class ImageProblem(msgspec.Struct, frozen=True):

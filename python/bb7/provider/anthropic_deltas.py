@@ -24,8 +24,8 @@ from typing import Literal
 
 import msgspec
 
-from bb7.llm.events import ReasoningDelta, TextDelta, ToolCall, ToolCallDelta, Usage
 from bb7.provider.anthropic_wire import EVENT_DECODER, Block, Delta, ErrorDetail, Event, WireUsage
+from bb7.provider.events import ReasoningDelta, TextDelta, ToolCall, ToolCallDelta, Usage
 
 DeltaEvent = TextDelta | ReasoningDelta | ToolCallDelta
 

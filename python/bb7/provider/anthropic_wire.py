@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from bb7.llm.wire import THINKING_BUDGET, ChatRequest, ContentPart
+from bb7.provider.wire import THINKING_BUDGET, ChatRequest, ContentPart
 
 # The API version every request names (`anthropic-version`); the Messages API's stable one.
 API_VERSION = "2023-06-01"
