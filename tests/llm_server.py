@@ -1,8 +1,9 @@
-"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks.
+"""A scripted model server on 127.0.0.1 for tests and benchmarks.
 
-It speaks the Chat Completions streaming protocol for real (HTTP/1.1, chunked transfer,
-server-sent events) and answers POST .../chat/completions with the next scripted response,
-GET .../models with a models list. Every request it receives is recorded for assertions.
+It speaks HTTP/1.1 with chunked transfer and server-sent events for real, and answers POST
+.../chat/completions (OpenAI's Chat Completions) and POST .../messages (Anthropic's Messages
+API; its events are built by tests/messages_api.py) with the next scripted response, GET
+.../models with a models list. Every request it receives is recorded for assertions.
 
 In-process (pytest):
 
@@ -21,6 +22,7 @@ JSON, `GET /_bb7/state` the counts of requests, hang-ups and unused responses, a
 A response is a dict: `status` (default 200), `headers`, and either `body` (a JSON value or a
 string, sent whole) or `events`, a list of steps streamed in order:
   {"data": {...}}      one SSE event with that JSON     {"done": true}     `data: [DONE]`
+  {"event": "name", "data": {...}}  the same, after an `event: name` line (Anthropic's)
   {"raw": "text"}      bytes exactly as given (a str is  {"comment": "x"}   `: x` keep-alive
                        sent as UTF-8, bytes as they are)
   {"sleep": s}         pause s seconds                  {"stall": s}       send nothing for s
@@ -290,7 +292,8 @@ class LLMServer:
             return list(self._requests)
 
     def chat_requests(self) -> list[ReceivedRequest]:
-        return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+        """The requests for an answer, in either API."""
+        return [r for r in self.requests if _answer_route(r["path"])]
 
     def state(self) -> dict[str, Any]:
         """Counts for a test running the server as a process: requests received, clients that
@@ -361,7 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(b"")
         if f"GET {self.path}" in owner.native:
             self._send_json(200, owner.native[f"GET {self.path}"])
-        elif self.path.rstrip("/").endswith("/models") and not self.path.startswith("/api/"):
+        elif _route(self.path).endswith("/models") and not self.path.startswith("/api/"):
             self._send_json(200, {"data": owner.models})
         else:
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
@@ -378,7 +381,7 @@ class _Handler(BaseHTTPRequestHandler):
         if f"POST {self.path}" in owner.native:
             self._native_post(owner.native[f"POST {self.path}"], body)
             return
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if not _answer_route(self.path):
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
             return
         response = owner._next_response()
@@ -486,6 +489,15 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
 
+def _route(path: str) -> str:
+    """The path without its query and trailing slash."""
+    return path.split("?", 1)[0].rstrip("/")
+
+
+def _answer_route(path: str) -> bool:
+    return _route(path).endswith(("/chat/completions", "/messages"))
+
+
 def encode_steps(*steps: dict[str, Any]) -> bytes:
     """The bytes the server writes for these steps (data, done, raw, comment only)."""
     return b"".join(_encode_step(step) for step in steps)
@@ -493,7 +505,8 @@ def encode_steps(*steps: dict[str, Any]) -> bytes:
 
 def _encode_step(step: dict[str, Any]) -> bytes:
     if "data" in step:
-        return b"data: " + json.dumps(step["data"]).encode() + b"\n\n"
+        event = f"event: {step['event']}\n".encode() if "event" in step else b""
+        return event + b"data: " + json.dumps(step["data"]).encode() + b"\n\n"
     if "done" in step:
         return b"data: [DONE]\n\n"
     if "raw" in step:

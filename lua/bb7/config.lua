@@ -154,18 +154,29 @@ and the provider's quirks (how reasoning effort is sent, longer time limits
 for a server on this machine). `provider = 'ollama'` is short for
 `provider = { preset = 'ollama' }`. When nil: the preset whose host
 `base_url` is on (on this machine, the local preset of its port:
-localhost:11434 is 'ollama'), else 'openrouter'. 'anthropic' and 'gemini' are their
-OpenAI-compatible endpoints; 'ollama', 'llamacpp', 'lmstudio' and 'vllm'
+localhost:11434 is 'ollama'), else 'openrouter'. 'anthropic' speaks
+Anthropic's own Messages API (see `provider.api`); 'gemini' is Gemini's
+OpenAI-compatible endpoint; 'ollama', 'llamacpp', 'lmstudio' and 'vllm'
 are servers on this machine at their usual ports (no key; vLLM's
 `$VLLM_API_KEY` when set).]],
   },
   {
+    name = 'provider.api',
+    type = optional(one_of(unpack(vocab.apis))),
+    doc = [[The wire protocol: 'openai' (Chat Completions, which most servers
+speak) or 'anthropic' (Anthropic's Messages API: native prompt-cache
+breakpoints, so a long chat is read from the cache; thinking blocks kept
+through a tool turn; Anthropic's own error kinds). When nil: the preset's,
+'anthropic' for `provider = 'anthropic'` and 'openai' for every other.
+`api = 'openai'` with that preset reaches its OpenAI-compatible endpoint.]],
+  },
+  {
     name = 'provider.base_url',
     type = types.url,
-    doc = [[Base URL of an OpenAI-compatible Chat Completions API. When nil, the
-preset's (OpenRouter's, 'https://openrouter.ai/api/v1', without a preset).
-Set it with a preset to reach that kind of server elsewhere, e.g. Ollama on
-another machine.]],
+    doc = [[Base URL of the API (`provider.api` says which protocol it speaks).
+When nil, the preset's (OpenRouter's, 'https://openrouter.ai/api/v1',
+without a preset). Set it with a preset to reach that kind of server
+elsewhere, e.g. Ollama on another machine.]],
   },
   {
     name = 'provider.model',
@@ -227,10 +238,28 @@ waits; no retry starts after 60 s or past `provider.timeout`. When nil: 3
 request marks: Anthropic models (through OpenRouter or the 'anthropic'
 preset) and Gemini models through OpenRouter. Up to four marks: the system
 prompt, the files as first shared, and the conversation up to the previous
-and the current turn, so each turn pays full price only for what is new.
-Other providers (OpenAI, DeepSeek, xAI, Gemini's own endpoint) cache a
-repeated prefix by themselves: bb7's prompt grows at its end so they hit
-too. false sends no marks.]],
+and the current turn (Anthropic's own API: the tools, the system prompt, the
+files as first shared and the conversation up to this turn), so each turn
+pays full price only for what is new. Other providers (OpenAI, DeepSeek,
+xAI, Gemini's own endpoint) cache a repeated prefix by themselves: bb7's
+prompt grows at its end so they hit too, and OpenAI gets the chat's id as
+`prompt_cache_key` so a chat's requests meet the same cache. false sends no
+marks and no key.]],
+  },
+  {
+    name = 'provider.privacy.data_collection',
+    type = optional(one_of('allow', 'deny')),
+    doc = [[OpenRouter only: 'deny' sends requests only to providers that
+neither store prompts nor train on them; 'allow' to any. Sent as
+OpenRouter's `provider.data_collection`. When nil: your OpenRouter account's
+setting.]],
+  },
+  {
+    name = 'provider.privacy.zdr',
+    type = optional(types.boolean),
+    doc = [[OpenRouter only: true sends requests only to zero-data-retention
+endpoints (OpenRouter's `provider.zdr`); fewer models are then available.
+When nil: your OpenRouter account's setting.]],
   },
   {
     name = 'context.follow_edits',

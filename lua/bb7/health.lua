@@ -109,6 +109,37 @@ local function check_capabilities(h, info)
   end
 end
 
+--- How the provider is spoken to: the API, the prompt cache, OpenRouter's privacy routing.
+local function check_settings(h, provider, info)
+  local protocol = info.api == 'anthropic' and "Anthropic's Messages API"
+    or "OpenAI's Chat Completions"
+  h.ok(('api %s: %s'):format(info.api, protocol))
+  if provider.cache == false then
+    h.info('prompt cache: no breakpoints, no prompt_cache_key (provider.cache = false)')
+  elseif info.api == 'anthropic' then
+    h.ok('prompt cache: cache_control breakpoints on tools, system, first files, last turn')
+  elseif info.cache_key then
+    h.ok("prompt cache: prompt_cache_key is the chat's id")
+  end
+  local privacy = provider.privacy or {}
+  local asked = {}
+  if privacy.data_collection ~= nil then
+    table.insert(asked, ("data_collection = '%s'"):format(privacy.data_collection))
+  end
+  if privacy.zdr ~= nil then table.insert(asked, 'zdr = ' .. tostring(privacy.zdr)) end
+  if #asked == 0 then return end
+  local said = 'privacy: ' .. table.concat(asked, ', ')
+  if info.routing then
+    h.ok(said .. " (OpenRouter's provider routing)")
+  else
+    h.warn(said .. ' is not sent: only OpenRouter takes it', {
+      ('The %s preset routes nothing; use OpenRouter to choose endpoints by policy'):format(
+        info.preset
+      ),
+    })
+  end
+end
+
 --- The preset in force and its server's answer to `GET /models`, from `bb7.provider.probe` (the
 --- Python side owns the preset table). Returns the probe's facts, or nil.
 local function check_provider(h)
@@ -116,8 +147,12 @@ local function check_provider(h)
   local provider = require('bb7.config').get().provider or {}
   local python = require('bb7.install').resolve()
   if not python then return h.warn('not checked: no Python to run the check') end
-  local fields =
-    { preset = provider.preset, base_url = provider.base_url, api_key = provider.api_key }
+  local fields = {
+    preset = provider.preset,
+    api = provider.api,
+    base_url = provider.base_url,
+    api_key = provider.api_key,
+  }
   -- With the defaults the table is empty, which vim.json.encode writes as `[]`.
   local args = next(fields) and vim.json.encode(fields) or '{}'
   local pythonpath = require('bb7.install').root .. '/python'
@@ -135,6 +170,7 @@ local function check_provider(h)
   local info = vim.json.decode(result.stdout or '', { luanil = { object = true } })
   local named = provider.preset and 'preset' or 'preset (from the base URL)'
   h.ok(('%s %s: %s, %s'):format(named, info.preset, info.title, info.base_url))
+  check_settings(h, provider, info)
   if info.answers then
     h.ok('the server answers /models: ' .. require('bb7.util').plural(info.models, 'model'))
     check_capabilities(h, info)

@@ -163,6 +163,12 @@ M.presets = {
   'fireworks',
 }
 
+--- Wire protocols (`provider.api`).
+M.apis = {
+  'openai',
+  'anthropic',
+}
+
 --- `diff_mode` values, and the default.
 M.diff_modes = {
   'search_replace_multi',

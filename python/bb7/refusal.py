@@ -38,9 +38,9 @@ T = TypeVar("T")
 PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name"]
 # A file that is not usable as text (`bb7.files.fsio.FileProblem`).
 FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
-# An image bb7 cannot send (`bb7.files.images.ImageProblem`), a clipboard that gives none
-# (`bb7.files.clipboard.ClipboardProblem`).
-ImageProblemKind = Literal["not_image", "too_large"]
+# An image bb7 cannot send (`bb7.files.images.ImageProblem`; one too large is `too_large`), a
+# clipboard that gives none (`bb7.files.clipboard.ClipboardProblem`).
+ImageProblemKind = Literal["not_image"]
 ClipboardProblemKind = Literal["no_clipboard_tool", "no_image", "clipboard_failed"]
 
 # ---- state (`bb7.state`) ------------------------------------------------------------------------

@@ -212,6 +212,8 @@ def test_a_provider_preset_brings_its_key_variable_and_reasoning_dialect(
         "chat",
         "--provider",
         "anthropic",
+        "--api",  # its OpenAI-compatible endpoint; its own API is the preset's default
+        "openai",
         "--base-url",
         server.base_url,
         "--model",

@@ -25,6 +25,7 @@ from bb7.prompt.assemble import (
 )
 from bb7.prompt.instructions import Instructions, load_instructions
 from bb7.prompt.titles import clean_title, title_request
+from bb7.provider.config import ProviderConfig
 from bb7.provider.presets import PRESETS
 from bb7.provider.wire import ToolSpec, explicit_cache
 from bb7.text.tokens import estimate_tokens
@@ -355,7 +356,13 @@ def test_title_request_and_cleanup() -> None:
 def test_cache_marks_go_only_where_the_provider_caches_what_is_marked(
     preset: str, model: str, marked: bool
 ) -> None:
-    assert explicit_cache(PRESETS[preset], model) is marked
+    assert explicit_cache(ProviderConfig(PRESETS[preset].base_url, preset), model) is marked
+
+
+def test_anthropic_s_own_api_anywhere_takes_cache_marks() -> None:
+    proxy = ProviderConfig("http://127.0.0.1:9/v1", api="anthropic")
+    assert explicit_cache(proxy, "claude-sonnet-4-5")
+    assert not explicit_cache(ProviderConfig("http://127.0.0.1:9/v1"), "claude-sonnet-4-5")
 
 
 def test_the_models_change_and_the_users_edit_after_it_are_two_diffs() -> None:

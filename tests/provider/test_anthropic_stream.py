@@ -8,47 +8,49 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bb7.provider.anthropic_deltas import MessagesAccumulator, ThinkingBlock, decode_event
-from bb7.provider.anthropic_wire import Event
-from bb7.provider.events import ReasoningDelta, TextDelta, ToolCallDelta
+from bb7.provider.anthropic_deltas import MessagesAccumulator
+from bb7.provider.deltas import Read
+from bb7.provider.events import ReasoningDelta, TextDelta, ThinkingBlock, ToolCallDelta
 from bb7.provider.sse import SSEDecoder
 
 STREAMS = Path(__file__).parent / "streams" / "anthropic"
 
 
-def read(name: str, *, piece: int = 0) -> tuple[MessagesAccumulator, list[Any]]:
+def read(name: str, *, piece: int = 0) -> tuple[MessagesAccumulator, list[Any], Read]:
     """The fixture through the SSE decoder (whole, or `piece` bytes at a time) and the
-    accumulator: the accumulator and every event it produced."""
+    reader: the answer, every event it produced, and the last payload's `Read`."""
     raw = (STREAMS / name).read_bytes()
     decoder = SSEDecoder()
     parts = [raw] if not piece else [raw[i : i + piece] for i in range(0, len(raw), piece)]
     payloads = [p for part in parts for p in decoder.feed(part)] + decoder.close()
     acc = MessagesAccumulator()
     events: list[Any] = []
+    last = Read([])
     for payload in payloads:
-        event = decode_event(payload)
-        assert event is not None, payload
-        events += acc.apply(event)
-    return acc, events
+        assert last.end is None, "nothing after the end"
+        last = acc.read(payload)
+        assert last.skipped == (), payload
+        events += last.events
+    return acc, events, last
 
 
 def test_text_stream_gives_the_answer_usage_and_finish() -> None:
-    acc, events = read("text.sse")
+    acc, events, last = read("text.sse")
     assert acc.text == "Hello! The greeting lives in `greet.py`."
     assert [e.text for e in events if isinstance(e, TextDelta)] == [
         "Hello",
         "! The greeting",
         " lives in `greet.py`.",
     ]
-    assert acc.stopped and acc.finish_reason == "stop"
+    assert last.end == "complete" and acc.finish_reason == "stop"
     assert acc.model == "claude-sonnet-4-5-20250929"
     assert acc.usage is not None
     assert (acc.usage.prompt_tokens, acc.usage.completion_tokens) == (25, 15)
-    assert acc.tool_calls() == () and acc.error is None
+    assert acc.tool_calls() == ()
 
 
 def test_a_tool_call_in_many_pieces_is_one_call_with_the_whole_json() -> None:
-    acc, events = read("tool-call-in-pieces.sse", piece=13)
+    acc, events, _ = read("tool-call-in-pieces.sse", piece=13)
     (call,) = acc.tool_calls()
     assert (call.index, call.id, call.name) == (0, "toolu_01EditInPieces", "edit_file")
     arguments = json.loads(call.arguments)
@@ -64,7 +66,7 @@ def test_a_tool_call_in_many_pieces_is_one_call_with_the_whole_json() -> None:
 
 
 def test_two_tool_calls_keep_their_order_and_ids() -> None:
-    acc, _ = read("two-tool-calls.sse")
+    acc, _, _ = read("two-tool-calls.sse")
     first, second = acc.tool_calls()
     assert (first.index, first.id, first.name) == (0, "toolu_01First", "edit_file")
     assert (second.index, second.id, second.name) == (1, "toolu_02Second", "write_file")
@@ -75,7 +77,7 @@ def test_two_tool_calls_keep_their_order_and_ids() -> None:
 
 
 def test_thinking_is_reasoning_and_kept_whole_with_its_signature() -> None:
-    acc, events = read("thinking-then-tool.sse", piece=7)
+    acc, events, _ = read("thinking-then-tool.sse", piece=7)
     thought = "The user wants type hints. `greet` takes a name and returns a string, so str -> str."
     assert acc.reasoning == thought
     assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == thought
@@ -89,7 +91,7 @@ def test_thinking_is_reasoning_and_kept_whole_with_its_signature() -> None:
 
 
 def test_cache_reads_and_writes_are_part_of_the_prompt() -> None:
-    acc, _ = read("cache-usage.sse")
+    acc, _, _ = read("cache-usage.sse")
     usage = acc.usage
     assert usage is not None
     assert usage.cached_tokens == 18240
@@ -100,17 +102,22 @@ def test_cache_reads_and_writes_are_part_of_the_prompt() -> None:
 
 
 def test_an_error_event_mid_stream_keeps_what_arrived() -> None:
-    acc, _ = read("error-mid-stream.sse")
+    acc, _, last = read("error-mid-stream.sse")
     assert acc.text == "Let me look at greet.py"
-    assert acc.error is not None
-    assert (acc.error.type, acc.error.message) == ("overloaded_error", "Overloaded")
-    assert not acc.stopped and acc.emitted
+    assert isinstance(last.end, bytes)
+    assert json.loads(last.end) == {"type": "overloaded_error", "message": "Overloaded"}
+    assert acc.emitted
 
 
-def event(**fields: Any) -> Event:
-    decoded = decode_event(json.dumps(fields).encode())
-    assert decoded is not None
-    return decoded
+def feed(acc: MessagesAccumulator, steps: list[dict[str, Any]]) -> tuple[list[Any], list[str]]:
+    """Events and skipped parts of `steps`, each read as one payload."""
+    events: list[Any] = []
+    skipped: list[str] = []
+    for step in steps:
+        read = acc.read(json.dumps(step).encode())
+        events += read.events
+        skipped += read.skipped
+    return events, skipped
 
 
 def test_text_after_a_tool_call_starts_a_new_paragraph_but_adjacent_blocks_join() -> None:
@@ -128,7 +135,7 @@ def test_text_after_a_tool_call_starts_a_new_paragraph_but_adjacent_blocks_join(
         {"type": "content_block_start", "index": 3, "content_block": {"type": "text"}},
         {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "C"}},
     ]
-    events = [e for step in steps for e in acc.apply(event(**step))]
+    events, _ = feed(acc, steps)
     assert acc.text == "AB.\n\nC"
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == acc.text
     # The call got no argument pieces: its start's input stands.
@@ -156,8 +163,8 @@ def test_redacted_thinking_is_kept_and_unknown_blocks_and_events_are_skipped() -
         {"type": "some_future_event", "index": 1},
         {"type": "ping"},
     ]
-    events = [e for step in steps for e in acc.apply(event(**step))]
+    events, skipped = feed(acc, steps)
     assert events == []
     assert acc.thinking() == (ThinkingBlock(data="EnC"),)
-    assert acc.skipped == ["a content block of type 'server_tool_use'"]
+    assert skipped == ["a content block of type 'server_tool_use'"]
     assert acc.tool_calls() == () and not acc.emitted

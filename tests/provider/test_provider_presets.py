@@ -95,7 +95,8 @@ def test_reasoning_effort_goes_in_each_preset_s_dialect(
     server: LLMServer, preset: str, expected: dict[str, object]
 ) -> None:
     server.push(stream(text_chunk("ok"), finish()))
-    config = provider_config(preset, server.base_url)
+    # Anthropic through its OpenAI-compatible endpoint (its own API is the preset's default).
+    config = provider_config(preset, server.base_url, api="openai")
     assert isinstance(config, ProviderConfig)
     client = OpenAICompatClient(config, ApiKey("k", "test"))
     request = ChatRequest(

@@ -123,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         provider = provider_config(
             args.provider,
             args.base_url,
+            api=args.api,
             timeout=args.timeout,
             idle_timeout=args.idle_timeout,
             retries=args.retries,

@@ -43,15 +43,22 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_provider_options(parser: argparse.ArgumentParser) -> None:
-    """--provider, --base-url and --api-key: which server, and where its key is."""
-    from bb7.provider.presets import PRESETS
+    """--provider, --api, --base-url and --api-key: which server, how it is spoken to, and where
+    its key is."""
+    from bb7.provider.presets import APIS, PRESETS
 
     parser.add_argument(
         "--provider",
         choices=list(PRESETS),
         help="provider preset: its base URL, key variable and quirks (default: openrouter)",
     )
-    parser.add_argument("--base-url", help="OpenAI-compatible API base URL (default: the preset's)")
+    parser.add_argument(
+        "--api",
+        choices=APIS,
+        help="wire protocol: OpenAI's Chat Completions or Anthropic's Messages (default: the "
+        "preset's; anthropic for --provider anthropic)",
+    )
+    parser.add_argument("--base-url", help="the API's base URL (default: the preset's)")
     parser.add_argument(
         "--api-key",
         metavar="SPEC",

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     spend = day_spend(usage_log_path())
     credit = None
     if not args.no_credit:
-        provider = provider_config(args.provider, args.base_url)
+        provider = provider_config(args.provider, args.base_url, api=args.api)
         if isinstance(provider, str):
             print(f"bb7: {provider}", file=sys.stderr)
             return 2

@@ -20,7 +20,7 @@ from typing import Literal
 import msgspec
 
 from bb7.files.fsio import FileProblem, load_bytes
-from bb7.refusal import ImageProblemKind
+from bb7.refusal import FileProblemKind, ImageProblemKind
 
 MediaType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
 
@@ -41,7 +41,7 @@ _PIXELS_PER_TOKEN = 750
 
 
 class ImageProblem(msgspec.Struct, frozen=True):
-    kind: ImageProblemKind
+    kind: ImageProblemKind | FileProblemKind
     message: str
 
 

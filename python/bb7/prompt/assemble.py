@@ -327,6 +327,7 @@ def chat_request(
     reasoning_effort: ReasoningEffort | None = None,
     provider: dict[str, object] | None = None,
     prompt_cache_key: str | None = None,
+    max_tokens: int | None = None,
 ) -> ChatRequest:
     """The request for an assembled prompt; tools only in tool mode."""
     return ChatRequest(
@@ -334,6 +335,7 @@ def chat_request(
         messages=prompt.messages(),
         tools=prompt.tools,
         reasoning_effort=reasoning_effort,
+        max_tokens=max_tokens,
         provider=dict(provider) if provider else None,
         prompt_cache_key=prompt_cache_key,
     )

@@ -24,7 +24,6 @@ from bb7.prompt.instructions import Instructions
 from bb7.prompt.turn import build_turn
 from bb7.provider import events as llm
 from bb7.provider.models import ModelInfo
-from bb7.provider.presets import preset_for
 from bb7.provider.wire import ChatRequest, explicit_cache
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens, format_tokens
@@ -60,9 +59,8 @@ def estimate_next(
     tokens = turn.prompt.total_tokens
     cached = 0
     users = [m for m in store.messages(chat_id) if m.role == "user"]
-    preset = preset_for(config.provider.preset, config.provider.base_url)
     # A provider that caches only what is marked caches nothing when the marks are off.
-    caching = config.cache or not explicit_cache(preset, config.model)
+    caching = config.cache or not explicit_cache(config.provider, config.model)
     if caching and users and now() - users[-1].created < CACHE_LIFETIME:
         last = users[-1]
         before = build_turn(

@@ -31,9 +31,10 @@ from bb7.prompt.config import SendConfig
 from bb7.prompt.fit import over_context
 from bb7.prompt.history import context_file, history, pending_output
 from bb7.prompt.instructions import Instructions
+from bb7.provider.anthropic_wire import max_tokens_for
 from bb7.provider.models import ModelInfo
 from bb7.provider.presets import preset_for
-from bb7.provider.wire import ChatRequest, explicit_cache
+from bb7.provider.wire import ChatRequest, api_of, explicit_cache
 from bb7.state.records import GLOBAL
 from bb7.state.responses import EditBase, edit_bases, retry_state
 from bb7.state.store import Store
@@ -135,13 +136,11 @@ def build_turn(
             instructions=instructions or Instructions(),
             edit_format=edit_format,
             global_chat=global_chat,
-            cache_marks=config.cache
-            and explicit_cache(
-                preset_for(config.provider.preset, config.provider.base_url), config.model
-            ),
+            cache_marks=config.cache and explicit_cache(config.provider, config.model),
             follow_edits=config.follow_edits,
         )
     )
+    preset = preset_for(config.provider.preset, config.provider.base_url)
     too_large = None if model is None else over_context(prompt, model.context_length)
     if model is not None and too_large is None:
         check = check_context(
@@ -154,6 +153,11 @@ def build_turn(
         config.model,
         reasoning_effort=config.reasoning_effort,
         provider=config.provider_preferences,
+        prompt_cache_key=chat_id if config.cache and preset.cache_key else None,
+        # Anthropic's API wants a cap on every answer; the others leave it to the model.
+        max_tokens=max_tokens_for(model.max_completion_tokens if model else None)
+        if api_of(config.provider) == "anthropic"
+        else None,
     )
     return Turn(
         request=request,

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from bb7.provider.wire import THINKING_BUDGET, ChatRequest, ContentPart
+from bb7.provider.wire import ANSWER_ROOM, THINKING_BUDGET, ChatRequest, ContentPart
 
 # The API version every request names (`anthropic-version`); the Messages API's stable one.
 API_VERSION = "2023-06-01"
@@ -29,8 +29,9 @@ MAX_BREAKPOINTS = 4
 # `max_tokens` is required: a request that does not set it gets this, which every Claude model
 # with tool use takes; the thinking budget is added on top.
 DEFAULT_MAX_TOKENS = 8192
-# Room for the answer beyond the thinking budget (`budget_tokens` must stay below max_tokens).
-ANSWER_ROOM = 8192
+# A model that takes more gets at most this: a larger cap only reserves more of the account's
+# output-token rate limit (a whole file of bb7's 1 MiB limit would not fit in any).
+MAX_TOKENS_CAP = 32000
 
 _EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 
@@ -42,6 +43,11 @@ def headers(key: str | None) -> dict[str, str]:
     if key is not None:
         out["x-api-key"] = key
     return out
+
+
+def max_tokens_for(model_max: int | None) -> int:
+    """The `max_tokens` to ask for with a model whose models list says `model_max`."""
+    return min(model_max, MAX_TOKENS_CAP) if model_max else DEFAULT_MAX_TOKENS
 
 
 def messages_body(request: ChatRequest, *, stream: bool) -> bytes:

@@ -3,11 +3,11 @@ stream decoded into events, and exactly one terminal event.
 
 `Worker.run` makes attempts while a failure before the first delta may be retried (the policy
 is `RetryPolicy`; the wording of every failure is `bb7.provider.failures`'). Each attempt reads
-the SSE stream (`sse`, llama.cpp's `error:` lines too), decodes each chunk (`lenient`) and
-accumulates it (`deltas`), handing events to the caller as they come. A `Watchdog` thread ends
-an attempt that makes no progress for `Timeouts.idle` or outlives `Timeouts.total`, by shutting
-the `Connection`'s socket down as `cancel()` does. Not for: building the request or the HTTP
-client itself (`bb7.provider.client`).
+the SSE stream (`sse`, llama.cpp's `error:` lines too) and each payload into the answer in its
+API's words (`deltas.Answer.read`), handing events to the caller as they come. A `Watchdog`
+thread ends an attempt that makes no progress for `Timeouts.idle` or outlives
+`Timeouts.total`, by shutting the `Connection`'s socket down as `cancel()` does. Not for:
+building the request or the HTTP client itself (`bb7.provider.client`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import httpx
 import msgspec
 
 from bb7.provider.config import ProviderConfig
-from bb7.provider.deltas import StreamAccumulator
+from bb7.provider.deltas import Answer
 from bb7.provider.events import (
     Done,
     ErrorKind,
@@ -51,7 +51,6 @@ from bb7.provider.failures import (
     with_message,
 )
 from bb7.provider.handle import Handle
-from bb7.provider.lenient import decode_chunk
 from bb7.provider.sse import SSEDecoder, SSEOverflow
 
 log = logging.getLogger(__name__)
@@ -213,6 +212,7 @@ class Worker:
         on_event: Callable[[StreamEvent], None],
         handle: Handle[Terminal],
         *,
+        answer: Callable[[], Answer],
         config: ProviderConfig,
         wording: Wording,
         rng: random.Random,
@@ -228,7 +228,9 @@ class Worker:
         self.handle = handle
         self.connection = Connection(handle)
         handle._stopping(self.connection.shutdown)
-        self.acc = StreamAccumulator()
+        # A fresh answer per attempt, read in the API's words.
+        self.answer = answer
+        self.acc = answer()
         self.warned: set[str] = set()
         self.watchdog: Watchdog | None = None
         self.started = time.monotonic()
@@ -250,7 +252,7 @@ class Worker:
         attempt = 0
         while True:
             attempt += 1
-            self.acc = StreamAccumulator()
+            self.acc = self.answer()
             watchdog.begin()
             try:
                 outcome = self._attempt()
@@ -299,7 +301,12 @@ class Worker:
         )
         result: Terminal
         if isinstance(outcome, _Complete):
-            result = Done(finish_reason=acc.finish_reason, model=acc.model, **output)
+            result = Done(
+                finish_reason=acc.finish_reason,
+                model=acc.model,
+                thinking=acc.thinking(),
+                **output,
+            )
         else:
             result = StreamError(
                 kind=outcome.kind,
@@ -427,37 +434,23 @@ class Worker:
 
     def _payload(self, payload: bytes) -> _Complete | Failure | None:
         """Handle one SSE data payload; a terminal outcome when the stream is over."""
-        if payload.strip() == b"[DONE]":
-            return _COMPLETE
-        decoded = decode_chunk(payload)
-        chunk = decoded.chunk
-        if chunk is None and b"\n" in payload:
-            # Events separated by single newlines arrive joined; take them line by line.
-            for line in payload.split(b"\n"):
-                if line.strip():
-                    end = self._payload(line)
-                    if end is not None:
-                        return end
-            return None
-        for what in decoded.skipped:
+        read = self.acc.read(payload)
+        for what in read.skipped:
             self._warn(what)
-        if chunk is None:
-            return None
-        # Usage and text that came with an error object are kept with the error.
-        events = self.acc.apply(chunk)
         if self.acc.size > MAX_ANSWER_CHARS:
             return too_large(MAX_ANSWER_CHARS)
-        if events and self.first_token is None:
+        if read.events and self.first_token is None:
             self.first_token = time.monotonic() - self.started
-        if events and self.watchdog is not None:
+        if read.events and self.watchdog is not None:
             self.watchdog.progress()
-        for event in events:
+        for event in read.events:
             self._emit(event)
-        error = bytes(chunk.error)
-        if error and error != b"null":
-            return self.wording.provider_error(error, self.acc.emitted)
-        if self.acc.finish_reason == "error":
+        if read.end == "complete":
+            return _COMPLETE
+        if read.end == "error_finish":
             return ended_with_error()
+        if isinstance(read.end, bytes):
+            return self.wording.provider_error(read.end, self.acc.emitted)
         return None
 
     def _expired(self, why: Expiry) -> Failure:

@@ -1,4 +1,5 @@
-"""The one HTTP client for OpenAI-compatible Chat Completions (OpenRouter by default).
+"""The one HTTP client, for OpenAI's Chat Completions (OpenRouter by default) and Anthropic's
+Messages API (`api`, from the settings or the preset).
 
 `OpenAICompatClient.stream(request, on_event)` returns at once with a `Handle`; a worker
 thread (`bb7.provider.attempt`) does the HTTP (httpx), decodes the SSE stream and calls
@@ -11,6 +12,9 @@ Failures before the first delta are retried, time is bounded by `Timeouts`, and 
 ends the stream with a `cancelled` error carrying the partial output: see `attempt`. How each
 failure is worded is `failures`'. `complete` waits for the terminal event; `get_json` and
 `request_json` are the plain requests (the models list, a local server's own API).
+The API decides the request's path, headers and body (`wire.request_body` or
+`anthropic_wire.messages_body`) and who reads the stream (`deltas.StreamAccumulator` or
+`anthropic_deltas.MessagesAccumulator`); the rest is the same for both.
 What this module is not for: prompt building (`bb7.prompt`), the models list (`models.py`),
 parsing tool arguments (formats layer).
 """
@@ -26,15 +30,18 @@ from collections.abc import Callable
 import httpx
 import msgspec
 
+from bb7.provider import anthropic_wire
+from bb7.provider.anthropic_deltas import MessagesAccumulator
 from bb7.provider.attempt import Worker
 from bb7.provider.config import ProviderConfig as ProviderConfig
 from bb7.provider.config import RetryPolicy as RetryPolicy
 from bb7.provider.config import Timeouts as Timeouts
+from bb7.provider.deltas import Answer, StreamAccumulator
 from bb7.provider.events import StreamEvent, Terminal
 from bb7.provider.failures import HttpProblem, Wording
 from bb7.provider.handle import Handle
 from bb7.provider.keys import ApiKey
-from bb7.provider.presets import preset_for
+from bb7.provider.presets import Api, preset_for
 from bb7.provider.wire import ChatRequest, request_body
 
 
@@ -74,6 +81,7 @@ class OpenAICompatClient:
             verify=_tls(),
         )
         self.preset = preset_for(self.config.preset, self.config.base_url)
+        self.api: Api = self.config.api or self.preset.api
         self.wording = Wording(self.config, self.preset, self.api_key)
 
     def close(self) -> None:
@@ -88,19 +96,26 @@ class OpenAICompatClient:
         """Start streaming `request` in a worker thread; events go to `on_event`; the handle's
         result is the terminal event. Cancelling ends the stream with a `cancelled` error."""
         handle: Handle[Terminal] = Handle()
-        body = request_body(
-            request,
-            stream=True,
-            preset=self.preset,
-            include_usage=self.config.include_usage,
-        )
+        answer: type[Answer]
+        if self.api == "anthropic":
+            body = anthropic_wire.messages_body(request, stream=True)
+            path, answer = "messages", MessagesAccumulator
+        else:
+            body = request_body(
+                request,
+                stream=True,
+                preset=self.preset,
+                include_usage=self.config.include_usage,
+            )
+            path, answer = "chat/completions", StreamAccumulator
         worker = Worker(
             self._http,
-            self.url("chat/completions"),
+            self.url(path),
             self._headers(),
             body,
             on_event,
             handle,
+            answer=answer,
             config=self.config,
             wording=self.wording,
             rng=self._rng,
@@ -147,6 +162,9 @@ class OpenAICompatClient:
 
     def _headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json", **self.config.headers}
-        if self.api_key is not None:
-            headers["Authorization"] = f"Bearer {self.api_key.reveal()}"
+        key = None if self.api_key is None else self.api_key.reveal()
+        if self.api == "anthropic":
+            headers.update(anthropic_wire.headers(key))
+        elif key is not None:
+            headers["Authorization"] = f"Bearer {key}"
         return headers

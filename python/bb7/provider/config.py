@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import msgspec
 
+from bb7.provider.presets import Api
+
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 
 
@@ -47,6 +49,8 @@ class ProviderConfig(msgspec.Struct, frozen=True):
     # A name of `bb7.provider.presets.PRESETS` (its dialect and key handling); None: the preset the
     # base URL is on, else a plain OpenAI-compatible server.
     preset: str | None = None
+    # The wire protocol ('openai' or 'anthropic'); None: the preset's.
+    api: Api | None = None
     timeouts: Timeouts = Timeouts()
     retry: RetryPolicy = RetryPolicy()
     # Extra request headers, e.g. OpenRouter's optional HTTP-Referer / X-Title attribution.

@@ -9,38 +9,71 @@ Providers disagree on details, so the rules here are lenient where it is safe:
   later ones, or never sent; a fragment carrying a different id at an index already in use
   starts a new call (some servers send every parallel call with index 0);
 - usage may come in any chunk (or only in Groq's `x_groq`); the last one wins.
-No network and no threads here: `StreamAccumulator` is fed by one thread at a time.
+`Answer` is the response so far, as every API's reader keeps it (text, reasoning, tool calls,
+usage, finish), and `Read` what one payload did to it; `StreamAccumulator` reads Chat
+Completions chunks into it, `bb7.provider.anthropic_deltas` Anthropic's events. No network and
+no threads here: an answer is fed by one thread at a time.
 """
 
 from __future__ import annotations
 
+from typing import Literal, NamedTuple
+
 import msgspec
 
-from bb7.provider.events import ReasoningDelta, TextDelta, ToolCall, ToolCallDelta, Usage
+from bb7.provider.events import (
+    ReasoningDelta,
+    TextDelta,
+    ThinkingBlock,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
+from bb7.provider.lenient import decode_chunk
 from bb7.provider.wire import Chunk, ContentPiece, Delta, ToolCallFragment, WireUsage
 
 DeltaEvent = TextDelta | ReasoningDelta | ToolCallDelta
+# How a payload ended the stream: "complete", "error_finish" (an error with no details), or
+# the provider's error object (its JSON, verbatim).
+End = Literal["complete", "error_finish"] | bytes
 
 
-class _CallBuilder:
-    __slots__ = ("arguments", "id", "length", "name", "seq")
+class Read(NamedTuple):
+    """What one payload did: the events it produced, what of it had to be skipped (one phrase
+    each, for a warning), and whether it ended the stream."""
 
-    def __init__(self, seq: int) -> None:
+    events: list[DeltaEvent]
+    skipped: tuple[str, ...] = ()
+    end: End | None = None
+
+
+class CallBuilder:
+    """A tool call being streamed: `arguments` in pieces; `fallback` stands for them when no
+    piece comes (Anthropic's whole `input`)."""
+
+    __slots__ = ("arguments", "fallback", "id", "length", "name", "seq")
+
+    def __init__(self, seq: int, id: str = "", name: str = "") -> None:
         self.seq = seq
-        self.id = ""
-        self.name = ""
+        self.id = id
+        self.name = name
         self.arguments: list[str] = []
         self.length = 0
+        self.fallback = ""
+
+    def add(self, piece: str) -> ToolCallDelta:
+        self.arguments.append(piece)
+        self.length += len(piece)
+        return ToolCallDelta(self.seq, self.id, self.name, piece, self.length)
 
 
-class StreamAccumulator:
-    """Accumulates one response; `apply(chunk)` returns the events that chunk produced."""
+class Answer:
+    """The response so far, whichever API streams it; `read(payload)` is the API's."""
 
     def __init__(self) -> None:
         self._text: list[str] = []
         self._reasoning: list[str] = []
-        self._calls: list[_CallBuilder] = []
-        self._by_index: dict[int, _CallBuilder] = {}
+        self._calls: list[CallBuilder] = []
         self.usage: Usage | None = None
         # Characters of text, reasoning and tool-call arguments so far: what the answer holds.
         self.size = 0
@@ -49,6 +82,76 @@ class StreamAccumulator:
         # True once any text, reasoning or tool-call event was produced: from then on a failed
         # request must not be retried (the caller has already shown output).
         self.emitted = False
+
+    def read(self, payload: bytes) -> Read:
+        raise NotImplementedError
+
+    @property
+    def text(self) -> str:
+        return "".join(self._text)
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(self._reasoning)
+
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Calls in the order they started streaming (the model's order)."""
+        return tuple(
+            ToolCall(
+                index=position,
+                id=call.id or f"call_{position}",
+                name=call.name,
+                arguments="".join(call.arguments) or call.fallback,
+            )
+            for position, call in enumerate(self._calls)
+        )
+
+    def thinking(self) -> tuple[ThinkingBlock, ...]:
+        """The reasoning as signed blocks (none where the API does not sign it)."""
+        return ()
+
+    def _new_call(self, id: str = "", name: str = "") -> CallBuilder:
+        call = CallBuilder(len(self._calls), id, name)
+        self._calls.append(call)
+        return call
+
+
+class StreamAccumulator(Answer):
+    """A Chat Completions answer; `apply(chunk)` returns the events that chunk produced."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._by_index: dict[int, CallBuilder] = {}
+
+    def read(self, payload: bytes) -> Read:
+        """One SSE payload: `[DONE]`, a chunk (or several joined by single newlines)."""
+        if payload.strip() == b"[DONE]":
+            return Read([], end="complete")
+        decoded = decode_chunk(payload)
+        chunk = decoded.chunk
+        if chunk is None and b"\n" in payload:
+            # Events separated by single newlines arrive joined; take them line by line.
+            events: list[DeltaEvent] = []
+            skipped: list[str] = []
+            for line in payload.split(b"\n"):
+                if line.strip():
+                    read = self.read(line)
+                    events += read.events
+                    skipped += read.skipped
+                    if read.end is not None:
+                        return Read(events, tuple(skipped), read.end)
+            return Read(events, tuple(skipped))
+        if chunk is None:
+            return Read([], decoded.skipped)
+        # Usage and text that came with an error object are kept with the error.
+        events = self.apply(chunk)
+        error = bytes(chunk.error)
+        end: End | None = None
+        if error and error != b"null":
+            end = error
+        elif self.finish_reason == "error":
+            end = "error_finish"
+        return Read(events, decoded.skipped, end)
 
     def apply(self, chunk: Chunk) -> list[DeltaEvent]:
         if chunk.model and self.model is None:
@@ -70,26 +173,6 @@ class StreamAccumulator:
         if events:
             self.emitted = True
         return events
-
-    @property
-    def text(self) -> str:
-        return "".join(self._text)
-
-    @property
-    def reasoning(self) -> str:
-        return "".join(self._reasoning)
-
-    def tool_calls(self) -> tuple[ToolCall, ...]:
-        """Calls in the order they started streaming (the model's order)."""
-        return tuple(
-            ToolCall(
-                index=position,
-                id=call.id or f"call_{position}",
-                name=call.name,
-                arguments="".join(call.arguments),
-            )
-            for position, call in enumerate(self._calls)
-        )
 
     def _delta(self, delta: Delta, events: list[DeltaEvent]) -> None:
         text, thinking = _content(delta.content)
@@ -127,37 +210,23 @@ class StreamAccumulator:
             elif arguments:
                 piece = arguments
             if piece:
-                call.arguments.append(piece)
-                call.length += len(piece)
                 self.size += len(piece)
-        return ToolCallDelta(
-            index=call.seq,
-            id=call.id,
-            name=call.name,
-            arguments_delta=piece,
-            arguments_length=call.length,
-        )
+                return call.add(piece)
+        return ToolCallDelta(call.seq, call.id, call.name, "", call.length)
 
-    def _call_for(self, fragment: ToolCallFragment) -> _CallBuilder:
+    def _call_for(self, fragment: ToolCallFragment) -> CallBuilder:
         if fragment.index is None:
             # No index: match by id, else continue the latest call, else start one.
             if fragment.id:
                 for call in self._calls:
                     if call.id == fragment.id:
                         return call
-                return self._new_call(None)
-            return self._calls[-1] if self._calls else self._new_call(None)
+                return self._new_call()
+            return self._calls[-1] if self._calls else self._new_call()
         known = self._by_index.get(fragment.index)
         if known is None or (fragment.id and known.id and fragment.id != known.id):
-            return self._new_call(fragment.index)
+            known = self._by_index[fragment.index] = self._new_call()
         return known
-
-    def _new_call(self, provider_index: int | None) -> _CallBuilder:
-        call = _CallBuilder(len(self._calls))
-        self._calls.append(call)
-        if provider_index is not None:
-            self._by_index[provider_index] = call
-        return call
 
 
 def _content(content: str | list[ContentPiece] | None) -> tuple[str, str]:

@@ -27,6 +27,16 @@ class ToolCall(msgspec.Struct, frozen=True):
     arguments: str
 
 
+class ThinkingBlock(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A block of reasoning as a provider signed it (Anthropic's `thinking`, with its
+    `signature`), or, redacted, only its encrypted `data`: a tool turn must send it back
+    unchanged, before the calls it led to, or the provider refuses the turn."""
+
+    thinking: str = ""
+    signature: str = ""
+    data: str = ""
+
+
 class Usage(msgspec.Struct, frozen=True):
     """Token counts and cost as the provider reported them (OpenRouter's cost is in USD).
     `prompt_tokens` includes the `cached_tokens` read from the provider's prompt cache and the
@@ -92,6 +102,8 @@ class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):
     duration: float
     # Seconds from the request's start to its first text, reasoning or tool-call delta.
     first_token: float | None = None
+    # The reasoning as signed blocks, when the provider signs it (Anthropic).
+    thinking: tuple[ThinkingBlock, ...] = ()
 
 
 ErrorKind = Literal[

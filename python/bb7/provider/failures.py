@@ -29,6 +29,9 @@ from bb7.provider.wire import ERROR_BODY_DECODER, ERROR_OBJECT_DECODER, ErrorObj
 # Of an error body, at most this much is read and kept.
 ERROR_BODY_LIMIT = 64 * 1024
 _RETRY_STATUSES = frozenset({408, 409, 425, 429})
+# Anthropic's error kinds that a later attempt may not meet (529, 429, 500, 504 as statuses).
+_RETRY_TYPES = frozenset({"overloaded_error", "rate_limit_error", "api_error", "timeout_error"})
+_OVERLOADED = 529
 _LATER = "Send again in a moment, or pick another model."
 _KEPT = " The partial answer is kept; send again to get a complete one."
 
@@ -120,6 +123,9 @@ class Wording:
         elif status == 429:
             kind = "rate_limited"
             message = f"The provider is rate limiting ({where}). {_LATER}"
+        elif status == _OVERLOADED:
+            kind = "server"
+            message = f"{self.who()} is overloaded ({where}). {_LATER}"
         elif status >= 500 or status in _RETRY_STATUSES:
             kind = "server"
             then = self.local_check() if self.who() != "The provider" else f" {_LATER}"
@@ -141,11 +147,12 @@ class Wording:
         except msgspec.DecodeError:
             obj = None
         code: int | str | None = None
+        named = None
         if isinstance(obj, ErrorObject):
-            text, code = obj.message or verbatim, obj.code
+            text, code, named = obj.message or verbatim, obj.code, obj.type
         else:
             text = obj or verbatim
-        suffix = f" (code {code})" if code is not None else ""
+        suffix = f" (code {code})" if code is not None else f" ({named})" if named else ""
         who = self.who()
         check = self.local_check() if who != "The provider" else ""
         message = self.redact(f"{who} reported an error: {text}{suffix}.{check}")
@@ -153,8 +160,11 @@ class Wording:
             message += " The partial answer is kept."
         # OpenRouter reports upstream overload and rate limits this way once the HTTP status is
         # already sent; before any output such an error is as retryable as the status would be.
+        # Anthropic's `error` event names the kind its HTTP status would have been.
         status = code if isinstance(code, int) else None
-        retryable = status is not None and (status >= 500 or status in _RETRY_STATUSES)
+        retryable = named in _RETRY_TYPES or (
+            status is not None and (status >= 500 or status in _RETRY_STATUSES)
+        )
         return Failure("provider", message, status, verbatim, retryable=retryable)
 
     def expired(self, why: Expiry, quiet_bytes: bool, emitted: bool) -> Failure:
@@ -253,12 +263,15 @@ def ended_with_error() -> Failure:
 
 
 def _error_detail(body: bytes) -> str | None:
-    """The human part of an error body: `error.message`, `error` or `message`."""
+    """The human part of an error body: `error.message` (after Anthropic's kind of error,
+    `invalid_request_error: ...`), `error` or `message`."""
     try:
         parsed = ERROR_BODY_DECODER.decode(body)
     except msgspec.DecodeError:
         return None
     if isinstance(parsed.error, ErrorObject) and parsed.error.message:
+        if parsed.type == "error" and parsed.error.type:
+            return f"{parsed.error.type}: {parsed.error.message}"
         return parsed.error.message
     if isinstance(parsed.error, str) and parsed.error:
         return parsed.error

@@ -1,4 +1,4 @@
-"""Decoding one stream chunk so that a field of an unexpected type never erases the rest.
+"""Decoding one stream chunk (or event) so that a field of an unexpected type never erases the rest.
 
 The typed decoder (`wire.CHUNK_DECODER`) reads almost every chunk at full speed. When it
 refuses one (a provider sent, say, a list where a string was expected), the chunk is read again
@@ -15,7 +15,7 @@ import functools
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -30,6 +30,9 @@ class Decoded(msgspec.Struct, frozen=True):
     skipped: tuple[str, ...] = ()
 
 
+S = TypeVar("S")
+
+
 class _Skip:
     pass
 
@@ -38,39 +41,63 @@ _SKIP = _Skip()
 
 
 def decode_chunk(payload: bytes) -> Decoded:
+    """A Chat Completions chunk, as much of it as fits."""
+    decoded = decode_lenient(payload, CHUNK_DECODER, _salvage_chunk)
+    return Decoded(*decoded)
+
+
+def decode_lenient(
+    payload: bytes,
+    decoder: msgspec.json.Decoder[S],
+    salvage: Callable[[dict[str, Any], list[str]], S] | None = None,
+) -> tuple[S | None, tuple[str, ...]]:
+    """The payload as `decoder`'s Struct, or as much of it as fits (`salvage`: how a JSON
+    object becomes one, field by field; by default every field that fits its type), and what
+    was dropped. Any API's stream events are read through here."""
+    value: S | None
     try:
-        return _decode(payload)
+        value, skipped = _decode(payload, decoder, salvage)
+        return value, skipped
     except UnicodeDecodeError as exc:
         replaced = payload.decode("utf-8", errors="replace").encode("utf-8")
         note = f"bytes that are not UTF-8 (byte {exc.start}; replaced by U+FFFD)"
     except RecursionError:
-        return Decoded(None, (f"a chunk nested too deeply ({len(payload)} bytes)",))
+        return None, (f"a chunk nested too deeply ({len(payload)} bytes)",)
     try:
-        decoded = _decode(replaced)
+        value, skipped = _decode(replaced, decoder, salvage)
     except RecursionError:
-        return Decoded(None, (f"a chunk nested too deeply ({len(payload)} bytes)",))
-    return Decoded(decoded.chunk, (note, *decoded.skipped))
+        return None, (f"a chunk nested too deeply ({len(payload)} bytes)",)
+    return value, (note, *skipped)
 
 
-def _decode(payload: bytes) -> Decoded:
+def _decode(
+    payload: bytes,
+    decoder: msgspec.json.Decoder[Any],
+    salvage: Callable[[dict[str, Any], list[str]], Any] | None,
+) -> tuple[Any, tuple[str, ...]]:
     try:
-        return Decoded(CHUNK_DECODER.decode(payload))
+        return decoder.decode(payload), ()
     except msgspec.ValidationError:
         pass  # valid JSON of an unexpected shape: salvage it below
     except msgspec.DecodeError:
-        return Decoded(None, (f"a chunk that is not valid JSON ({len(payload)} bytes)",))
+        return None, (f"a chunk that is not valid JSON ({len(payload)} bytes)",)
     value = msgspec.json.decode(payload)
     if not isinstance(value, dict):
-        return Decoded(None, (f"a chunk that is not a JSON object ({type(value).__name__})",))
+        return None, (f"a chunk that is not a JSON object ({type(value).__name__})",)
     skipped: list[str] = []
+    if salvage is not None:
+        return salvage(value, skipped), tuple(skipped)
+    converted = _convert(value, decoder.type, "", skipped)
+    return (None if converted is _SKIP else converted), tuple(skipped)
+
+
+def _salvage_chunk(value: dict[str, Any], skipped: list[str]) -> Chunk:
     # `error` is kept as raw JSON, which only the byte decoder produces: encode it back.
     error = value.pop("error", None)
-    chunk = _convert(value, Chunk, "", skipped)
-    if not isinstance(chunk, Chunk):  # unreachable for a dict, kept for the type checker
-        return Decoded(None, tuple(skipped))
+    chunk: Chunk = _convert(value, Chunk, "", skipped)
     if error is not None:
         chunk.error = msgspec.Raw(msgspec.json.encode(error))
-    return Decoded(chunk, tuple(skipped))
+    return chunk
 
 
 def _convert(value: Any, kind: Any, path: str, skipped: list[str]) -> Any:

@@ -1,7 +1,9 @@
 """The provider's models list (`GET /models`) with capabilities, cached on disk for a day.
 
-OpenRouter describes each model fully (context length, pricing, `supported_parameters`);
-plain OpenAI-compatible servers (OpenAI, Ollama, LM Studio) list only ids. For a local server
+OpenRouter describes each model fully (context length, pricing, `supported_parameters`, the
+input modalities); Anthropic's own API gives sizes and capabilities (images, thinking) but no
+prices, which come from the preset's table (`presets.PRICES`); plain OpenAI-compatible servers
+(OpenAI, Ollama, LM Studio) list only ids. For a local server
 the gaps are asked of its own API (`bb7.provider.capabilities`) before the list is cached. What
 stays unknown is None, and callers treat None as "probably yes" for tools (see
 `prompt.choose_edit_format`). Fetching blocks: call `load_models` from a worker thread.
@@ -21,7 +23,9 @@ import msgspec
 from bb7.files.fsio import atomic_write
 from bb7.provider import capabilities
 from bb7.provider.client import OpenAICompatClient
+from bb7.provider.config import ProviderConfig
 from bb7.provider.failures import HttpProblem
+from bb7.provider.presets import Preset, listed_price, preset_for
 
 MAX_AGE = 24 * 60 * 60
 
@@ -47,6 +51,8 @@ class ModelInfo(msgspec.Struct, frozen=True):
     supports_reasoning: bool | None = None
     pricing: Pricing = Pricing()
     capabilities_source: str = ""
+    # Whether the model reads images (None: the list does not say; see `takes_images`).
+    supports_images: bool | None = None
 
 
 class ModelList(msgspec.Struct, frozen=True):
@@ -85,6 +91,10 @@ class _WireTopProvider(msgspec.Struct):
     context_length: int | None = None
 
 
+class _WireArchitecture(msgspec.Struct):
+    input_modalities: list[str] | None = None
+
+
 class _WireModel(msgspec.Struct):
     id: str
     name: str | None = None
@@ -92,6 +102,7 @@ class _WireModel(msgspec.Struct):
     pricing: _WirePricing | None = None
     top_provider: _WireTopProvider | None = None
     supported_parameters: list[str] | None = None
+    architecture: _WireArchitecture | None = None
     # Some local servers (llama.cpp, vLLM) name the window differently.
     max_model_len: int | None = None
     context_window: int | None = None
@@ -101,7 +112,35 @@ class _WireModels(msgspec.Struct):
     data: list[_WireModel]
 
 
+class _Supported(msgspec.Struct):
+    supported: bool | None = None
+
+
+class _AnthropicCapabilities(msgspec.Struct):
+    image_input: _Supported | None = None
+    thinking: _Supported | None = None
+
+
+class _AnthropicModel(msgspec.Struct):
+    """A model as Anthropic's GET /v1/models lists it."""
+
+    id: str
+    display_name: str | None = None
+    max_input_tokens: int | None = None
+    max_tokens: int | None = None
+    capabilities: _AnthropicCapabilities | None = None
+
+
+class _AnthropicModels(msgspec.Struct):
+    data: list[_AnthropicModel]
+    has_more: bool = False
+    last_id: str | None = None
+
+
 _MODELS_DECODER = msgspec.json.Decoder(_WireModels)
+_ANTHROPIC_DECODER = msgspec.json.Decoder(_AnthropicModels)
+# Anthropic lists at most this many models a page (its default is 20).
+_ANTHROPIC_PAGE = 1000
 
 
 def parse_models(body: bytes) -> list[ModelInfo] | HttpProblem:
@@ -109,16 +148,67 @@ def parse_models(body: bytes) -> list[ModelInfo] | HttpProblem:
     try:
         wire = _MODELS_DECODER.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        return HttpProblem("protocol", f"The models list is not in the expected format: {exc}")
+        return _unexpected(exc)
     models = [_model(m) for m in wire.data]
     models.sort(key=lambda m: m.id)
     return models
+
+
+def _unexpected(exc: Exception) -> HttpProblem:
+    return HttpProblem("protocol", f"The models list is not in the expected format: {exc}")
+
+
+def fetch_models(
+    client: OpenAICompatClient, *, timeout: float = 30.0
+) -> list[ModelInfo] | HttpProblem:
+    """The provider's models list, in its API's shape (Anthropic's page by page). Blocking."""
+    if client.api != "anthropic":
+        body = client.get_json("models", timeout=timeout)
+        return parse_models(body) if isinstance(body, bytes) else body
+    models: list[ModelInfo] = []
+    after = ""
+    for _ in range(10):  # pages; a list of ten thousand models is not a models list
+        body = client.get_json(f"models?limit={_ANTHROPIC_PAGE}{after}", timeout=timeout)
+        if isinstance(body, HttpProblem):
+            return body
+        try:
+            page = _ANTHROPIC_DECODER.decode(body)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            return _unexpected(exc)
+        models += [_anthropic_model(m, client.preset) for m in page.data]
+        if not page.has_more or not page.last_id:
+            break
+        after = f"&after_id={page.last_id}"
+    models.sort(key=lambda m: m.id)
+    return models
+
+
+def _anthropic_model(wire: _AnthropicModel, preset: Preset) -> ModelInfo:
+    """Every Claude model takes tools; images and thinking as its capabilities say (unknown
+    when an older API version leaves them out); prices from the preset's table."""
+    able = wire.capabilities or _AnthropicCapabilities()
+    price = listed_price(preset, wire.id)
+    pricing = Pricing()
+    if price is not None:
+        fresh, write, read, output = price
+        pricing = Pricing(prompt=fresh, completion=output, cache_read=read, cache_write=write)
+    return ModelInfo(
+        id=wire.id,
+        name=wire.display_name or wire.id,
+        context_length=wire.max_input_tokens,
+        max_completion_tokens=wire.max_tokens,
+        supports_tools=True,
+        supports_reasoning=able.thinking.supported if able.thinking else None,
+        supports_images=able.image_input.supported if able.image_input else None,
+        pricing=pricing,
+    )
 
 
 def _model(wire: _WireModel) -> ModelInfo:
     top = wire.top_provider or _WireTopProvider()
     params = wire.supported_parameters
     pricing = wire.pricing or _WirePricing()
+    modalities = wire.architecture.input_modalities if wire.architecture else None
     return ModelInfo(
         id=wire.id,
         name=wire.name or wire.id,
@@ -129,6 +219,7 @@ def _model(wire: _WireModel) -> ModelInfo:
         max_completion_tokens=top.max_completion_tokens,
         supports_tools=None if params is None else "tools" in params,
         supports_reasoning=None if params is None else "reasoning" in params,
+        supports_images=None if modalities is None else "image" in modalities,
         pricing=Pricing(
             prompt=_price(pricing.prompt),
             completion=_price(pricing.completion),
@@ -188,9 +279,25 @@ def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def cache_file(cache_dir: Path, base_url: str) -> Path:
-    """One cache file per provider, so switching base URLs never mixes lists."""
+    """One cache file per provider (`base_url`: `list_key`'s), so switching base URLs never
+    mixes lists."""
     digest = hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:12]
     return cache_dir / f"models-{digest}.json"
+
+
+def list_key(config: ProviderConfig) -> str:
+    """What a provider's models list is cached under: its base URL, with the API when that is
+    not OpenAI's (Anthropic's server speaks both, and lists its models apart in each)."""
+    api = config.api or preset_for(config.preset, config.base_url).api
+    return config.base_url if api == "openai" else f"{config.base_url} ({api})"
+
+
+def takes_images(model: ModelInfo | None, preset: Preset) -> bool | None:
+    """Whether a model reads images: as its models list says, else as its provider's models
+    usually do (`Preset.images`); None: nobody says."""
+    if model is not None and model.supports_images is not None:
+        return model.supports_images
+    return preset.images
 
 
 def load_models(
@@ -205,14 +312,13 @@ def load_models(
 
     A failed fetch falls back to an older cache (with a warning) before reporting the problem.
     """
-    base_url = client.config.base_url
+    base_url = list_key(client.config)
     path = cache_file(cache_dir, base_url)
     cached = _read_cache(path, base_url)
     current = now()
     if cached is not None and not refresh and current - cached.fetched_at < max_age:
         return ModelList(cached.models, cached.fetched_at, from_cache=True)
-    body = client.get_json("models")
-    models = parse_models(body) if isinstance(body, bytes) else body
+    models = fetch_models(client)
     if not isinstance(models, HttpProblem):
         models = with_capabilities(client, models)
     if isinstance(models, HttpProblem):

@@ -1,8 +1,10 @@
-"""Provider presets: the one table of the OpenAI-compatible services bb7 knows by name.
+"""Provider presets: the one table of the services bb7 knows by name.
 
-A preset fills in what a user would otherwise look up: the base URL, where the API key lives
-(and whether one is needed at all), how reasoning effort is sent, whether the server takes
-`stream_options`, and how patient to be (a model on this machine can take minutes to read a long
+A preset fills in what a user would otherwise look up: the wire protocol (`api`: OpenAI's Chat
+Completions, or Anthropic's Messages), the base URL, where the API key lives (and whether one is
+needed at all), how reasoning effort is sent, whether the server takes `stream_options`, whether
+its models take images, what its models cost when its models list does not say (`PRICES`), and
+how patient to be (a model on this machine can take minutes to read a long
 prompt before its first byte). `provider = 'ollama'` in `setup()` and `bb7 chat --provider
 ollama` name one; without a name, the preset whose host matches the base URL applies (so a
 plain `base_url` keeps its key handling), else OpenRouter's. Lua validates the names against
@@ -20,6 +22,10 @@ import msgspec
 # `reasoning_effort`, Anthropic's `thinking` budget, or not at all (the server would refuse it
 # or ignore it).
 ReasoningStyle = Literal["openrouter", "openai", "anthropic", "none"]
+# The wire protocol: OpenAI's Chat Completions (POST chat/completions), the one most servers
+# speak, or Anthropic's Messages (POST messages), its own.
+Api = Literal["openai", "anthropic"]
+APIS: tuple[Api, ...] = ("openai", "anthropic")
 
 
 class Preset(msgspec.Struct, frozen=True):
@@ -27,17 +33,24 @@ class Preset(msgspec.Struct, frozen=True):
     set; None: send no key. `key_required`: False for servers that take a key only when started
     with one (vLLM's --api-key): the variable is used when set. `local`: a server on this
     machine (longer time limits, no key). `check`: for a local server, what to look at when it
-    fails (its log, its memory), ending a one-line error."""
+    fails (its log, its memory), ending a one-line error. `cache_key`: the server takes
+    `prompt_cache_key` (bb7 sends the chat's id). `images`: whether its models take
+    images when its models list does not say (None: unknown, so an image is sent and the
+    provider judges)."""
 
     name: str
     title: str
     base_url: str
     key_env: str | None = None
+    api: Api = "openai"
     key_required: bool = True
     reasoning: ReasoningStyle = "openai"
     include_usage: bool = True
     local: bool = False
     check: str = ""
+    images: bool | None = None
+    # Takes `prompt_cache_key` (OpenAI): a chat's requests then meet the same cache.
+    cache_key: bool = False
 
 
 DEFAULT_PRESET = "openrouter"
@@ -52,15 +65,18 @@ PRESETS: dict[str, Preset] = {
             "OPENROUTER_API_KEY",
             reasoning="openrouter",
         ),
-        Preset("openai", "OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY"),
-        # Anthropic's OpenAI SDK compatibility layer: it ignores `reasoning_effort` and takes
-        # extended thinking as `thinking: {type, budget_tokens}`.
+        Preset("openai", "OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY", cache_key=True),
+        # Anthropic's own Messages API: native cache breakpoints, thinking blocks, its error
+        # kinds. `api = 'openai'` reaches its OpenAI SDK compatibility layer instead, which
+        # ignores `cache_control` and `reasoning_effort` and takes `thinking` as a budget.
         Preset(
             "anthropic",
-            "Anthropic (OpenAI-compatible endpoint)",
+            "Anthropic",
             "https://api.anthropic.com/v1",
             "ANTHROPIC_API_KEY",
+            api="anthropic",
             reasoning="anthropic",
+            images=True,
         ),
         Preset(
             "ollama",
@@ -129,6 +145,37 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
+
+# What models cost where the models list does not say, in USD per million tokens: (model id
+# prefix, input, cache write, cache read, output), the first prefix that matches wins.
+# Anthropic's list names no prices; these are its published ones (a cache write is the
+# 5-minute kind bb7 asks for: 1.25 times an input token; a cache read a tenth of one).
+PRICES: dict[str, tuple[tuple[str, float, float, float, float], ...]] = {
+    "anthropic": (
+        ("claude-opus-4-0", 15, 18.75, 1.5, 75),
+        ("claude-opus-4-1", 15, 18.75, 1.5, 75),
+        ("claude-opus-4-2025", 15, 18.75, 1.5, 75),  # Opus 4's dated id
+        ("claude-opus-4", 5, 6.25, 0.5, 25),  # Opus 4.5 and later
+        ("claude-sonnet-4", 3, 3.75, 0.3, 15),
+        ("claude-3-7-sonnet", 3, 3.75, 0.3, 15),
+        ("claude-3-5-sonnet", 3, 3.75, 0.3, 15),
+        ("claude-haiku-4", 1, 1.25, 0.1, 5),
+        ("claude-3-5-haiku", 0.8, 1, 0.08, 4),
+        ("claude-3-haiku", 0.25, 0.3, 0.03, 1.25),
+        ("claude-3-opus", 15, 18.75, 1.5, 75),
+    ),
+}
+
+
+def listed_price(preset: Preset, model: str) -> tuple[float, float, float, float] | None:
+    """(input, cache write, cache read, output) in USD per token for `model` from `PRICES`,
+    or None when the table does not know it."""
+    for prefix, *per_million in PRICES.get(preset.name, ()):
+        if model.startswith(prefix):
+            fresh, write, read, output = (price / 1_000_000 for price in per_million)
+            return fresh, write, read, output
+    return None
+
 
 # A server no preset names: keys only from an explicit spec, OpenAI's dialect.
 CUSTOM = Preset(

@@ -1,6 +1,7 @@
-"""`python -m bb7.provider.probe '{"preset": ..., "base_url": ..., "api_key": ...}'`: which provider
-the `provider` settings name, whether its server answers `GET /models`, and for a local server
-what its own API says about tools (`bb7.provider.capabilities`), as one JSON line.
+"""`python -m bb7.provider.probe '{"preset": ..., "api": ..., "base_url": ..., "api_key": ...}'`:
+which provider the `provider` settings name and in which API it is spoken to, how its prompt
+cache is asked for, whether its server answers `GET /models`, and for a local server what its
+own API says about tools (`bb7.provider.capabilities`), as one JSON line.
 
 For `:checkhealth bb7`, which runs it like its other Python checks (a host is not needed, and
 a health check must not wait for one). A `cmd:` key source is not run here (the health check
@@ -17,7 +18,7 @@ import msgspec
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import ApiKey, resolve_api_key
-from bb7.provider.models import parse_models, with_capabilities
+from bb7.provider.models import fetch_models, with_capabilities
 from bb7.provider.presets import preset_for
 from bb7.provider.provider import provider_config
 
@@ -26,6 +27,7 @@ class ProbeArgs(msgspec.Struct, frozen=True):
     preset: str | None = None
     base_url: str | None = None
     api_key: str | None = None
+    api: str | None = None
 
 
 class Probe(msgspec.Struct, frozen=True):
@@ -34,11 +36,14 @@ class Probe(msgspec.Struct, frozen=True):
     the server listed, when `answers`; else `problem` says what went wrong.
     `capabilities_source`: the local server API that said which models take tools ("" when the
     list said it, or nobody did); `tools`/`no_tools`: how many models are known to take tools
-    or not; `without_tools`: the first few ids of the latter (they get text edit blocks)."""
+    or not; `without_tools`: the first few ids of the latter (they get text edit blocks).
+    `api`: the wire protocol spoken; `cache_key`: the server takes `prompt_cache_key`;
+    `routing`: it takes OpenRouter's `provider` object (so `provider.privacy` applies)."""
 
     preset: str
     title: str
     base_url: str
+    api: str
     key_env: str | None
     key_required: bool
     local: bool
@@ -49,10 +54,12 @@ class Probe(msgspec.Struct, frozen=True):
     tools: int = 0
     no_tools: int = 0
     without_tools: list[str] = []
+    cache_key: bool = False
+    routing: bool = False
 
 
 def probe(args: ProbeArgs, *, timeout: float = 5.0) -> Probe | str:
-    config = provider_config(args.preset, args.base_url)
+    config = provider_config(args.preset, args.base_url, api=args.api)
     if isinstance(config, str):
         return config
     found = preset_for(args.preset, args.base_url)
@@ -62,8 +69,7 @@ def probe(args: ProbeArgs, *, timeout: float = 5.0) -> Probe | str:
         key = resolved if isinstance(resolved, ApiKey) else None
     client = OpenAICompatClient(config, key)
     try:
-        body = client.get_json("models", timeout=timeout)
-        listed = parse_models(body) if isinstance(body, bytes) else body
+        listed = fetch_models(client, timeout=timeout)
         if not isinstance(listed, HttpProblem):
             listed = with_capabilities(client, listed)
     finally:
@@ -72,6 +78,9 @@ def probe(args: ProbeArgs, *, timeout: float = 5.0) -> Probe | str:
         preset=found.name,
         title=found.title,
         base_url=config.base_url,
+        api=client.api,
+        cache_key=found.cache_key,
+        routing=found.reasoning == "openrouter",
         key_env=found.key_env,
         key_required=found.key_required,
         local=found.local,

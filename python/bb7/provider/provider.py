@@ -1,4 +1,5 @@
-"""From the user's provider settings to the client's `ProviderConfig`: preset, base URL, limits.
+"""From the user's provider settings to the client's `ProviderConfig`: preset, API, base URL,
+limits.
 
 `setup({ provider = ... })` (through the host) and the `bb7 chat` flags both build their
 configuration here, so they cannot disagree on a default. Defaults: an answer may take 15
@@ -13,7 +14,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from bb7.provider.config import ProviderConfig, RetryPolicy, Timeouts
-from bb7.provider.presets import preset_for, preset_named, unknown_preset
+from bb7.provider.presets import APIS, preset_for, preset_named, unknown_preset
 
 DEFAULT_TIMEOUT = 900.0
 LOCAL_TIMEOUT = 1200.0
@@ -35,16 +36,20 @@ def provider_config(
     timeout: float | None = None,
     idle_timeout: float | None = None,
     retries: int | None = None,
+    api: str | None = None,
 ) -> ProviderConfig | str:
     """The client configuration, or a one-line reason why the settings are unusable.
 
     `preset`: a name of `PRESETS` (None: the one `base_url` is on, else OpenRouter);
     `base_url`: overrides the preset's; `timeout`: seconds for a whole answer, retries
     included; `idle_timeout`: seconds without text, reasoning or tool-call progress;
-    `retries`: attempts after the first when the provider fails before answering.
+    `retries`: attempts after the first when the provider fails before answering; `api`: the
+    wire protocol, 'openai' or 'anthropic' (None: the preset's).
     """
     if preset and preset_named(preset) is None:
         return unknown_preset(preset)
+    if api is not None and api not in APIS:
+        return f"provider api should be one of {', '.join(map(repr, APIS))}, got {api!r}"
     for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
         if value is not None and not value > 0:
             return f"provider {name} should be a number of seconds > 0, got {value:g}"
@@ -58,6 +63,7 @@ def provider_config(
     return ProviderConfig(
         base_url=base_url or found.base_url,
         preset=found.name if preset else None,
+        api=api,
         # A silent socket is one more way of making no progress: one limit for both.
         timeouts=Timeouts(read=idle, idle=idle, total=total),
         retry=RetryPolicy(
@@ -69,3 +75,17 @@ def provider_config(
 
 def _retries(local: bool) -> int:
     return LOCAL_RETRIES if local else DEFAULT_RETRIES
+
+
+def privacy_preferences(
+    data_collection: str | None = None, zdr: bool | None = None
+) -> dict[str, object] | None:
+    """OpenRouter's `provider` routing object for the `provider.privacy` settings: `{"data_
+    collection": "deny"}` keeps prompts from providers that store or train on them, `{"zdr":
+    true}` sends them only to zero-data-retention endpoints; None when neither is asked."""
+    preferences: dict[str, object] = {}
+    if data_collection in ("allow", "deny"):
+        preferences["data_collection"] = data_collection
+    if zdr is not None:
+        preferences["zdr"] = zdr
+    return preferences or None

@@ -11,14 +11,15 @@ from typing import Any, Literal
 
 import msgspec
 
-from bb7.provider.presets import Preset
+from bb7.provider.config import ProviderConfig
+from bb7.provider.presets import Api, Preset, preset_for
 
 # "none" asks a model that can reason not to; None (no setting) leaves the model's default.
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 
 # Anthropic takes a thinking budget in tokens, not an effort; the answer gets room on top.
 THINKING_BUDGET: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-_ANSWER_ROOM = 8192
+ANSWER_ROOM = 8192
 
 
 class CacheControl(msgspec.Struct, frozen=True):
@@ -27,13 +28,19 @@ class CacheControl(msgspec.Struct, frozen=True):
     type: str = "ephemeral"
 
 
-def explicit_cache(preset: Preset, model: str) -> bool:
+def api_of(provider: ProviderConfig) -> Api:
+    """The wire protocol the client speaks: the setting's, else the preset's."""
+    return provider.api or preset_for(provider.preset, provider.base_url).api
+
+
+def explicit_cache(provider: ProviderConfig, model: str) -> bool:
     """Whether the provider caches only the prompt prefixes a request marks with
-    `cache_control`: Anthropic models (through OpenRouter, or the `anthropic` preset, whose
-    OpenAI-compatible endpoint ignores fields it does not take), and Gemini models through
-    OpenRouter, which passes the marks on. OpenAI, DeepSeek, xAI and Gemini's own endpoint
-    cache a repeated prefix by themselves."""
-    if preset.name == "anthropic":
+    `cache_control`: Anthropic's own API, Anthropic models through OpenRouter or Anthropic's
+    OpenAI-compatible endpoint, and Gemini models through OpenRouter, which passes the marks
+    on. OpenAI, DeepSeek, xAI and Gemini's own endpoint cache a repeated prefix by
+    themselves."""
+    preset = preset_for(provider.preset, provider.base_url)
+    if api_of(provider) == "anthropic" or preset.name == "anthropic":
         return True
     if preset.name != "openrouter":
         return False
@@ -133,7 +140,7 @@ def _reasoning(body: dict[str, Any], effort: ReasoningEffort, preset: Preset) ->
     elif style == "anthropic" and effort != "none":
         budget = THINKING_BUDGET[effort]
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-        body["max_tokens"] = max(body.get("max_tokens", 0), budget + _ANSWER_ROOM)
+        body["max_tokens"] = max(body.get("max_tokens", 0), budget + ANSWER_ROOM)
 
 
 # ---- stream chunks -------------------------------------------------------------------------
@@ -218,15 +225,20 @@ class Chunk(msgspec.Struct):
 
 
 class ErrorObject(msgspec.Struct):
-    """The usual shape of `error` in bodies and chunks: {"message", "code", ...}."""
+    """The usual shape of `error` in bodies and chunks: {"message", "code", "type", ...};
+    Anthropic's has no code and a `type` that names the kind (`overloaded_error`)."""
 
     message: str | None = None
     code: int | str | None = None
+    type: str | None = None
 
 
 class ErrorBody(msgspec.Struct):
+    """An error body; Anthropic's is `{"type": "error", "error": {"type", "message"}}`."""
+
     error: ErrorObject | str | None = None
     message: str | None = None
+    type: str | None = None
 
 
 # The fast path: a chunk that matches the types above; `bb7.provider.lenient` handles the rest.

@@ -41,7 +41,12 @@ def provider(session: Session) -> ProviderConfig:
     """The client configuration from the `provider` settings (Lua validated them)."""
     p = session.settings.provider
     config = provider_config(
-        p.preset, p.base_url, timeout=p.timeout, idle_timeout=p.idle_timeout, retries=p.retries
+        p.preset,
+        p.base_url,
+        timeout=p.timeout,
+        idle_timeout=p.idle_timeout,
+        retries=p.retries,
+        api=p.api,
     )
     return unwrap(Problem("settings", config) if isinstance(config, str) else config)
 

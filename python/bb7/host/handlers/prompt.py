@@ -24,7 +24,8 @@ from bb7.prompt.config import SendConfig
 from bb7.prompt.estimate import estimate_next
 from bb7.prompt.instructions import Instructions, load_instructions
 from bb7.prompt.parts import next_request, toggle_exclusion
-from bb7.provider.models import ModelInfo, cached_models, default_cache_dir
+from bb7.provider.models import ModelInfo, cached_models, default_cache_dir, list_key
+from bb7.provider.provider import privacy_preferences
 from bb7.provider.wire import ReasoningEffort
 from bb7.refusal import unwrap
 from bb7.state.records import GLOBAL, Chat
@@ -55,6 +56,9 @@ def send_config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         models_cache=str(default_cache_dir()),
         title_model=_title_model(session, chat, model),
         cache=settings.provider.cache,
+        provider_preferences=privacy_preferences(
+            settings.provider.privacy.data_collection, settings.provider.privacy.zdr
+        ),
         follow_edits=follow_edits(session),
         usage_log=str(usage_log_path()),
         instruction_files=tuple(settings.context.instruction_files),
@@ -78,7 +82,7 @@ def _next_request(r: Reading) -> tuple[SendConfig, ModelInfo | None, Instruction
     """What the chat's next request is built with, without asking the provider anything (the
     models list as cached)."""
     config = send_config(r.session, r.chat, None)
-    listed = cached_models(default_cache_dir(), config.provider.base_url)
+    listed = cached_models(default_cache_dir(), list_key(config.provider))
     model = None if listed is None else listed.find(config.model)
     root = r.store.root if r.store.scope != GLOBAL else None
     return config, model, load_instructions(root, None, config.instruction_files)

@@ -101,11 +101,22 @@ class DiffView(msgspec.Struct, frozen=True):
 # --- arguments (Lua -> host) ---------------------------------------------------------------
 
 
+class PrivacySettings(msgspec.Struct, frozen=True):
+    """The `provider.privacy` options, for OpenRouter: `data_collection` 'deny' routes only to
+    providers that do not keep or train on prompts ('allow' or None: the account's setting);
+    `zdr` True only to zero-data-retention endpoints."""
+
+    data_collection: str | None = None
+    zdr: bool | None = None
+
+
 class ProviderSettings(msgspec.Struct, frozen=True):
     """The `provider` options (see lua/bb7/config.lua): an API key *source*, never a key.
     `bb7.provider.provider.provider_config` turns them into the client's configuration."""
 
     base_url: str | None = None  # None: the preset's (OpenRouter's without a preset)
+    # The wire protocol, 'openai' or 'anthropic' (None: the preset's).
+    api: str | None = None
     model: str | None = None
     api_key: str | None = None
     preset: str | None = None
@@ -116,6 +127,7 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     reasoning_effort: str | None = None
     # Cache breakpoints for providers that cache only what is marked (`provider.cache`).
     cache: bool = True
+    privacy: PrivacySettings = PrivacySettings()
 
 
 class ContextSettings(msgspec.Struct, frozen=True):

@@ -1,7 +1,8 @@
 """The closed sets Lua needs before any host runs, declared once here and generated into
 `lua/bb7/vocab.lua` (`python -m bb7.host.protocol.lua`): the file statuses with the facts the
-core decides about each, the context entry kinds with theirs, the provider presets, the diff
-modes, the reasoning efforts, the token estimate's ratio and the protocol number.
+core decides about each, the context entry kinds with theirs, the provider presets and wire
+protocols, the diff modes, the reasoning efforts, the token estimate's ratio and the protocol
+number.
 
 Each set is taken from the module that owns it (statuses and their facts from
 `bb7.state.status`, entry kinds from `bb7.state.records`, presets from `bb7.provider.presets`,
@@ -16,7 +17,7 @@ import msgspec
 
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES
 from bb7.host.protocol import PROTOCOL
-from bb7.provider.presets import PRESETS
+from bb7.provider.presets import APIS, PRESETS
 from bb7.provider.wire import ReasoningEffort
 from bb7.state import status as st
 from bb7.state.records import ENTRY_KINDS, EntryKind, KindFacts
@@ -37,6 +38,7 @@ class Vocab(msgspec.Struct, frozen=True):
     statuses: tuple[StatusFacts, ...]
     entry_kinds: dict[EntryKind, KindFacts]
     presets: tuple[str, ...]
+    apis: tuple[str, ...]
     diff_modes: tuple[str, ...]
     default_diff_mode: str
     efforts: tuple[str, ...]
@@ -48,6 +50,7 @@ VOCAB = Vocab(
     statuses=STATUSES,
     entry_kinds=ENTRY_KINDS,
     presets=PRESET_NAMES,
+    apis=APIS,
     diff_modes=DIFF_MODES,
     default_diff_mode=DEFAULT_MODE,
     efforts=EFFORTS,
