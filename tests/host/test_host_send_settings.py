@@ -18,6 +18,7 @@ from bb7.host.registry import Context, handle_notification, handle_request
 from bb7.state import chats
 from bb7.state.store import init_project
 from llm_server import LLMServer, finish, stream, text_chunk
+from messages_api import messages, text_block
 
 
 class Host:
@@ -118,3 +119,35 @@ def test_the_idle_timeout_setting_ends_a_send_of_keep_alives(root: Path, server:
         assert done["message"].startswith("The provider sent only keep-alive comments")
     finally:
         host.registry.close()
+
+
+def test_privacy_the_cache_key_and_the_api_settings_reach_the_request(
+    root: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
+    privacy = {"data_collection": "deny", "zdr": True}
+    routed = {"preset": "openrouter", "base_url": server.base_url, "privacy": privacy}
+    keyed = {"preset": "openai", "base_url": server.base_url}
+    native = {"api": "anthropic", "base_url": server.base_url}
+    server.push(
+        stream(text_chunk("one"), finish()),
+        stream(text_chunk("two"), finish()),
+        messages(text_block("three")),
+    )
+    for provider in (routed, keyed, native):
+        host = Host(root, {"provider": provider})
+        try:
+            assert host.send("Hi", "r1")["ok"] is True
+        finally:
+            host.registry.close()
+    first, second, third = server.chat_requests()
+    assert first["json"]["provider"] == {"data_collection": "deny", "zdr": True}
+    assert "prompt_cache_key" not in first["json"]
+    store = init_project(root)
+    try:
+        (chat,) = chats.list_chats([store])
+    finally:
+        store.close()
+    assert second["json"]["prompt_cache_key"] == chat.id and "provider" not in second["json"]
+    assert third["path"] == "/v1/messages" and "provider" not in third["json"]

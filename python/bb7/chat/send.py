@@ -38,6 +38,7 @@ and ignored. The API key is never logged, stored or put into a message. No Neovi
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -61,6 +62,7 @@ from bb7.formats.retry import retry_context
 from bb7.prompt import pricing
 from bb7.prompt.config import SendConfig
 from bb7.prompt.instructions import Instructions, load_instructions
+from bb7.prompt.tool_turn import tool_turn
 from bb7.prompt.turn import Turn, build_turn
 from bb7.provider import events as llm
 from bb7.provider.client import OpenAICompatClient
@@ -68,6 +70,7 @@ from bb7.provider.failures import HttpProblem
 from bb7.provider.handle import Handle
 from bb7.provider.keys import ApiKey, KeyProblem, redact, resolve_api_key
 from bb7.provider.models import ModelInfo, load_models
+from bb7.provider.wire import ChatRequest
 from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.chats import append_user_message
@@ -238,8 +241,10 @@ class _Send:
         latest: str,
         before_seq: int | None,
         repair: bool = False,
+        continued: ChatRequest | None = None,
     ) -> ev.Outcome:
-        """One request and what its answer does to the chat."""
+        """One request and what its answer does to the chat; `continued`: a tool turn sent
+        instead of the prompt built anew (which still says what the edits apply to)."""
         turn = build_turn(
             self.store,
             self.chat_id,
@@ -249,6 +254,8 @@ class _Send:
             model=model,
             instructions=instructions,
         )
+        if continued is not None:
+            turn = dataclasses.replace(turn, request=continued)
         if turn.too_large is not None:
             return self._failed("context_over", turn.too_large, note=turn.too_large)
         self._emit(
@@ -304,7 +311,16 @@ class _Send:
         if result.ok:
             return self._record(turn, result, reply, end.text, repaired=repair, notes=notes)
         return self._edits_failed(
-            client, model, instructions, turn, result, reply, end.text, repair=repair, notes=notes
+            client,
+            model,
+            instructions,
+            turn,
+            result,
+            reply,
+            end,
+            repair=repair,
+            notes=notes,
+            from_text=from_text,
         )
 
     def _stream(self, client: OpenAICompatClient, turn: Turn) -> llm.Terminal:
@@ -354,10 +370,11 @@ class _Send:
         turn: Turn,
         result: Result,
         reply: Message,
-        text: str,
+        end: llm.Done,
         *,
         repair: bool,
         notes: list[Message],
+        from_text: bool,
     ) -> ev.Outcome:
         partial = dict(turn.partial)
         partial.update({change.path: change.content for change in result.partial})
@@ -367,20 +384,32 @@ class _Send:
             if will_repair
             else "The next message sends the errors so the model can fix them."
         )
+        retry = retry_context(result)
         saved = record_failure(
             self.store,
             self.chat_id,
             [reply, *notes, _system(failure_note(result.errors, then))],
-            retry_text=retry_context(result),
+            retry_text=retry,
             partial=partial,
             bases=turn.bases,
         )
         if will_repair and not self.handle.cancelled:
             self._emit(ev.Repairing(errors=result.errors))
+            # Anthropic's API answers the calls in a tool turn (thinking blocks sent back); the
+            # others get the repair prompt built anew from the chat.
+            continued = None
+            if client.api == "anthropic" and not from_text:
+                continued = tool_turn(turn.request, end, result, REPAIR_REQUEST, retry)
             return self._round(
-                client, model, instructions, latest=REPAIR_REQUEST, before_seq=None, repair=True
+                client,
+                model,
+                instructions,
+                latest=REPAIR_REQUEST,
+                before_seq=None,
+                repair=True,
+                continued=continued,
             )
-        return self._done(False, saved[0], text, failed=result)
+        return self._done(False, saved[0], end.text, failed=result)
 
     def _interrupted(self, end: llm.Terminal | None, usage: Usage | None) -> ev.Outcome:
         """A request that ended without a usable answer: keep what arrived, say why."""

@@ -53,6 +53,7 @@ from bb7.provider.wire import (
     ChatRequest,
     ContentPart,
     Message,
+    Part,
     ReasoningEffort,
     ToolSpec,
 )
@@ -208,10 +209,10 @@ class Prompt(msgspec.Struct, frozen=True):
     system_cached: bool = False
 
     def messages(self) -> list[Message]:
-        system: str | list[ContentPart] = self.system
+        system: str | list[Part] = self.system
         if self.system_cached:
             system = [ContentPart(self.system, cache_control=CacheControl())]
-        user: str | list[ContentPart] = self.user
+        user: str | list[Part] = list(self.user)
         if all(part.cache_control is None for part in self.user):
             user = "".join(part.text for part in self.user)  # the plain form every server takes
         return [Message("system", system), Message("user", user)]

@@ -11,6 +11,7 @@ Sizes are estimates (`bb7.text.tokens`), the answer's tokens are not counted: th
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 
@@ -24,7 +25,7 @@ from bb7.prompt.instructions import Instructions
 from bb7.prompt.turn import build_turn
 from bb7.provider import events as llm
 from bb7.provider.models import ModelInfo
-from bb7.provider.wire import ChatRequest, explicit_cache
+from bb7.provider.wire import ChatRequest, ContentPart, ImagePart, Part, explicit_cache
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens, format_tokens
 
@@ -110,11 +111,20 @@ def shared_prefix(a: str, b: str) -> int:
     return min(start, n)
 
 
+def _part_text(part: Part) -> str:
+    """A part as the shared-prefix comparison sees it: an image by its bytes' digest."""
+    if isinstance(part, ContentPart):
+        return part.text
+    if isinstance(part, ImagePart):
+        return f"\x01{hashlib.sha256(part.data.encode()).hexdigest()}\x01"
+    return msgspec.json.encode(part).decode()
+
+
 def _flat(request: ChatRequest) -> str:
     """The messages as one text, each opened by its role (a role that changes ends the match)."""
     out = []
     for message in request.messages:
         content = message.content
-        text = content if isinstance(content, str) else "".join(p.text for p in content or ())
+        text = content if isinstance(content, str) else "".join(map(_part_text, content))
         out.append(f"\x00{message.role}\x00{text}")
     return "".join(out)

@@ -20,7 +20,17 @@ from typing import Any
 
 import msgspec
 
-from bb7.provider.wire import ANSWER_ROOM, THINKING_BUDGET, ChatRequest, ContentPart
+from bb7.provider.events import ThinkingBlock
+from bb7.provider.wire import (
+    ANSWER_ROOM,
+    THINKING_BUDGET,
+    ChatRequest,
+    ContentPart,
+    ImagePart,
+    Part,
+    ToolResultPart,
+    ToolUsePart,
+)
 
 # The API version every request names (`anthropic-version`); the Messages API's stable one.
 API_VERSION = "2023-06-01"
@@ -63,7 +73,7 @@ def messages_body(request: ChatRequest, *, stream: bool) -> bytes:
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
     for message in request.messages:
-        blocks = _blocks(message.content)
+        blocks = [*map(_thinking, message.thinking), *_blocks(message.content)]
         if message.role == "system":
             system.extend(blocks)
         elif blocks:
@@ -92,19 +102,44 @@ def messages_body(request: ChatRequest, *, stream: bool) -> bytes:
     return msgspec.json.encode(body)
 
 
-def _blocks(content: str | list[ContentPart]) -> list[dict[str, Any]]:
+def _blocks(content: str | list[Part]) -> list[dict[str, Any]]:
     """A message's content as Anthropic content blocks (an empty text block is refused)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     blocks: list[dict[str, Any]] = []
     for part in content:
-        if not part.text:
+        block = _block(part)
+        if block is None:
             continue
-        block: dict[str, Any] = {"type": "text", "text": part.text}
-        if part.cache_control is not None:
+        if getattr(part, "cache_control", None) is not None:
             block["cache_control"] = dict(_EPHEMERAL)
         blocks.append(block)
     return blocks
+
+
+def _block(part: Part) -> dict[str, Any] | None:
+    if isinstance(part, ContentPart):
+        return {"type": "text", "text": part.text} if part.text else None
+    if isinstance(part, ImagePart):
+        source = {"type": "base64", "media_type": part.media_type, "data": part.data}
+        return {"type": "image", "source": source}
+    if isinstance(part, ToolUsePart):
+        # The input as an object: the caller sends back only calls whose arguments are one.
+        arguments = msgspec.json.decode(part.arguments or "{}")
+        return {"type": "tool_use", "id": part.id, "name": part.name, "input": arguments}
+    assert isinstance(part, ToolResultPart)
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.call_id}
+    block["content"] = part.content
+    if part.is_error:
+        block["is_error"] = True
+    return block
+
+
+def _thinking(block: ThinkingBlock) -> dict[str, Any]:
+    """A thinking block sent back as it came (signature included), or a redacted one."""
+    if block.data:
+        return {"type": "redacted_thinking", "data": block.data}
+    return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
 
 
 def _breakpoints(

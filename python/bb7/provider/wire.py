@@ -12,6 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 from bb7.provider.config import ProviderConfig
+from bb7.provider.events import ThinkingBlock
 from bb7.provider.presets import Api, Preset, preset_for
 
 # "none" asks a model that can reason not to; None (no setting) leaves the model's default.
@@ -48,17 +49,48 @@ def explicit_cache(provider: ProviderConfig, model: str) -> bool:
     return vendor == "anthropic" or (vendor == "google" and name.startswith("gemini"))
 
 
-class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True):
+class ContentPart(msgspec.Struct, frozen=True, omit_defaults=True, tag="text", tag_field="type"):
     """A text part of a message; parts let a cache breakpoint sit inside one message."""
 
     text: str
-    type: str = "text"
     cache_control: CacheControl | None = None
 
 
+class ImagePart(msgspec.Struct, frozen=True, tag="image", tag_field="type"):
+    """An image, base64: Chat Completions' `image_url` part with a data URL, Anthropic's
+    `image` block."""
+
+    media_type: str
+    data: str
+
+
+class ToolUsePart(msgspec.Struct, frozen=True, tag="tool_use", tag_field="type"):
+    """A tool call the model made, in an assistant message that is sent back (a tool turn);
+    `arguments` is its JSON text as the model sent it."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class ToolResultPart(msgspec.Struct, frozen=True, tag="tool_result", tag_field="type"):
+    """What came of one tool call (`call_id`), in the user message after it."""
+
+    call_id: str
+    content: str
+    is_error: bool = False
+
+
+Part = ContentPart | ImagePart | ToolUsePart | ToolResultPart
+
+
 class Message(msgspec.Struct, frozen=True):
+    """One message. An assistant message sent back in a tool turn carries its reasoning as the
+    provider signed it (`thinking`, Anthropic's), which goes before its tool calls."""
+
     role: Literal["system", "user", "assistant"]
-    content: str | list[ContentPart]
+    content: str | list[Part]
+    thinking: tuple[ThinkingBlock, ...] = ()
 
 
 class ToolSpec(msgspec.Struct, frozen=True):
@@ -113,7 +145,7 @@ def request_body(
     body: dict[str, Any] = {"model": request.model, "stream": stream}
     if request.tools:
         body["tools"] = [tool.openai() for tool in request.tools]
-    body["messages"] = msgspec.to_builtins(request.messages)
+    body["messages"] = [m for message in request.messages for m in _openai(message)]
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:
@@ -129,6 +161,37 @@ def request_body(
         body["stream_options"] = {"include_usage": True}
     body.update(request.extra)
     return msgspec.json.encode(body)
+
+
+def _openai(message: Message) -> list[dict[str, Any]]:
+    """A message in Chat Completions' shape: text (and image) parts as they are; tool calls as
+    the assistant's `tool_calls`, tool results as `tool` messages before the rest."""
+    content = message.content
+    if isinstance(content, str):
+        return [{"role": message.role, "content": content}]
+    parts: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for part in content:
+        if isinstance(part, ContentPart):
+            parts.append(msgspec.to_builtins(part))
+        elif isinstance(part, ImagePart):
+            url = f"data:{part.media_type};base64,{part.data}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        elif isinstance(part, ToolUsePart):
+            function = {"name": part.name, "arguments": part.arguments}
+            calls.append({"id": part.id, "type": "function", "function": function})
+        else:
+            results.append({"role": "tool", "tool_call_id": part.call_id, "content": part.content})
+    out = list(results)
+    if parts or calls:
+        text_only = all(p["type"] == "text" and "cache_control" not in p for p in parts)
+        said: Any = "".join(p["text"] for p in parts) if text_only and calls else parts
+        rendered: dict[str, Any] = {"role": message.role, "content": said or None}
+        if calls:
+            rendered["tool_calls"] = calls
+        out.append(rendered)
+    return out
 
 
 def _reasoning(body: dict[str, Any], effort: ReasoningEffort, preset: Preset) -> None:
