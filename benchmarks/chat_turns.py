@@ -33,6 +33,7 @@ from bb7.provider.config import ProviderConfig  # noqa: E402
 from bb7.refusal import Problem  # noqa: E402
 from bb7.state import context  # noqa: E402
 from bb7.state.chats import new_chat  # noqa: E402
+from bb7.state.records import Usage  # noqa: E402
 from bb7.state.store import init_project  # noqa: E402
 from bb7.text.tokens import estimate_tokens  # noqa: E402
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call  # noqa: E402
@@ -57,13 +58,31 @@ def _shared(a: str, b: str) -> int:
     return n
 
 
+def chat_completions(text: str, call: dict[str, Any] | None) -> dict[str, Any]:
+    """An answer streamed as Chat Completions chunks: its text, then its edit_file call."""
+    steps = [text_chunk(text)] + ([] if call is None else tool_call("edit_file", call))
+    return stream(*steps, finish())
+
+
+Reply = Callable[[str, "dict[str, Any] | None"], "dict[str, Any]"]
+
+
 def scripted_chat(
-    config: Callable[[str, Path], SendConfig], models: list[dict[str, Any]] | None = None
-) -> tuple[list[str], list[str]]:
+    config: Callable[[str, Path], SendConfig],
+    models: list[dict[str, Any]] | None = None,
+    *,
+    reply: Reply = chat_completions,
+    respond: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
+) -> tuple[list[str], list[str], list[Usage | None]]:
     """The chat, sent with `config(base_url, tmp_dir)` to the scripted server (serving
-    `models`): every request's body and every answer's text."""
+    `models`, answering in `reply`'s protocol, through `respond` when given): every request's
+    body, every answer's text and what each send used."""
     answers: list[str] = []
-    with tempfile.TemporaryDirectory() as tmp, LLMServer(models=models) as server:
+    used: list[Usage | None] = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        LLMServer(models=models, respond=respond) as server,
+    ):
         os.environ["XDG_DATA_HOME"] = str(Path(tmp) / "data")
         root = Path(tmp) / "proj"
         root.mkdir()
@@ -91,16 +110,17 @@ def scripted_chat(
                     )
                 )
                 answers.append("Done.")
-                server.push(stream(text_chunk("Done."), *tool_call("edit_file", change), finish()))
+                server.push(reply("Done.", change))
             else:
                 answers.append(f"Answer {turn}.")
-                server.push(stream(text_chunk(f"Answer {turn}."), finish()))
+                server.push(reply(f"Answer {turn}.", None))
             handle = start_send(store, chat_id, f"Question {turn}?", settings, lambda _: None)
             assert not isinstance(handle, Problem), handle
             outcome = handle.wait(60)
             assert isinstance(outcome, ev.Done) and outcome.ok, outcome
+            used.append(outcome.usage)
         store.close()
-        return [r["body"] for r in server.chat_requests()], answers
+        return [r["body"] for r in server.chat_requests()], answers, used
 
 
 def run_chat(mode: FollowEdits) -> list[tuple[int, int]]:
@@ -110,7 +130,7 @@ def run_chat(mode: FollowEdits) -> list[tuple[int, int]]:
         provider = ProviderConfig(base_url=base_url)
         return SendConfig(model="bench/model", provider=provider, follow_edits=mode)
 
-    bodies, _ = scripted_chat(config)
+    bodies, _, _ = scripted_chat(config)
     rows = []
     for i, body in enumerate(bodies):
         shared = _shared(bodies[i - 1], body) if i else 0

@@ -52,7 +52,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -234,8 +234,12 @@ class LLMServer:
         models: list[dict[str, Any]] | None = None,
         native: dict[str, Any] | None = None,
         port: int = 0,
+        respond: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self._responses: deque[dict[str, Any]] = deque(responses)
+        # Rewrites the next scripted response for the request's parsed body (a benchmark's
+        # provider that bills what each request would read from its cache).
+        self.respond = respond
         self.models = DEFAULT_MODELS if models is None else models
         self.native = native or {}
         self._lock = threading.Lock()
@@ -390,6 +394,8 @@ class _Handler(BaseHTTPRequestHandler):
                 500, {"error": {"code": 500, "message": "llm_server: no scripted response left"}}
             )
             return
+        if owner.respond is not None:
+            response = owner.respond(json.loads(body or b"null"), response)
         if "events" in response:
             self._stream(response)
         else:
