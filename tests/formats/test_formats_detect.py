@@ -59,6 +59,11 @@ def test_a_fenced_json_response_is_unwrapped() -> None:
     assert isinstance(parsed, Response) and parsed.tool_calls[0].arguments == CALL["arguments"]
 
 
+def test_a_fenced_json_response_with_a_blank_before_its_language_is_unwrapped() -> None:
+    parsed = parse_response("``` json\n" + json.dumps({"tool_calls": [CALL]}) + "\n```\n")
+    assert isinstance(parsed, Response) and parsed.tool_calls[0].arguments == CALL["arguments"]
+
+
 def test_message_content_is_kept_as_text_beside_the_calls() -> None:
     parsed = parse_response(json.dumps({"content": SR, "tool_calls": [CALL]}))
     assert isinstance(parsed, Response) and parsed.text == SR

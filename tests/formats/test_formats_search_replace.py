@@ -38,6 +38,17 @@ def test_a_block_under_a_path_line_and_inside_a_fence() -> None:
     assert (block.index, block.line, block.end_line, block.start_line) == (1, 5, 11, None)
 
 
+def test_a_fence_with_blanks_before_its_language_is_no_path() -> None:
+    # CommonMark allows blanks between the backticks and the info string: the line is a fence,
+    # and the path is the line above it, as for a plain fence.
+    for opening in ("``` Haskell", "```  elm", "~~~ python title", "````\tC++"):
+        text = (
+            f"src/Main.hs\n{opening}\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+        )
+        (block,) = _blocks(text)
+        assert block.path == "src/Main.hs", opening
+
+
 def test_start_line_header_and_dashes_are_not_content() -> None:
     text = "a.py\n<<<<<<< SEARCH\n:start_line:42\n-------\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
     (block,) = _blocks(text)

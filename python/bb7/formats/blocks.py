@@ -118,7 +118,9 @@ def marker(line: str) -> str:
     return line.strip()
 
 
-_FENCE = re.compile(r"(`{3,}|~{3,})\S*")
+# CommonMark: an info string (the language, perhaps after blanks: ``` Haskell) may follow the
+# run; a backtick fence's info string has no backtick.
+_FENCE = re.compile(r"`{3,}[^`]*|~{3,}.*")
 _LABEL = re.compile(r"(?i)(file(name)?|path)\s*:\s*")
 
 

@@ -34,7 +34,7 @@ class Response(msgspec.Struct, frozen=True, kw_only=True):
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-_FENCED = re.compile(r"\A\s*```[\w-]*[ \t]*\n(.*)\n```\s*\Z", re.DOTALL)
+_FENCED = re.compile(r"\A\s*```[ \t]*[\w-]*[ \t]*\n(.*)\n```\s*\Z", re.DOTALL)
 
 
 def parse_response(raw: str) -> Response | ArgumentError:
