@@ -84,6 +84,29 @@ def test_an_old_starting_after_the_indentation_whose_new_carries_it_is_not_inden
     )
 
 
+def test_a_short_cut_end_is_taken_where_two_lines_after_it_match_whole() -> None:
+    file = "int g;\n#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n"
+    old = '#ifd\nextern "C" {\n#endif\n'  # four characters: too few to vouch by themselves
+    new = '#ifdef __cplusplus\nextern "C" {\n#endif\nint h(void);\n'
+    assert applied(file, old, new).content == file.replace("#endif\n", "#endif\nint h(void);\n")
+    # With only one whole line beside it, a short cut end vouches for nothing.
+    refused(file, '#ifd\nextern "C" {\n', '#ifdef X\nextern "C" {\n', "not_found")
+
+
+def test_a_cut_line_new_restates_with_a_literal_changed_whole_is_replaced() -> None:
+    file = "lookup = {\n  read: 'read-only',\n  write: 'read-write',\n}\n"
+    old = "  read: 'rea\n  write: 'read-write',\n}"
+    new = "  read: 'READ-ONLY',\n  write: 'read-write',\n}"
+    assert applied(file, old, new).content == file.replace("'read-only'", "'READ-ONLY'")
+
+
+def test_a_cut_first_line_is_found_by_the_one_word_line_after_it() -> None:
+    file = "items = [\n  'prune',\n  'publish',\n  'query',\n  'rebuild',\n]\n"
+    old = "  'publi\n  'query',\n"  # the last line is whole: it is the anchor
+    new = "  'publishes',\n  'query',\n"
+    assert applied(file, old, new).content == file.replace("'publish'", "'publishes'")
+
+
 # --- blank line next to a fuzzy-matched region ---------------------------------------------------
 
 
@@ -231,3 +254,88 @@ def test_new_whitespace_is_kept_when_old_matches_the_file_whitespace_exactly() -
     old = "\tif x:\n\t\treturn 1\n\treturn 0\n"  # the file's tabs, exactly
     new = "    if x:\n        return 1\n    return 0\n"  # the point: tabs to spaces
     assert applied(file, old, new).content == "def f():\n" + new
+
+
+def test_a_region_turned_from_tabs_to_spaces_keeps_its_spaces_when_one_old_line_is_off() -> None:
+    # old's first line has a tab where the file has eight blanks (the same width): the region
+    # is matched by indentation, and re-indenting new to the file's tabs would undo the edit.
+    file = "class A:\n    def f(self):\n        x = 1\n\tif x:\n\t\ty()\n        return x\n"
+    old = "\tx = 1\n\tif x:\n\t\ty()\n"
+    new = "        x = 1\n        if x:\n            y()\n"
+    assert applied(file, old, new).content == file.replace("\tif x:\n\t\ty()\n", new[14:])
+
+
+def test_a_line_new_re_indents_under_a_shifted_old_moves_relative_to_old() -> None:
+    # old is the file four blanks deeper throughout; new moves `except` back by four: the
+    # file's `except` moves by four too, though new then spells the file's own line.
+    file = "def f(rows):\n    try:\n        n = int(rows)\n        except ValueError:\n"
+    file += "            n = 0\n    return n\n"
+    old = "        try:\n            n = int(rows)\n            except ValueError:\n"
+    old += "                n = 0\n"
+    new = "        try:\n            n = int(rows)\n        except ValueError:\n            n = 0\n"
+    expected = file.replace("        except", "    except").replace(
+        "            n = 0", "        n = 0"
+    )
+    assert applied(file, old, new).content == expected
+
+
+def test_lines_old_puts_off_the_file_depth_and_new_keeps_there_are_refused() -> None:
+    # old is four blanks deeper than the file but for `except`, which it has where the file
+    # has it (so, in old's frame, under its `try`); new keeps it: a line to re-align or a slip
+    # in copying, and the two give different files.
+    file = "def f(rows):\n    try:\n        n = int(rows)\n        m = n\n\n"
+    file += "        except ValueError:\n            n = 0\n    return n\n"
+    old = "        try:\n            n = int(rows)\n            m = n\n\n"
+    old += "        except ValueError:\n            n = 0\n"
+    new = old.replace("\n\n", "\n")
+    error = refused(file, old, new, "ambiguous")
+    assert "`except ValueError:` (lines 6-7 of the file)" in error.message
+
+
+# --- lines added by a model that leaves out blank lines ------------------------------------------
+
+
+def test_rules_added_without_blank_lines_get_the_blank_lines_the_file_separates_them_by() -> None:
+    file = ".a {\n  color: red;\n}\n\n.a:hover {\n  color: blue;\n}\n\n.b {\n}\n"
+    old = ".a {\n  color: red;\n}\n.a:hover {\n  color: blue;\n}\n"  # no blank lines at all
+    new = old + ".a.done {\n  color: green;\n}\n.a.done:hover {\n  color: teal;\n}\n"
+    expected = file.replace(
+        "}\n\n.b", "}\n\n.a.done {\n  color: green;\n}\n\n.a.done:hover {\n  color: teal;\n}\n\n.b"
+    )
+    assert applied(file, old, new).content == expected
+
+
+# --- line breaks elsewhere than the file's -------------------------------------------------------
+
+
+def test_an_old_joining_lines_the_file_breaks_is_found_and_replaced_whole() -> None:
+    file = '<div>\n  <p class="note">\n    {count} open items in {place}\n  </p>\n</div>\n'
+    old = '  <p class="note">{count} open items in {place}</p>\n'
+    new = '  <p class="note">\n    {count} open, {done} done in {place}\n  </p>\n'
+    result = applied(file, old, new)
+    assert result.content == "<div>\n" + new + "</div>\n"
+    assert (result.strategy, result.start_line, result.end_line) == ("reflowed", 2, 4)
+
+
+def test_a_reflowed_old_too_short_to_vouch_for_a_region_is_not_found() -> None:
+    file = "f(\n  a,\n  b)\nf(a, c)\n"
+    refused(file, "f(a, b)\n", "f(a, d)\n", "not_found")
+
+
+# --- an ambiguity that does not matter ------------------------------------------------------------
+
+
+def test_deleting_one_of_two_identical_adjacent_lines_is_applied() -> None:
+    file = "<main>\n  <List/>\n  </main>\n  </main>\n);\n"
+    result = applied(file, "  </main>\n", "")
+    assert result.content == "<main>\n  <List/>\n  </main>\n);\n"
+    # Changing one of them is still ambiguous: which one changes shows in the file.
+    refused(file, "  </main>\n", "  </div>\n", "ambiguous")
+
+
+def test_an_ambiguous_edit_lists_its_places_and_edits_the_one_chosen() -> None:
+    file = "a = 1\nb = 2\na = 1\nc = 3\n"
+    error = refused(file, "a = 1\n", "a = 9\n", "ambiguous")
+    assert [(p.start_line, p.end_line) for p in error.places] == [(1, 1), (3, 3)]
+    assert applied(file, "a = 1\n", "a = 9\n", place=1).content == "a = 1\nb = 2\na = 9\nc = 3\n"
+    assert applied(file, "a = 1\n", "a = 9\n", place=0).content == "a = 9\nb = 2\na = 1\nc = 3\n"

@@ -41,8 +41,10 @@ LINE_TIERS: tuple[tuple[str, Normalizer], ...] = (
 )
 
 # A truncated first/last line must keep at least this many characters (indentation included,
-# as BB-7 counted) and some non-blank text to anchor anything.
+# as BB-7 counted) and some non-blank text to anchor anything ...
 MIN_PREFIX = 8
+# ... unless this many other non-blank lines of `old` match whole (then 3 characters do).
+VOUCHING_LINES = 2
 # Block anchor: a middle line counts as "the same line with a typo" at this similarity (0-100).
 DRIFT_LINE_MIN = 72.0
 # ... and the whole window must be at least this similar to `old` (0-100). Real drift measured
@@ -223,34 +225,56 @@ def plausible_starts(index: LineIndex, old_lines: list[str], starts: list[int]) 
 
 
 def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
-    """Windows where the first and/or last line of `old` is a prefix (>= 8 chars) of the file's."""
+    """Windows where the first and/or last line of `old` is a prefix of the file's: one of at
+    least MIN_PREFIX characters, or a shorter one (`#ifdef`, `extern`) where VOUCHING_LINES
+    other lines of `old` match whole and vouch for the place."""
     n = len(old_lines)
     if n < 2:
         return []
     fn = normalize.collapse_ws
     keys = [fn(line) for line in old_lines]
     head, tail = keys[0], keys[-1]
-    cut_head = _prefix_ok(old_lines[0], head)
-    cut_tail = _prefix_ok(old_lines[-1], tail)
+    cut_head, cut_tail = len(head) >= 3, len(tail) >= 3
     if not (cut_head or cut_tail):
         return []
-    # The first and last lines are cut only at their ends: all but their last word is reliable.
-    trimmed = list(old_lines)
-    for k in (0, n - 1):
-        trimmed[k] = old_lines[k].rsplit(None, 1)[0] if len(old_lines[k].split()) > 1 else ""
-    starts = window_starts(index, trimmed) if any(line.strip() for line in trimmed) else []
+    middle = sum(1 for key in keys[1:-1] if key)
+    long_head = len(old_lines[0].rstrip()) >= MIN_PREFIX
+    long_tail = len(old_lines[-1].rstrip()) >= MIN_PREFIX
+    # A cut line is cut only at its end: all but its last word is reliable. Candidates come
+    # from each end that may be cut (a long one, or a short one where middle lines could vouch
+    # for it) taken as cut, the other as whole, then from both taken as cut.
+    head_may = cut_head and (long_head or middle > 0)
+    tail_may = cut_tail and (long_tail or middle > 0)
+    found: set[int] = set()
+    for cuts in ((head_may, False), (False, tail_may), (head_may, tail_may)):
+        if not any(cuts):
+            continue
+        trimmed = list(old_lines)
+        for k, cut in ((0, cuts[0]), (n - 1, cuts[1])):
+            if cut:
+                words = old_lines[k].split()
+                trimmed[k] = old_lines[k].rsplit(None, 1)[0] if len(words) > 1 else ""
+        if any(line.strip() for line in trimmed):
+            found.update(window_starts(index, trimmed))
+    starts = sorted(found)
     texts = index.texts
     out: list[Window] = []
     for s in starts:
         first, last = fn(texts[s]), fn(texts[s + n - 1])
-        if first == head and last == tail:
+        whole_head, whole_tail = first == head, last == tail
+        if whole_head and whole_tail:
             continue  # not truncated: an earlier tier owns this
-        if not (first == head or (cut_head and first.startswith(head))):
+        if not all(fn(texts[s + j]) == keys[j] for j in range(1, n - 1)):
             continue
-        if not (last == tail or (cut_tail and last.startswith(tail))):
+        # Lines that vouch: the middle ones, and an end matching whole or cut but long.
+        head_vouches = long_head or (whole_head and bool(head))
+        tail_vouches = long_tail or (whole_tail and bool(tail))
+        vouched_ok = middle + head_vouches + tail_vouches >= VOUCHING_LINES
+        if not (whole_head or (cut_head and (long_head or vouched_ok) and first.startswith(head))):
             continue
-        if all(fn(texts[s + j]) == keys[j] for j in range(1, n - 1)):
-            out.append(Window(s, s + n - 1, list(range(n))))
+        if not (whole_tail or (cut_tail and (long_tail or vouched_ok) and last.startswith(tail))):
+            continue
+        out.append(Window(s, s + n - 1, list(range(n))))
     return out
 
 
@@ -312,6 +336,38 @@ def _place_skipping_blanks(
             return None
         placed.append(pos)
     return placed
+
+
+# A reflowed `old` must keep this many characters besides whitespace to vouch for a region.
+REFLOW_MIN = 24
+
+
+def find_reflowed(index: LineIndex, old_lines: list[str]) -> list[Window]:
+    """Windows whose text equals `old`'s once every blank and line break is left out: `old`
+    joined lines the file breaks (or broke one it joins). Only whole file lines are taken,
+    and no line of `old` maps to one of the window (their boundaries differ)."""
+    key = "".join(map(_loosest, old_lines))
+    anchor = rarest_word(index, old_lines)
+    if len(key) < REFLOW_MIN or anchor is None or index.word_count(anchor[1]) > COUNT_CAP:
+        return []
+    texts = index.texts
+    reach = 4 * len(old_lines) + 8  # lines the text may span in the file
+    found: dict[int, Window] = {}
+    for line in index.word_lines(anchor[1]):
+        for first in range(line, max(line - reach, -1), -1):
+            head = _loosest(texts[first])
+            if head and not key.startswith(head):
+                continue
+            last, size = first, len(head)
+            while size < len(key) and last + 1 < len(index) and last - first < reach:
+                last += 1
+                piece = _loosest(texts[last])
+                if not key.startswith(piece, size):
+                    break
+                size += len(piece)
+            if size == len(key) and head:
+                found.setdefault(first, Window(first, last, [None] * len(old_lines)))
+    return sorted(found.values(), key=lambda w: w.first)
 
 
 def find_drifted(index: LineIndex, old_lines: list[str]) -> list[tuple[Window, float]]:
@@ -424,10 +480,6 @@ def _words(line: str) -> tuple[str, ...]:
 
 def _only(lines: list[str], k: int) -> list[str]:
     return [line if j == k else "" for j, line in enumerate(lines)]
-
-
-def _prefix_ok(raw: str, key: str) -> bool:
-    return len(raw.rstrip()) >= MIN_PREFIX and len(key) >= 3
 
 
 def _rarest_key(positions: dict[str, list[int]], keys: list[str]) -> tuple[int, list[int]] | None:

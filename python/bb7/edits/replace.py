@@ -17,7 +17,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
-from bb7.edits.indent import leading
+from bb7.edits.indent import leading, render, width
 from bb7.edits.match import (
     LINE_TIERS,
     Window,
@@ -25,12 +25,19 @@ from bb7.edits.match import (
     find_drifted,
     find_ignoring_blank_lines,
     find_lines,
+    find_reflowed,
     find_truncated,
     plausible_starts,
     window_starts,
 )
 from bb7.edits.normalize import collapse_ws
-from bb7.edits.replacement import Opcodes, build_lines, kept_stale_line, line_opcodes
+from bb7.edits.replacement import (
+    Misplaced,
+    Opcodes,
+    build_lines,
+    kept_stale_line,
+    line_opcodes,
+)
 from bb7.edits.text import LineIndex
 from bb7.edits.types import Applied, Candidate, EditError, EditOutcome
 from bb7.text.lines import split_lines
@@ -39,10 +46,13 @@ BOM = "\ufeff"
 # How similar (0-100) the last line of `new` must be to a file line that `old` cut short for
 # `new` to count as restating it.
 RESTATED_MIN = 80.0
+# ... or how long, as a share of that file line, a line of `new` ending as it does must be.
+RESTATED_LENGTH = 0.8
 # Lines of `old` besides a stray first/last context line that must match for it to be dropped.
 STRAY_REST_MIN = 2
-# Placements of an elided `old` considered before giving up as ambiguous.
-MAX_ELISION_CHAINS = 16
+# Candidate places of an ambiguous `old` (placements of an elided one) built to see whether
+# they all give the same file.
+MAX_SAME_PLACES = 16
 EMPTY_OLD = (
     "old_string (or the SEARCH section) is empty but the file is not. An empty old_string only "
     "creates a new or empty file; it neither appends nor replaces the whole file, since either "
@@ -53,8 +63,8 @@ EMPTY_OLD = (
 _TRIED = (
     "exact text, whole lines, trailing whitespace, indentation, inner whitespace, unicode "
     "quotes/dashes, over-escaping, line-number gutters, truncated first/last lines, blank lines, "
-    "a fuzzy block match anchored on the first and last lines, a first or last line the file "
-    "lacks, and `...` elisions"
+    "line breaks, a fuzzy block match anchored on the first and last lines, a first or last "
+    "line the file lacks, and `...` elisions"
 )
 
 
@@ -69,6 +79,7 @@ def replace(
     path: str | None = None,
     whole_lines: bool = False,
     tab_width: int | None = None,
+    place: int | None = None,
 ) -> EditOutcome:
     """Replace `old` with `new` in `content`.
 
@@ -78,13 +89,16 @@ def replace(
     punctuation rather than an elision. `whole_lines`: `old` and `new` are whole lines (text
     blocks), so an `old` line found only after a line's indentation is that line, dedented.
     `tab_width`: the project's setting for the file (.editorconfig); a modeline beats it.
+    `place` (0-based): which of the `places` of an ambiguous refusal to edit, as the user chose.
     """
     if old == new:
         return _invalid(
             "old_string and new_string are identical, so the edit would change nothing. "
             "Send the changed text in new_string."
         )
-    options = _Options(replace_all, start_line, normalize.is_prose(path), whole_lines, tab_width)
+    options = _Options(
+        replace_all, start_line, normalize.is_prose(path), whole_lines, tab_width, place
+    )
     return _replace(content, old, new, options, index)
 
 
@@ -113,6 +127,7 @@ class _Options(NamedTuple):
     prose: bool = False
     whole_lines: bool = False
     tab_width: int | None = None  # configured for the file (.editorconfig)
+    place: int | None = None  # the user's choice among an ambiguous edit's places
 
 
 def _replace(
@@ -158,6 +173,7 @@ class _Search:
     prose: bool = False
     whole_lines: bool = False
     tab_width: int | None = None  # configured for the file (.editorconfig)
+    place: int | None = None  # the user's choice among an ambiguous edit's places
 
     def attempts(
         self, old: str, new: str, old_lines: list[str], new_lines: list[str]
@@ -194,6 +210,7 @@ class _Search:
         yield lambda: self.windows(
             "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
         )
+        yield partial(self.reflowed, old_lines, new_lines)
         yield partial(self.drifted, old_lines, new_lines)
         yield partial(self.stray_context, old_lines, new_lines)
         if any(normalize.elision_flags(old_lines, self.prose)):
@@ -236,21 +253,59 @@ class _Search:
                     return _dedented_line_unclear(dedented)
                 return None
             lines = [line + 1 for line in self.index.lines_of(hits)]
-            chosen = self._choose(lines)
-            if chosen is None:
-                spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
-                return _ambiguous(spans, strategy)
-            span = self._complete_lines(hits[chosen], hits[chosen] + len(probe), old, new)
-            if span is None:
-                return _cut_line_unclear(lines[chosen] + old.count("\n"))
-            at, end, new = span
-            eol = self.index.line_bounds(at)[2] or self.index.eol
-            text = new.replace("\n", eol) if eol != "\n" else new
-            content = "".join((body[:at], text, body[end:]))
-            first = self.index.line_of(at)
-            last = first + body.count("\n", at, max(end - 1, at))
-            return Applied(content, strategy, first + 1, last + 1, 1.0)
+            spans = [(ln, ln + probe.rstrip("\r\n").count("\n")) for ln in lines]
+            return self._resolve(
+                spans, strategy, self._exact_places(hits, probe, old, new, strategy)
+            )
         return None
+
+    def _exact_places(
+        self, hits: list[int], probe: str, old: str, new: str, strategy: str
+    ) -> Callable[[int], EditOutcome]:
+        return lambda k: self._exact_at(hits[k], probe, old, new, strategy)
+
+    def _exact_at(self, hit: int, probe: str, old: str, new: str, strategy: str) -> EditOutcome:
+        """The exact match at offset `hit` replaced (completed to whole lines where meant)."""
+        body = self.index.content
+        span = self._complete_lines(hit, hit + len(probe), old, new)
+        if span is None:
+            return _cut_line_unclear(self.index.line_of(hit) + 1 + old.count("\n"))
+        at, end, new = span
+        eol = self.index.line_bounds(at)[2] or self.index.eol
+        text = new.replace("\n", eol) if eol != "\n" else new
+        content = "".join((body[:at], text, body[end:]))
+        first = self.index.line_of(at)
+        last = first + body.count("\n", at, max(end - 1, at))
+        return Applied(content, strategy, first + 1, last + 1, 1.0)
+
+    def _resolve(
+        self, spans: list[tuple[int, int]], strategy: str, at: Callable[[int], EditOutcome]
+    ) -> EditOutcome:
+        """The outcome among candidate places (1-based line spans) that `at(k)` applies: the
+        only one, the one the hint or the user's `place` picks, or, when every place gives the
+        same file (one of two identical adjacent lines deleted), the first; else ambiguous."""
+        chosen = self._choose([first for first, _ in spans])
+        if chosen is None and self.place is not None and 0 <= self.place < len(spans):
+            chosen = self.place
+        if chosen is not None:
+            return at(chosen)
+        if len(spans) <= MAX_SAME_PLACES:
+            outcomes = [at(0)]
+            for k in range(1, len(spans)):
+                outcome, first = at(k), outcomes[0]
+                if not (
+                    isinstance(outcome, Applied)
+                    and isinstance(first, Applied)
+                    and outcome.content == first.content
+                    # A no-op (`locate`) is the same file everywhere but says where nothing.
+                    and first.content != self.index.content
+                ):
+                    break
+                outcomes.append(outcome)
+            else:
+                # Every place gives the same file: the tightest is reported.
+                return outcomes[min(range(len(spans)), key=lambda k: spans[k][1] - spans[k][0])]
+        return _ambiguous(spans, strategy)
 
     def _partly_indented(self, old: str, new: str, probe: str, hit: int) -> bool:
         """Whether a one-line `old` that starts with indentation was found after more of it
@@ -346,7 +401,10 @@ class _Search:
             return False
         old_lines, new_lines = old.split("\n"), new.split("\n")
         if not head.strip(" \t"):
-            return not leading(old_lines[0]) and leading(new_lines[0]) == head
+            # `new` carries the indentation `old` left out: its first line is that
+            # indentation before text (blanks alone carry nothing).
+            first = new_lines[0]
+            return not leading(old_lines[0]) and leading(first) == head and bool(first.strip())
         opcodes = line_opcodes(old_lines, new_lines)
         return _cut_line_fate(opcodes, old_lines, new_lines, 0, head + old_lines[0]) == -1
 
@@ -372,6 +430,36 @@ class _Search:
             )
         ]
         return self.windows("truncated_ends", found, old_lines, new_lines)
+
+    def reflowed(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
+        """`old` with its line breaks elsewhere than the file's (lines joined or split). No
+        line of `new` ties to a file line, so `new` lands as sent, moved by as many columns as
+        the file's first line is deeper than `old`'s."""
+        found = find_reflowed(self.index, old_lines)
+        if not found:
+            return None
+        first_old = next(line for line in old_lines if line.strip())
+
+        def at(k: int) -> EditOutcome:
+            window = found[k]
+            head = self.index.texts[window.first]
+            if self.tab_width or "\t" in leading(head) + leading(first_old):
+                tab = self.index.tab_width(self.tab_width) or 4
+            else:
+                tab = 4
+            shift = width(leading(head), tab) - width(leading(first_old), tab)
+            style = self.index.indent_style(window.first, window.last) or " "
+            out = [
+                render(width(leading(line), tab) + shift, style, tab) + line.lstrip(" \t")
+                if shift and line.strip()
+                else line
+                for line in new_lines
+            ]
+            content = self._splice(window.first, window.last, out)
+            similarity = self._similarity(window.first, window.last, old_lines)
+            return Applied(content, "reflowed", window.first + 1, window.last + 1, similarity)
+
+        return self._resolve([(w.first + 1, w.last + 1) for w in found], "reflowed", at)
 
     def drifted(self, old_lines: list[str], new_lines: list[str]) -> EditOutcome | None:
         scored = find_drifted(self.index, old_lines)
@@ -426,29 +514,35 @@ class _Search:
                 return None
             strategies.append(found[0])
             candidates.append(found[1])
-        chains = _chains(candidates, limit=MAX_ELISION_CHAINS + 1)
+        chains = _chains(candidates, limit=MAX_SAME_PLACES + 1)
         if not chains:
             return None
-        results = {self._elision_content(chain, old_parts, new_parts) for chain in chains}
-        if len(results) > 1 or len(chains) > MAX_ELISION_CHAINS:
-            # Placements differ in what they would change: the edit is truly ambiguous.
-            spans = [(c[0].first + 1, c[-1].last + 1) for c in chains]
-            return _ambiguous(spans, "elision")
-        # Every placement gives the same file (the parts placed differently are kept as they
-        # are); report the tightest one.
-        chain = min(chains, key=lambda c: c[-1].last - c[0].first)
-        first, last = chain[0].first, chain[-1].last
-        similarity = self._similarity(first, last, [ln for part in old_parts for ln in part])
-        return Applied(results.pop(), "elision", first + 1, last + 1, similarity)
+
+        def at(k: int) -> EditOutcome:
+            chain = chains[k]
+            content = self._elision_content(chain, old_parts, new_parts)
+            if isinstance(content, EditError):
+                return content
+            first, last = chain[0].first, chain[-1].last
+            similarity = self._similarity(first, last, [ln for part in old_parts for ln in part])
+            return Applied(content, "elision", first + 1, last + 1, similarity)
+
+        # Placements that differ in what they would change make the edit ambiguous; where
+        # every one gives the same file (the parts placed differently are kept as they are),
+        # it is applied.
+        return self._resolve([(c[0].first + 1, c[-1].last + 1) for c in chains], "elision", at)
 
     def _elision_content(
         self, chain: list[Window], old_parts: list[list[str]], new_parts: list[list[str]]
-    ) -> str:
+    ) -> str | EditError:
         out: list[str] = []
         for k, (window, old_part, new_part) in enumerate(
             zip(chain, old_parts, new_parts, strict=True)
         ):
-            out.extend(self._build(window, old_part, new_part))
+            built = self._build(window, old_part, new_part)
+            if isinstance(built, EditError):
+                return built
+            out.extend(built)
             if k + 1 < len(chain):
                 out.extend(self.index.texts[window.last + 1 : chain[k + 1].first])
         return self._splice(chain[0].first, chain[-1].last, out)
@@ -473,23 +567,37 @@ class _Search:
             content = self.index.content
             for window in reversed(chosen):
                 out = self._build(window, old_lines, new_lines)
+                if isinstance(out, EditError):
+                    return out
                 content = self._splice(window.first, window.last, out, content)
             return Applied(
                 content, strategy, chosen[0].first + 1, chosen[-1].last + 1, 1.0, len(chosen)
             )
-        pick = self._choose([w.first + 1 for w in found])
-        if pick is None:
-            return _ambiguous([(w.first + 1, w.last + 1) for w in found], strategy)
-        window = found[pick]
+        return self._resolve(
+            [(w.first + 1, w.last + 1) for w in found],
+            strategy,
+            lambda k: self._window_at(found[k], old_lines, new_lines, strategy, scores, k),
+        )
+
+    def _window_at(
+        self,
+        window: Window,
+        old_lines: list[str],
+        new_lines: list[str],
+        strategy: str,
+        scores: list[float] | None,
+        k: int,
+    ) -> EditOutcome:
+        """`new` in place of one candidate window, unless it would keep a stale line."""
         texts = self.index.texts[window.first : window.last + 1]
         stale = kept_stale_line(old_lines, new_lines, texts, window.mapping)
         if stale is not None:
             return _stale_line_kept(window.first + stale[1] + 1, old_lines[stale[0]])
         out = self._build(window, old_lines, new_lines)
+        if isinstance(out, EditError):
+            return out
         content = self._splice(window.first, window.last, out)
-        similarity = (
-            scores[pick] if scores else self._similarity(window.first, window.last, old_lines)
-        )
+        similarity = scores[k] if scores else self._similarity(window.first, window.last, old_lines)
         return Applied(content, strategy, window.first + 1, window.last + 1, similarity)
 
     def _choose(self, starts: list[int]) -> int | None:
@@ -534,13 +642,19 @@ class _Search:
         last = self.index.line_of(used[-1] + max(len(probe) - 1, 0)) + 1
         return Applied("".join(parts), strategy, first, last, 1.0, len(used))
 
-    def _build(self, window: Window, old_lines: list[str], new_lines: list[str]) -> list[str]:
+    def _build(
+        self, window: Window, old_lines: list[str], new_lines: list[str]
+    ) -> list[str] | EditError:
         texts = self.index.texts[window.first : window.last + 1]
         style = self.index.indent_style(window.first, window.last)
         # Tabs in play: the file's own tab width, if it has one, beats inferring it.
         tabbed = any("\t" in leading(line) for line in (*texts, *old_lines))
         tab = self.index.tab_width(self.tab_width) if tabbed else None
-        return build_lines(old_lines, new_lines, texts, window.mapping, style, tab)
+        built = build_lines(old_lines, new_lines, texts, window.mapping, style, tab)
+        if isinstance(built, Misplaced):
+            lines = [window.first + (window.mapping[i] or 0) + 1 for i in built.old_lines]
+            return _misplaced_kept(lines, [old_lines[i] for i in built.old_lines])
+        return built
 
     def _splice(self, first: int, last: int, out: list[str], content: str | None = None) -> str:
         body = self.index.content if content is None else content
@@ -586,13 +700,17 @@ def _whole_lines_at(body: str, at: int, probe: str) -> bool:
 
 def _restates(cut: str, line: str, full: str) -> bool:
     """Whether `line` restates (perhaps changed) the whole file line `full` that `cut` was cut
-    from: it is at least RESTATED_MIN similar to the full line and closer to it than to the cut."""
-    if not cut.strip() or len(line.strip()) <= len(cut.strip()):
+    from: it is at least RESTATED_MIN similar to the full line and closer to it than to the cut,
+    or a line of nearly the full line's length ending as it does (a literal changed whole)."""
+    ours, theirs = line.strip(), full.strip()
+    if not cut.strip() or len(ours) <= len(cut.strip()):
         return False
     if line == full:
         return True
     to_full = fuzz.ratio(line, full, score_cutoff=RESTATED_MIN)
-    return to_full > fuzz.ratio(line, cut)
+    if to_full > fuzz.ratio(line, cut):
+        return True
+    return ours[-1] == theirs[-1:] and len(ours) >= RESTATED_LENGTH * len(theirs)
 
 
 def _cut_line_fate(
@@ -704,6 +822,19 @@ def _stale_line_kept(line: int, text: str) -> EditError:
     )
 
 
+def _misplaced_kept(lines: list[int], texts: list[str]) -> EditError:
+    shown = f"lines {lines[0]}-{lines[-1]}" if len(lines) > 1 else f"line {lines[0]}"
+    return EditError(
+        "ambiguous",
+        f"old_string has `{texts[0].strip()}` ({shown} of the file) at another depth, "
+        "relative to its other lines, than the file has it, and new_string keeps it there: "
+        "whether it should move or is a slip in copying cannot be told. Nothing was changed. "
+        "Copy old_string from the file as it is (indentation included) and indent new_string "
+        "as the lines should end up.",
+        Candidate(lines[0], lines[-1], 1.0, ""),
+    )
+
+
 def _cut_line_unclear(line: int) -> EditError:
     return EditError(
         "ambiguous",
@@ -729,6 +860,7 @@ def _ambiguous(spans: list[tuple[int, int]], strategy: str) -> EditError:
         "Add surrounding lines to old_string so it matches only the place you mean, give "
         "start_line for that place, or set replace_all to change every occurrence.",
         Candidate(spans[0][0], spans[0][1], 1.0, ""),
+        tuple(Candidate(first, last, 1.0, "") for first, last in spans),
     )
 
 

@@ -3,7 +3,9 @@
 Given how the lines of `old` map onto the file, lines the model did not change are copied from
 the file byte for byte, and changed lines are re-indented when `old` was shifted (the model's
 whole snippet sits at another indentation or uses the other tab style). When only some lines of
-`old` were damaged and `new` already uses the file's indentation, `new` is kept as sent.
+`old` were damaged and `new` already uses the file's indentation, `new` is kept as sent. A line
+whose only change is its indentation keeps that change: it is the point of the edit, never
+undone by re-indenting `new` to the file.
 """
 
 from __future__ import annotations
@@ -12,12 +14,21 @@ from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from itertools import pairwise
+from typing import NamedTuple
 
 from bb7.edits import normalize
 from bb7.edits.indent import leading, pick_tab_width, render, width
 from bb7.edits.normalize import collapse_ws
 
 Opcodes = Sequence[tuple[str, int, int, int, int]]
+
+
+class Misplaced(NamedTuple):
+    """Lines `new` keeps as `old` has them, at another depth (relative to the rest of `old`)
+    than the file has them: a misplaced line the model means to re-align, or its slip in
+    copying, which cannot be told apart. 0-based old lines, in order."""
+
+    old_lines: tuple[int, ...]
 
 
 def build_lines(
@@ -27,11 +38,12 @@ def build_lines(
     mapping: list[int | None],
     style: str,
     tab_width: int | None = None,
-) -> list[str]:
+) -> list[str] | Misplaced:
     """Lines replacing `window`; `mapping[i]` is the window line that old line i matched.
     `tab_width`: the file's own, when it declares or shows one (else it is inferred from how
     `old`'s indentation relates to the window's)."""
     if mapping != list(range(len(mapping))):
+        new_lines = _separate_added_lines(old_lines, new_lines, window, mapping)
         new_lines = _restore_skipped_blanks(old_lines, new_lines, window, mapping)
     pairs = {
         i: m
@@ -68,6 +80,23 @@ def build_lines(
     active = shift != 0 or restyle or dedented
     plan = _Reindent(shift, active, delta, tab, style or " ", first_fix and not dedented)
     plan.positional = any(tag == "equal" for tag, *_ in opcodes)
+    # `old` shifted as a whole but for a few lines (not dedented line by line): those lines
+    # are off the frame the rest of `old` agrees on.
+    plan.framed = (
+        shift != 0 and not dedented and sum(d == shift for d in delta.values()) * 2 > len(delta)
+    )
+    misplaced = tuple(
+        i
+        for tag, i1, i2, _, _ in opcodes
+        if tag == "equal"
+        for i in range(i1, i2)
+        if plan.misplaced(i) and not (plan.first and i == 0)
+    )
+    if misplaced:
+        # Shifted with the frame, they land where the model's frame has them (an `except`
+        # re-aligned under its `try`); at the file's depth, they were its slip in copying.
+        # Either may be meant, and only one is right.
+        return Misplaced(misplaced)
     return _assemble(opcodes, old_lines, new_lines, window, mapping, plan)
 
 
@@ -110,6 +139,13 @@ class _Reindent:
         # Set by `build_lines`: with no line of `old` kept as is, nothing ties a line of `new` to
         # a particular old line, so `new` keeps its own relative structure (one global shift).
         self.positional = True
+        self.framed = False  # set by `build_lines`
+
+    def misplaced(self, old_index: int) -> bool:
+        """Whether `old` has this line off the shift the rest of it agrees on: at a depth the
+        file does not have it, in the model's own frame."""
+        found = self.delta.get(old_index)
+        return self.framed and found is not None and found != self.shift
 
     def line(self, text: str, old_index: int | None, near: str | None, inserted: bool) -> str:
         """`text` re-indented. `old_index` is the old line it replaces (or, when `inserted`, the
@@ -158,6 +194,7 @@ def _assemble(
         # File lines of this block that `new` restates as the file spells them: that line of
         # `new` is their old line's counterpart, so no other line of `new` is tied to it.
         restated = _file_lines(window, mapping, i1, i2) & set(new_lines[j1:j2])
+        moved = _respaced_pairs(old_lines, new_lines, i1, i2, j1, j2) if plan is not None else {}
         for t, j in enumerate(range(j1, j2)):
             if plan is None:
                 out.append(new_lines[j])
@@ -166,6 +203,21 @@ def _assemble(
             i = i1 - 1 if inserted else i1 + min(t, i2 - i1 - 1)
             m = mapping[i] if i >= 0 else None
             text = new_lines[j]
+            if j in moved:
+                i = moved[j]
+                m = mapping[i]
+                if m is not None and old_lines[i] == window[m] and plan.shift == 0:
+                    # The model copied the line exactly and changed only its whitespace: the
+                    # change is the point of the edit, kept as sent.
+                    out.append(text)
+                    continue
+                if plan.delta.get(i) == plan.shift:
+                    # `old` had this line where the whole of it was (shifted or not): the
+                    # new depth is relative to it, even where it spells the file's line
+                    # (re-aligning a misplaced line to where it belongs).
+                    near = leading(window[m]) if m is not None else None
+                    out.append(plan.line(text, i, near, False))
+                    continue
             if text.strip() and (
                 (i2 - i1 == j2 - j1 and m is not None and text == window[m])
                 or (not plan.uniform and text in _file_lines(window, mapping, i1, i2))
@@ -193,6 +245,23 @@ def _assemble(
             near = leading(window[m]) if m is not None else None
             out.append(plan.line(text, i if i >= 0 else None, near, inserted))
     return out
+
+
+def _respaced_pairs(
+    old_lines: list[str], new_lines: list[str], i1: int, i2: int, j1: int, j2: int
+) -> dict[int, int]:
+    """new line -> old line, for the lines of a changed block that `new` keeps but indents
+    differently: moving them is the point of the change."""
+    olds = [line.lstrip(" \t") for line in old_lines[i1:i2]]
+    news = [line.lstrip(" \t") for line in new_lines[j1:j2]]
+    pairs: dict[int, int] = {}
+    matcher = SequenceMatcher(None, olds, news, autojunk=False)
+    for a, b, size in matcher.get_matching_blocks():
+        for k in range(size):
+            i, j = i1 + a + k, j1 + b + k
+            if olds[a + k].strip() and old_lines[i] != new_lines[j]:
+                pairs[j] = i
+    return pairs
 
 
 def _file_lines(window: list[str], mapping: list[int | None], i1: int, i2: int) -> set[str]:
@@ -259,6 +328,37 @@ def _restore_skipped_blanks(
         (block_a, ja), (block_b, jb) = kept[ia], kept[ib]
         if block_a == block_b:
             out[ja + 1 : jb] = window[ma + 1 : mb]
+    return out
+
+
+def _separate_added_lines(
+    old_lines: list[str], new_lines: list[str], window: list[str], mapping: list[int | None]
+) -> list[str]:
+    """`new` with the file's blank lines between the lines it adds wherever they meet as two
+    lines of `old` met across blank lines it left out, when `old` and `new` leave out every
+    blank line: the model wrote without them, and the lines it adds lack them as well (a CSS
+    rule added after rules the file separates by a blank line)."""
+    if not all(line.strip() for line in (*old_lines, *new_lines)):
+        return new_lines
+    gaps: dict[tuple[str, str], list[str]] = {}  # (line before, indentation after) -> blanks
+    solid = [(i, m) for i, m in enumerate(mapping) if m is not None]
+    for (ia, ma), (ib, mb) in pairwise(solid):
+        if mb - ma > 1:
+            gaps.setdefault((old_lines[ia].strip(), leading(old_lines[ib])), window[ma + 1 : mb])
+    if not gaps:
+        return new_lines
+    kept = {
+        j
+        for tag, _, _, j1, j2 in line_opcodes(old_lines, new_lines)
+        if tag == "equal"
+        for j in range(j1, j2)
+    }
+    out = new_lines[:1]
+    for j in range(1, len(new_lines)):
+        line = new_lines[j]
+        if j not in kept or j - 1 not in kept:
+            out.extend(gaps.get((new_lines[j - 1].strip(), leading(line)), ()))
+        out.append(line)
     return out
 
 

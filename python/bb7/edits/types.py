@@ -35,6 +35,8 @@ class EditError(msgspec.Struct, frozen=True):
     kind: ErrorKind
     message: str
     best: Candidate | None = None
+    # Where an ambiguous `old` matches, in order: `replace(..., place=k)` edits the k-th.
+    places: tuple[Candidate, ...] = ()
 
 
 EditOutcome = Applied | EditError
