@@ -85,7 +85,7 @@ def test_an_old_starting_after_the_indentation_whose_new_carries_it_is_not_inden
 
 
 def test_a_short_cut_end_is_taken_where_two_lines_after_it_match_whole() -> None:
-    file = "int g;\n#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n"
+    file = 'int g;\n#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n'
     old = '#ifd\nextern "C" {\n#endif\n'  # four characters: too few to vouch by themselves
     new = '#ifdef __cplusplus\nextern "C" {\n#endif\nint h(void);\n'
     assert applied(file, old, new).content == file.replace("#endif\n", "#endif\nint h(void);\n")

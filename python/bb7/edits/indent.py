@@ -10,6 +10,11 @@ def leading(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def tab_indented(line: str) -> bool:
+    """Whether the line's indentation holds a tab (`"\t" in leading(line)`, in one C call)."""
+    return line.lstrip(" ").startswith("\t")
+
+
 def width(indent: str, tab: int) -> int:
     """Columns an indentation occupies when a tab advances to the next multiple of `tab`."""
     col = 0

@@ -50,7 +50,8 @@ DRIFT_LINE_MIN = 72.0
 # ... and the whole window must be at least this similar to `old` (0-100). Real drift measured
 # 96-100 on our corpora, invented middles 50-76.
 DRIFT_BLOCK_MIN = 90.0
-# Candidate windows beyond which one pass under the loosest tier narrows them for every tier.
+# Candidate windows (or lines of `old`) beyond which one pass under the loosest tier narrows
+# them for every tier: a window failing it fails them all.
 PLAUSIBLE_MIN = 8
 # Candidate windows beyond which reading every line at once is cheaper than line by line.
 MANY_STARTS = 256
@@ -68,15 +69,22 @@ def _loosest(line: str) -> str:
 
 
 def window_starts(
-    index: LineIndex, old_lines: list[str], skip: frozenset[int] = frozenset()
+    index: LineIndex,
+    old_lines: list[str],
+    skip: frozenset[int] = frozenset(),
+    table: bool = True,
+    cut: bool = False,
 ) -> list[int]:
     """Every start line where a window of len(old) lines could match `old` under any tier.
 
-    Lines in `skip` are not used as anchors (their words may be damaged).
+    Lines in `skip` are not used as anchors (their words may be damaged). `table`: a wordless
+    `old` whose characters are common everywhere may be looked up in a table of every line
+    (whole-file work); without it, such an `old` has no start. `cut`: the first and last lines
+    of `old` may be cut short (the file's lines only start with them).
     """
     n = len(old_lines)
     limit = len(index) - n
-    anchored = anchor_lines(index, old_lines, skip)
+    anchored = anchor_lines(index, old_lines, skip, cut=cut)
     if anchored is not None:
         k, lines = anchored
         if len(lines) > MANY_STARTS:
@@ -85,6 +93,8 @@ def window_starts(
     keys = [_loosest(line) if k not in skip else "" for k, line in enumerate(old_lines)]
     found = _lines_by_char(index, keys)
     if found is None:
+        found = _lines_by_block(index, keys, cut=cut)
+    if found is None and table:
         found = _rarest_key(index.positions("loosest", _loosest), keys)
     if found is None:
         return []
@@ -93,17 +103,24 @@ def window_starts(
 
 
 def anchor_lines(
-    index: LineIndex, old_lines: list[str], skip: frozenset[int] = frozenset()
+    index: LineIndex,
+    old_lines: list[str],
+    skip: frozenset[int] = frozenset(),
+    gaps: bool = False,
+    cut: bool = False,
 ) -> tuple[int, list[int]] | None:
     """(k, file lines) such that line k of `old` can only match one of those file lines under
-    any tier: the lines of its rarest word, or, when every word is common, the lines a
-    whitespace-blind pattern of one of its lines finds (fewer). None if `old` has no word."""
+    any tier: the lines of its rarest word, or, when every word is common, the places a
+    whitespace-blind pattern of all its lines finds, else of one of its lines (the fewest).
+    `gaps`: blank lines may come between the lines in the file; `cut`: see `window_starts`.
+    None if `old` has no word."""
     anchor = rarest_word(index, old_lines, skip)
     if anchor is None:
         return None
     k, word = anchor
     if index.word_count(word) > COUNT_CAP:
-        found = _lines_by_pattern(index, old_lines, skip)
+        keys = [_loosest(line) if j not in skip else "" for j, line in enumerate(old_lines)]
+        found = _lines_by_block(index, keys, gaps, cut) or _lines_by_pattern(index, old_lines, skip)
         if found is not None:
             return found
     return k, index.word_lines(word)
@@ -118,6 +135,7 @@ for _source, _target in normalize.FOLDS.items():
     if len(_target) == 1:
         _FOLDED_FROM[_target] = _FOLDED_FROM.get(_target, _target) + _source
 _BLANKS = "[^\\S\\n]*"  # whitespace within a line
+_ANY_LINE = r"[^\n]*"
 
 
 def _line_pattern(key: str) -> re.Pattern[str] | None:
@@ -153,6 +171,40 @@ def _lines_by_pattern(
     return best
 
 
+def _lines_by_block(
+    index: LineIndex, keys: list[str], gaps: bool = False, cut: bool = False
+) -> tuple[int, list[int]] | None:
+    """(0, lines) for every place where the file's lines, in order, equal the `_loosest` keys
+    under any line tier (a blank key stands for any line), found by one regex scan: lines of
+    `}`, `return 0;` and blanks are everywhere, their sequence seldom. `gaps`: blank lines may
+    come between; `cut`: the first and last lines need only start like their keys. None when
+    fewer than two keys make a pattern, the file has characters folding deletes, or the places
+    are too many to be worth it."""
+    if index.has_zero_width:
+        return None
+    parts = []
+    for k, key in enumerate(keys):
+        pattern = _line_pattern(key) if key else None
+        if pattern is None:
+            parts.append(_ANY_LINE)
+        elif cut and k in (0, len(keys) - 1):
+            parts.append(_BLANKS + pattern.pattern + _ANY_LINE)
+        else:
+            parts.append(_BLANKS + pattern.pattern + _BLANKS)
+    if sum(part != _ANY_LINE for part in parts) < 2:
+        return None  # one line alone is a single-line pattern's job (a sequence is what is rare)
+    body = (r"\n(?:" + _BLANKS + r"\n)*" if gaps else r"\n").join(parts) + r"(?=\n|\Z)"
+    # After a line break, as a lookahead: every place, overlapping ones included, and the
+    # regex engine leaps from line break to line break.
+    lines = index.pattern_lines(re.compile(r"\n(?=" + body + ")"), _PATTERN_MAX)
+    if lines is None:
+        return None
+    starts = [line + 1 for line in lines]
+    if re.match(body, index.content):
+        starts.insert(0, 0)
+    return 0, starts
+
+
 # What folding and blank removal can produce from other characters: a line equal to a key under
 # `_loosest` holds every other character of the key literally.
 _PRODUCED = frozenset("'\"-. ")
@@ -182,6 +234,12 @@ def rarest_word(
     index: LineIndex, lines: list[str], skip: frozenset[int] = frozenset()
 ) -> tuple[int, str] | None:
     """(line in `lines`, word) for the word of `lines` that occurs least often in the file."""
+    return index.memo(("rarest", tuple(lines), skip), lambda: _rarest_word(index, lines, skip))
+
+
+def _rarest_word(
+    index: LineIndex, lines: list[str], skip: frozenset[int]
+) -> tuple[int, str] | None:
     words: dict[str, int] = {}
     for k, line in enumerate(lines):
         if k in skip:
@@ -204,22 +262,68 @@ def find_lines(
     index: LineIndex, old_lines: list[str], starts: list[int], fn: Normalizer
 ) -> list[Window]:
     """Windows among `starts` equal to `old` line by line under `fn`."""
-    keys = [fn(line) for line in old_lines]
     texts = index.texts
-    n = len(keys)
+    n = len(old_lines)
+    keys: list[str | None] = [None] * n  # normalised when a file line is not the same as it is
     # Longer lines first: they tell candidates apart sooner than `}` or a blank line.
-    order = sorted(range(n), key=lambda j: -len(keys[j]))
+    order = sorted(range(n), key=lambda j: -len(old_lines[j]))
+
+    def same(line: str, j: int) -> bool:
+        if line == old_lines[j]:
+            return True
+        key = keys[j]
+        if key is None:
+            key = keys[j] = fn(old_lines[j])
+        return fn(line) == key
+
     return [
         Window(s, s + n - 1, list(range(n)))
         for s in starts
-        if all(fn(texts[s + j]) == keys[j] for j in order)
+        if all(same(texts[s + j], j) for j in order)
     ]
+
+
+def first_tier(
+    index: LineIndex, old_lines: list[str], starts: list[int]
+) -> tuple[str, list[Window]] | None:
+    """(name, windows) of the strictest of LINE_TIERS under which any window among `starts`
+    equals `old` line by line, as `find_lines` per tier in turn would find, in one pass: a
+    line equal as it is matches under every tier, and only the others are normalised."""
+    n = len(old_lines)
+    every = (1 << len(LINE_TIERS)) - 1
+    texts = index.texts
+    keys: dict[tuple[int, int], str] = {}  # (tier, old line) -> normalised old line
+    order = sorted(range(n), key=lambda j: -len(old_lines[j]))
+    masks: list[tuple[int, int]] = []  # (start, tiers under which its window matches)
+    for s in starts:
+        window = texts[s : s + n]
+        mask = every
+        for j in order:
+            line = window[j]
+            if line == old_lines[j]:
+                continue
+            for t, (_, fn) in enumerate(LINE_TIERS):
+                if mask >> t & 1:
+                    key = keys.get((t, j))
+                    if key is None:
+                        key = keys[t, j] = fn(old_lines[j])
+                    if fn(line) != key:
+                        mask &= ~(1 << t)
+            if not mask:
+                break
+        if mask:
+            masks.append((s, mask))
+    for t, (name, _) in enumerate(LINE_TIERS):
+        found = [Window(s, s + n - 1, list(range(n))) for s, mask in masks if mask >> t & 1]
+        if found:
+            return name, found
+    return None
 
 
 def plausible_starts(index: LineIndex, old_lines: list[str], starts: list[int]) -> list[int]:
     """The starts whose window equals `old` under the loosest line tier: every line tier's
     match is among them (each compares less loosely), so many candidates are narrowed once."""
-    if len(starts) <= PLAUSIBLE_MIN:
+    if len(starts) <= PLAUSIBLE_MIN and len(old_lines) <= PLAUSIBLE_MIN:
         return starts
     return [w.first for w in find_lines(index, old_lines, starts, _loosest)]
 
@@ -241,21 +345,19 @@ def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
     long_head = len(old_lines[0].rstrip()) >= MIN_PREFIX
     long_tail = len(old_lines[-1].rstrip()) >= MIN_PREFIX
     # A cut line is cut only at its end: all but its last word is reliable. Candidates come
-    # from each end that may be cut (a long one, or a short one where middle lines could vouch
-    # for it) taken as cut, the other as whole, then from both taken as cut.
+    # from every end that may be cut (a long one, or a short one where middle lines could
+    # vouch for it) taken as cut: a superset of taking fewer as cut, unless that leaves no
+    # word to anchor on, when each such end is taken as cut alone. Never from a table of every
+    # line (lines of `}` and blanks are everywhere, and vouch for no place).
     head_may = cut_head and (long_head or middle > 0)
     tail_may = cut_tail and (long_tail or middle > 0)
+    variants = [_trim_ends(old_lines, head_may, tail_may)]
+    if rarest_word(index, variants[0]) is None:
+        variants += [_trim_ends(old_lines, head_may, False), _trim_ends(old_lines, False, tail_may)]
     found: set[int] = set()
-    for cuts in ((head_may, False), (False, tail_may), (head_may, tail_may)):
-        if not any(cuts):
-            continue
-        trimmed = list(old_lines)
-        for k, cut in ((0, cuts[0]), (n - 1, cuts[1])):
-            if cut:
-                words = old_lines[k].split()
-                trimmed[k] = old_lines[k].rsplit(None, 1)[0] if len(words) > 1 else ""
-        if any(line.strip() for line in trimmed):
-            found.update(window_starts(index, trimmed))
+    for trimmed in variants:
+        if trimmed != old_lines and any(line.strip() for line in trimmed):
+            found.update(window_starts(index, trimmed, table=False, cut=True))
     starts = sorted(found)
     texts = index.texts
     out: list[Window] = []
@@ -278,6 +380,16 @@ def find_truncated(index: LineIndex, old_lines: list[str]) -> list[Window]:
     return out
 
 
+def _trim_ends(old_lines: list[str], head: bool, tail: bool) -> list[str]:
+    """`old` with the last word of its first and/or last line left out (cut there)."""
+    trimmed = list(old_lines)
+    for k, cut in ((0, head), (len(old_lines) - 1, tail)):
+        if cut:
+            words = old_lines[k].split()
+            trimmed[k] = old_lines[k].rsplit(None, 1)[0] if len(words) > 1 else ""
+    return trimmed
+
+
 def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Window]:
     """Windows whose non-blank lines equal the non-blank lines of `old` (blank lines differ)."""
     fn = normalize.collapse_ws
@@ -285,7 +397,7 @@ def find_ignoring_blank_lines(index: LineIndex, old_lines: list[str]) -> list[Wi
     if not solid or len(old_lines) < 2:
         return []
     keys = [key for _, key in solid]
-    anchored = anchor_lines(index, keys)
+    anchored = anchor_lines(index, keys, gaps=True)
     texts = index.texts
     if anchored is None:
         return []
@@ -338,35 +450,47 @@ def _place_skipping_blanks(
     return placed
 
 
-# A reflowed `old` must keep this many characters besides whitespace to vouch for a region.
+# A reflowed `old` must keep this many characters besides whitespace to vouch for a region,
+# and have at most this many lines (line breaks moved is a slip over a few lines).
 REFLOW_MIN = 24
+REFLOW_MAX_LINES = 40
 
 
 def find_reflowed(index: LineIndex, old_lines: list[str]) -> list[Window]:
     """Windows whose text equals `old`'s once every blank and line break is left out: `old`
     joined lines the file breaks (or broke one it joins). Only whole file lines are taken,
-    and no line of `old` maps to one of the window (their boundaries differ)."""
+    and no line of `old` maps to one of the window (their boundaries differ).
+
+    A file line holding the rarest word of `old` must sit whole in `old`'s text; from each
+    place it does, the lines before and after are matched piece by piece, so a line that is
+    not there costs one `str.find`."""
+    if len(old_lines) > REFLOW_MAX_LINES:
+        return []
     key = "".join(map(_loosest, old_lines))
     anchor = rarest_word(index, old_lines)
     if len(key) < REFLOW_MIN or anchor is None or index.word_count(anchor[1]) > COUNT_CAP:
         return []
     texts = index.texts
-    reach = 4 * len(old_lines) + 8  # lines the text may span in the file
     found: dict[int, Window] = {}
     for line in index.word_lines(anchor[1]):
-        for first in range(line, max(line - reach, -1), -1):
-            head = _loosest(texts[first])
-            if head and not key.startswith(head):
-                continue
-            last, size = first, len(head)
-            while size < len(key) and last + 1 < len(index) and last - first < reach:
-                last += 1
-                piece = _loosest(texts[last])
-                if not key.startswith(piece, size):
+        piece = _loosest(texts[line])
+        at = key.find(piece)
+        while at >= 0:
+            first, start = line, at
+            while start > 0 and first > 0:
+                before = _loosest(texts[first - 1])
+                if not key.endswith(before, 0, start):
                     break
-                size += len(piece)
-            if size == len(key) and head:
+                first, start = first - 1, start - len(before)
+            last, end = line, at + len(piece)
+            while start == 0 and end < len(key) and last + 1 < len(index):
+                after = _loosest(texts[last + 1])
+                if not key.startswith(after, end):
+                    break
+                last, end = last + 1, end + len(after)
+            if start == 0 and end == len(key):
                 found.setdefault(first, Window(first, last, [None] * len(old_lines)))
+            at = key.find(piece, at + 1)
     return sorted(found.values(), key=lambda w: w.first)
 
 

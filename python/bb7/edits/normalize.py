@@ -67,6 +67,8 @@ def no_whitespace(line: str) -> str:
 
 def fold_unicode(line: str) -> str:
     """Smart quotes, unicode dashes and odd spaces folded to ASCII, then blanks collapsed."""
+    if line.isascii():  # nothing to fold, and translating is slow (a lookup per character)
+        return " ".join(line.split())
     return " ".join(line.translate(_FOLD_TABLE).split())
 
 

@@ -11,22 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import pairwise
 from typing import NamedTuple
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from bb7.edits import normalize
-from bb7.edits.indent import leading, render, width
+from bb7.edits.indent import leading, render, tab_indented, width
 from bb7.edits.match import (
-    LINE_TIERS,
     Window,
     closest,
     find_drifted,
     find_ignoring_blank_lines,
-    find_lines,
     find_reflowed,
     find_truncated,
+    first_tier,
     plausible_starts,
     window_starts,
 )
@@ -289,7 +289,11 @@ class _Search:
             chosen = self.place
         if chosen is not None:
             return at(chosen)
-        if len(spans) <= MAX_SAME_PLACES:
+        # Places that give the same file run together (one of two identical adjacent lines);
+        # scattered ones are not built.
+        if len(spans) <= MAX_SAME_PLACES and all(
+            b[0] <= a[1] + 1 for a, b in pairwise(sorted(spans))
+        ):
             outcomes = [at(0)]
             for k in range(1, len(spans)):
                 outcome, first = at(k), outcomes[0]
@@ -443,7 +447,7 @@ class _Search:
         def at(k: int) -> EditOutcome:
             window = found[k]
             head = self.index.texts[window.first]
-            if self.tab_width or "\t" in leading(head) + leading(first_old):
+            if self.tab_width or tab_indented(head) or tab_indented(first_old):
                 tab = self.index.tab_width(self.tab_width) or 4
             else:
                 tab = 4
@@ -616,13 +620,7 @@ class _Search:
     def _first_tier(self, old_lines: list[str]) -> tuple[str, list[Window]] | None:
         """(tier name, windows) of the strictest line tier with any candidate."""
         starts = plausible_starts(self.index, old_lines, window_starts(self.index, old_lines))
-        if not starts:
-            return None
-        for name, fn in LINE_TIERS:
-            found = find_lines(self.index, old_lines, starts, fn)
-            if found:
-                return name, found
-        return None
+        return first_tier(self.index, old_lines, starts) if starts else None
 
     def _exact_all(self, probe: str, new: str, hits: list[int], strategy: str) -> Applied:
         body = self.index.content
@@ -648,7 +646,7 @@ class _Search:
         texts = self.index.texts[window.first : window.last + 1]
         style = self.index.indent_style(window.first, window.last)
         # Tabs in play: the file's own tab width, if it has one, beats inferring it.
-        tabbed = any("\t" in leading(line) for line in (*texts, *old_lines))
+        tabbed = any(map(tab_indented, texts)) or any(map(tab_indented, old_lines))
         tab = self.index.tab_width(self.tab_width) if tabbed else None
         built = build_lines(old_lines, new_lines, texts, window.mapping, style, tab)
         if isinstance(built, Misplaced):

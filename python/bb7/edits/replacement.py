@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 from bb7.edits import normalize
-from bb7.edits.indent import leading, pick_tab_width, render, width
+from bb7.edits.indent import leading, pick_tab_width, render, tab_indented, width
 from bb7.edits.normalize import collapse_ws
 
 Opcodes = Sequence[tuple[str, int, int, int, int]]
@@ -65,7 +65,7 @@ def build_lines(
     # Tabs written as spaces (or the reverse) at the same depth: `old` in the other style. A
     # line whose indentation only gained or lost a blank beside its tabs is damage, not style.
     restyle = any(
-        delta[i] == 0 and ("\t" in leading(old_lines[i])) != ("\t" in leading(window[m]))
+        delta[i] == 0 and tab_indented(old_lines[i]) != tab_indented(window[m])
         for i, m in pairs.items()
     )
     first_fix = _first_line_copied_mid_line(opcodes, old_lines, new_lines, window, pairs)
@@ -380,7 +380,9 @@ def _unchanged(
     for i in range(i1, i2):
         line, m = new_lines[j1 + (i - i1)], mapping[i]
         here = window[m] if m is not None else None
-        if here is not None and _is_cut_short(line, here):
+        if line == here:
+            out.append(line)  # most lines: as the file has them, whatever the plan
+        elif here is not None and _is_cut_short(line, here):
             out.append(here)
         elif (
             here is not None
@@ -477,7 +479,7 @@ def kept_stale_line(
             continue
         for i in range(i1, i2):
             m = mapping[i]
-            if m is None or not old_lines[i].strip():
+            if m is None or old_lines[i] == window[m] or not old_lines[i].strip():
                 continue
             here = window[m]
             if _stale(old_lines[i], here) and not _is_cut_short(old_lines[i], here):

@@ -11,11 +11,12 @@ import re
 from bisect import bisect_right, insort
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
-from typing import overload
+from typing import TypeVar, cast, overload
 
 from bb7.edits.indent import width
 
 Normalizer = Callable[[str], str]
+T = TypeVar("T")
 # Occurrences of a word counted before it counts as common (and is not worth anchoring on).
 COUNT_CAP = 64
 # Lines walked from an anchor before splitting the whole content is cheaper.
@@ -43,6 +44,10 @@ class LineIndex:
         self._positions: dict[str, dict[str, list[int]]] = {}
         self._word_lines: dict[str, list[int]] = {}
         self._word_hits: dict[str, list[int]] = {}
+        self._pattern_hits: dict[tuple[str, int], list[int] | None] = {}
+        self._read: dict[int, str] = {}  # lines read one by one
+        # Per-edit findings several tiers ask for again (see `memo`).
+        self._memo: dict[tuple[object, ...], object] = {}
         self._declared: int | None = 0  # tab widths; 0: not computed yet
         self._aligned: int | None = 0
         self.texts = _Lines(self)
@@ -131,18 +136,24 @@ class LineIndex:
             insort(self._sorted, line)
 
     def text(self, line: int) -> str:
-        """One line's text without its ending."""
+        """One line's text without its ending (kept: tiers read the same windows again)."""
         if self._split is not None:
             return self._split[line]
+        found = self._read.get(line)
+        if found is not None:
+            return found
         if not 0 <= line < len(self):
             raise IndexError(line)
         start = self.start(line)
         newline = self.content.find("\n", start)
         if newline < 0:
-            return self.content[start:]
-        self._anchor(line + 1, newline + 1)
-        end = newline - 1 if newline > start and self.content[newline - 1] == "\r" else newline
-        return self.content[start:end]
+            found = self.content[start:]
+        else:
+            self._anchor(line + 1, newline + 1)
+            end = newline - 1 if newline > start and self.content[newline - 1] == "\r" else newline
+            found = self.content[start:end]
+        self._read[line] = found
+        return found
 
     def line_bounds(self, offset: int) -> tuple[int, int, str]:
         """(start, end of text, ending) of the line holding `offset`, without indexing lines."""
@@ -200,7 +211,14 @@ class LineIndex:
         return "\u200b" in self.content or "\ufeff" in self.content
 
     def pattern_lines(self, pattern: re.Pattern[str], most: int) -> list[int] | None:
-        """Sorted 0-based numbers of the lines where `pattern` matches; None beyond `most`."""
+        """Sorted 0-based numbers of the lines where `pattern` matches; None beyond `most`.
+        Remembered per pattern: several tiers look for the same lines."""
+        key = (pattern.pattern, most)
+        if key not in self._pattern_hits:
+            self._pattern_hits[key] = self._scan(pattern, most)
+        return self._pattern_hits[key]
+
+    def _scan(self, pattern: re.Pattern[str], most: int) -> list[int] | None:
         lines: list[int] = []
         content = self.content
         line = offset = 0
@@ -214,6 +232,13 @@ class LineIndex:
                 lines.append(line)
                 self._anchor(line, content.rfind("\n", 0, at) + 1)
         return lines
+
+    def memo(self, key: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """`compute()`, remembered under `key` for this content: what one edit's tiers each
+        work out from the same lines of `old` (its rarest word, say) is worked out once."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast("T", self._memo[key])
 
     def counted(self, word: str) -> bool:
         """Whether `word_count(word)` is known already (costs nothing)."""
