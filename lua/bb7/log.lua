@@ -145,18 +145,7 @@ function M.notify(message, level)
   else
     M.write(level, '%s', message)
   end
-  local function say() vim.notify('bb7: ' .. line, NOTIFY_LEVELS[level], { title = 'bb7' }) end
-  -- Terminal mode clears the command line as it ends: fzf-lua runs its actions (an add from
-  -- its picker) in its closed terminal's mode, which ends right after. Said once it has.
-  if vim.api.nvim_get_mode().mode == 't' then
-    vim.api.nvim_create_autocmd('TermLeave', {
-      once = true,
-      desc = 'bb7: a message given in Terminal mode, once it ended',
-      callback = vim.schedule_wrap(say),
-    })
-    return
-  end
-  say()
+  vim.notify('bb7: ' .. line, NOTIFY_LEVELS[level], { title = 'bb7' })
 end
 
 return M

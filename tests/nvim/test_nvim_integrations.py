@@ -123,6 +123,8 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     )
     assert entries[:4] == ["a.py", "b.py", "c.py", "d.py"]
     assert said_after(ready, "<Down><Down><Tab><Tab><CR>") == "bb7: added 2 files"
+    # Said once the prompt's Insert mode has ended (its end clears the command line).
+    assert command_line(ready).startswith("bb7: added 2 files")
     wait_in_chat(ready, "c.py", "d.py")
 
     # A user's own find_files with the action mapped, as the help says.
@@ -135,8 +137,7 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
 
     # fzf-lua and snacks likewise, named by the `picker` option; and their `add_selected`
     # in a user's files() picker, as the help says.
-    # fzf-lua runs the action in its closed terminal's mode, whose end clears the command
-    # line: the message is given after it, and seen.
+    # fzf-lua runs the action in its closed terminal's mode: its message too is seen.
     ready.exec_lua("require('bb7').setup({ picker = 'fzf_lua' })")
     ready.command("BB7Add")
     poll(ready, "vim.api.nvim_get_mode().mode == 't'")
@@ -152,6 +153,7 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     ready.command("BB7Add")
     poll(ready, "Snacks and Snacks.picker.last and not Snacks.picker.last.closed")
     assert said_after(ready, "<Down>" * 8 + "<Tab><Tab><CR>") == "bb7: added 2 files"
+    assert command_line(ready).startswith("bb7: added 2 files")
     ready.exec_lua(
         "Snacks.picker.files({"
         " actions = { bb7_add = require('bb7.integrations.snacks').add_selected },"

@@ -34,18 +34,32 @@ end
 --- Forgets the list (the view closed: files may come and go meanwhile).
 function M.forget() H.files = nil end
 
+--- Adds `paths` in one request; the outcome is said through `say` (run with a function).
+---@param paths string[]
+---@param readonly boolean
+---@param say fun(fn: fun())
+local function add(paths, readonly, say)
+  local ui = require('bb7.chat.ui')
+  if #paths == 0 then
+    return say(function() ui.say('nothing selected to add', 'warn') end)
+  end
+  require('bb7.add').paths(paths, readonly, function(err, message)
+    say(function()
+      if err then return backend().report(err) end
+      if message then ui.say(message) end
+    end)
+    local chat = package.loaded['bb7.chat']
+    if not err and chat and chat.is_open() then chat.refresh() end
+  end)
+end
+
 --- Adds `paths` (absolute, or relative to the current directory) to the active chat in one
---- request (one confirmation for many); an open chat view is drawn again afterwards.
+--- request (one confirmation for many); an open chat view is drawn again afterwards. What
+--- happened is said once the mode a picker's action runs in has ended (`ui.after_mode`).
 ---@param paths string[]
 ---@param readonly? boolean
 function M.add_paths(paths, readonly)
-  if #paths == 0 then return require('bb7.chat.ui').say('nothing selected to add', 'warn') end
-  require('bb7.add').paths(paths, readonly == true, function(err, message)
-    if err then return backend().report(err) end
-    if message then require('bb7.chat.ui').say(message) end
-    local chat = package.loaded['bb7.chat']
-    if chat and chat.is_open() then chat.refresh() end
-  end)
+  add(paths, readonly == true, require('bb7.chat.ui').after_mode)
 end
 
 --- `path` made absolute against `dir` (a picker's own directory) unless it is already.
@@ -57,9 +71,12 @@ function M.absolute(path, dir)
   return vim.fs.joinpath(dir or vim.fn.getcwd(), path)
 end
 
---- Adds project file `path` (relative to the project's root).
+--- Adds project file `path` (relative to the project's root): a completion accepted in the
+--- input, whose Insert mode goes on (said at once).
 ---@param path string
-function M.add(path) M.add_paths({ M.absolute(path, H.root) }) end
+function M.add(path)
+  add({ M.absolute(path, H.root) }, false, function(fn) fn() end)
+end
 
 --- Whether the plugin of picker `name` loads (asked once; a lazy-loaded plugin loads here).
 local function found(name, module)

@@ -25,6 +25,22 @@ function M.confirm(question, on_yes)
   end)
 end
 
+--- Runs `fn` once the Insert or Terminal mode the editor is in has ended, else now. A
+--- picker runs its action in the mode of its prompt (telescope and snacks: Insert, fzf-lua:
+--- its terminal's), which ends right after it; its end clears the command line, and a message
+--- given before it with it.
+---@param fn fun()
+function M.after_mode(fn)
+  local mode = vim.api.nvim_get_mode().mode
+  local ends = mode == 't' and 'TermLeave' or mode:match('^i') and 'InsertLeave' or nil
+  if not ends then return fn() end
+  vim.api.nvim_create_autocmd(ends, {
+    once = true,
+    desc = "bb7: a picker's message, once its mode ended",
+    callback = vim.schedule_wrap(fn),
+  })
+end
+
 --- Tells the user (one line; see `bb7.log`).
 ---@param message string
 ---@param level? 'error'|'warn'|'info'
