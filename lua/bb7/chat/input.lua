@@ -68,6 +68,16 @@ function M.setup(buf)
     end,
   })
   vim.bo[buf].omnifunc = "v:lua.require'bb7.chat.input'.complete"
+  -- A path is added only when chosen: the menu shows even for one match, and a match is not
+  -- put in as it opens ('completeopt' inserts the first by default, and the path typed on
+  -- went after it while that file was added).
+  local opts = vim.split(vim.o.completeopt, ',', { trimempty = true })
+  local function want(flag)
+    if not vim.tbl_contains(opts, flag) then table.insert(opts, flag) end
+  end
+  want('menuone')
+  if not vim.tbl_contains(opts, 'noselect') then want('noinsert') end
+  vim.bo[buf].completeopt = table.concat(opts, ',')
   -- nvim-cmp loaded after setup() without its plugin file (so no `User CmpReady`): its
   -- source, registered now (never loads cmp).
   if package.loaded.cmp then require('bb7.integrations.cmp').register() end
