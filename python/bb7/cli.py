@@ -120,13 +120,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(VERSION)
         return 0
     command = next((arg for arg in args_in if not arg.startswith("-")), None)
-    parser = build_parser(command)
-    args = parser.parse_args(args_in)
-    if not hasattr(args, "func"):
-        parser.print_help(sys.stderr)
-        return 2
-    code: int = args.func(args)
-    return code
+    from bb7.commands.terminal import Shown
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(out), Shown(err)
+    try:
+        parser = build_parser(command)
+        args = parser.parse_args(args_in)
+        if not hasattr(args, "func"):
+            parser.print_help(sys.stderr)
+            return 2
+        code: int = args.func(args)
+        return code
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = out, err
 
 
 if __name__ == "__main__":

@@ -110,13 +110,14 @@ def test_output_reject_drops_the_change_and_keeps_the_reason_for_the_model(cli: 
     assert "no pending" in cli("output", "reject", "src/app.py", ok=False).stderr
 
 
-def test_output_diff_keeps_a_form_feed_inside_its_line(cli: Cli) -> None:
+def test_output_diff_keeps_a_form_feed_inside_its_line_and_shows_it(cli: Cli) -> None:
     (cli.root / "src" / "app.py").write_text("a\x0cb\nc\n")
     cli("init")
     cli("add", "src/app.py")
     cli.model_writes({"src/app.py": "a\x0cb\nd\n"})
     diff = cli("output", "diff", "src/app.py").stdout
-    assert diff == "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n a\x0cb\n-c\n+d\n"
+    # A control character is shown, never sent to the terminal (issue 38, item 8).
+    assert diff == "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n a\\014b\n-c\n+d\n"
 
 
 def test_apply_all_skips_conflicts_and_force_applies_one(cli: Cli) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from bb7.commands.terminal import print_json, write_raw
 from bb7.files.fsio import (
     MAX_BYTES,
     FileMoved,
@@ -39,6 +40,7 @@ from bb7.formats.apply import (
 )
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES, DiffMode
 from bb7.text.diff import colorize, line_counts, unified_diff
+from bb7.text.visible import visible
 from bb7.text.words import plural
 
 
@@ -244,7 +246,7 @@ def _finish(
     summaries = [_summary(change, args.dry_run) for change in changes]
     if args.json:
         report = Report(ok=ok, files=summaries, errors=errors)
-        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+        print_json(report)
     elif ok:
         _print_success(summaries, args.dry_run)
     else:
@@ -271,7 +273,10 @@ def _print_success(summaries: list[FileSummary], dry_run: bool) -> None:
     if dry_run:
         for summary in summaries:
             diff = summary.diff or ""
-            sys.stdout.write(colorize(diff) if colour else diff)
+            if colour:
+                write_raw(sys.stdout, colorize(visible(diff)))
+            else:
+                sys.stdout.write(diff)
     width = max(len(s.path) for s in summaries)
     for s in summaries:
         counts = f"+{s.added} -{s.removed}"

@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import msgspec
-
+from bb7.commands.terminal import print_json as print_json
 from bb7.refusal import Abort, Problem, unwrap
 from bb7.state.problems import is_store_trouble, store_error
 from bb7.state.records import Chat
@@ -108,30 +107,36 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
 
 @contextlib.contextmanager
 def active_chat(
-    args: argparse.Namespace, *, create: bool = False, lease: bool = True, keep: bool = False
+    args: argparse.Namespace,
+    *,
+    create: bool = False,
+    lease: bool = True,
+    keep: bool = False,
+    brief: bool = False,
 ) -> Iterator[tuple[Workspace, Store, Chat]]:
     """The workspace and its active chat, leased to this process until the block ends (for
     commands that change it; reading needs no lease).
 
     With `create`, a project without an active chat gets a new one (so `bb7 add` just works).
     With `keep` (a command that may run past the lease's staleness, `bb7 chat`), a thread
-    renews the lease, so that no other process takes the chat over from a running one.
+    renews the lease, so that no other process takes the chat over from a running one. With
+    `brief` (a command whose every change is one transaction, `bb7 add`), no lease is taken:
+    each write is refused while another process holds the chat (`Store.unleased`), and such
+    commands started at once take turns instead of refusing each other.
     """
     # Imported here, not above: commands that only read (`bb7 status`) start faster without.
     from bb7.state import lock
-    from bb7.state.chats import new_chat
 
     with workspace(args) as ws:
         found = ws.active()
         if found is None:
             if not create:
                 raise Abort(Problem("no_chat", "no active chat; `bb7 chats new` starts one"))
-            store = ws.home()
-            chat = new_chat(store)
-            ws.set_active(store, chat.id)
-        else:
-            store, chat = found
-        if not lease:
+            found = _active_or_new(ws)
+        store, chat = found
+        if brief:
+            store.unleased.add(chat.id)
+        if not lease or brief:
             yield ws, store, chat
             return
         if keep:
@@ -146,10 +151,6 @@ def active_chat(
             yield ws, store, chat
         finally:
             lock.release(store, held)
-
-
-def print_json(value: object) -> None:
-    sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
 
 
 class CtrlC:
@@ -187,3 +188,18 @@ class CtrlC:
         self._pressed = True
         if self._handle is not None:
             self._handle.cancel()
+
+
+def _active_or_new(ws: Workspace) -> tuple[Store, Chat]:
+    """The active chat, or a new one made active, in one transaction: several `bb7 add`
+    started at once in a project without a chat all find the same new chat."""
+    from bb7.state.chats import new_chat
+
+    home = ws.home()
+    with home.transaction():
+        found = ws.active()
+        if found is not None:
+            return found
+        chat = new_chat(home)
+        ws.set_active(home, chat.id)
+        return home, chat
