@@ -35,7 +35,7 @@ T = TypeVar("T")
 
 # ---- files (`bb7.files`) ------------------------------------------------------------------------
 # A path bb7 refuses (`bb7.files.paths.PathProblem`).
-PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name"]
+PathProblemKind = Literal["empty", "outside_root", "protected", "bad_name", "ignored"]
 # A file that is not usable as text (`bb7.files.fsio.FileProblem`).
 FileProblemKind = Literal["missing", "binary", "too_large", "not_utf8", "unreadable", "special"]
 # An image bb7 cannot send (`bb7.files.images.ImageProblem`; one too large is `too_large`), a

@@ -58,7 +58,7 @@ def question(exp: Expansion, shown: Callable[[str], str]) -> Question | None:
 
 
 def without_secrets(exp: Expansion) -> Expansion:
-    return Expansion([f for f in exp.found if f.secret is None], exp.wide)
+    return msgspec.structs.replace(exp, found=[f for f in exp.found if f.secret is None])
 
 
 def secret_problem(exp: Expansion, shown: Callable[[str], str]) -> Problem | None:

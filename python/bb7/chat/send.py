@@ -140,13 +140,20 @@ def start_send(
         raise
     handle = SendHandle()
     notices = [
-        ev.Notice("follow_edits", f"{label}: your edits were not sent: {got.message}")
+        ev.Notice("follow_edits", _not_followed(label, got))
         for label, got in followed
         if isinstance(got, Problem)
     ]
     send = _Send(store, chat_id, user, config, on_event, handle, environ, notices)
     threading.Thread(target=send.run, name="bb7-send", daemon=True).start()
     return handle
+
+
+def _not_followed(label: str, got: Problem) -> str:
+    """Why a context file's current text is not in the request, in one line."""
+    if got.message.startswith(label):  # the path itself may no longer be read
+        return f"{got.message}: not sent; the model keeps the version it had"
+    return f"{label}: your edits were not sent: {got.message}"
 
 
 class _Send:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from bb7.adding import ask
-from bb7.adding.expand import expand
+from bb7.adding.expand import expand, links_out_line
 from bb7.commands.session import active_chat, add_root_option, reported
 from bb7.refusal import Abort, Problem, advise, unwrap
 from bb7.state import context
@@ -55,8 +56,10 @@ def register(subparsers: Any) -> None:
 
 @reported
 def run_add(args: argparse.Namespace) -> int:
-    with active_chat(args, create=True) as (ws, store, chat):
+    with active_chat(args, create=True, brief=True) as (ws, store, chat):
         found = unwrap(expand(args.paths, Path.cwd(), store.root))
+        if found.links_out:
+            print(f"bb7: {links_out_line(found, _shown)}", file=sys.stderr)
         if not args.allow_secrets:
             unwrap(advise(ask.secret_problem(found, _shown) or found, SECRET))
         targets = [f.target for f in found.found]
@@ -64,6 +67,7 @@ def run_add(args: argparse.Namespace) -> int:
         entries = unwrap(
             context.add_many(store, chat.id, targets, readonly=args.readonly, base=ws.root)
         )
+        store.settle()  # said "added" only once every process sees it
         for was, entry in zip(before, entries, strict=True):
             verb = context.added_verb(was, entry)
             print(f"{verb} {entry.label()} ({entry.kind}) to {chat.name}")
@@ -79,7 +83,7 @@ def _shown(path: str) -> str:
 
 @reported
 def run_remove(args: argparse.Namespace) -> int:
-    with active_chat(args) as (ws, store, chat):
+    with active_chat(args, brief=True) as (ws, store, chat):
         entry = unwrap(context.remove(store, chat.id, parse_target(args.path), base=ws.root))
         print(f"removed {entry.label()} from {chat.name}")
     return 0
@@ -93,7 +97,7 @@ UPDATE = {"conflict": "`bb7 output diff` shows it"}
 def run_update(args: argparse.Namespace) -> int:
     if args.all == bool(args.paths):
         raise Abort(Problem("invalid_args", "give either PATH... or --all"))
-    with active_chat(args) as (ws, store, chat):
+    with active_chat(args, brief=True) as (ws, store, chat):
         if args.all:
             failed = 0
             for path, got in context.update_all(store, chat.id):

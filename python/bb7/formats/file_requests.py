@@ -8,9 +8,9 @@ the user can add.
     »»» FILES END
 
 A request never adds anything: it is shown under the answer, and only the user adds the files
-(then sends the message again). Paths outside the project, bb7's and git's own state, missing,
-binary or unreadable files are shown as not available. Not for adding files
-(`bb7.state.context`).
+(then sends the message again). Paths outside the project (as named or through a symlink),
+bb7's and git's own state, files `.bb7/ignore` leaves out (`bb7.files.guard`), missing, binary
+or unreadable files are shown as not available. Not for adding files (`bb7.state.context`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ from typing import Any
 
 import msgspec
 
+from bb7.adding.ignore import IgnoreRules, load_ignore
 from bb7.files.fsio import load_text
-from bb7.files.paths import PathProblem, project_path
+from bb7.files.guard import readable
+from bb7.files.paths import PathProblem
 from bb7.formats.arguments import ArgumentError, parse_arguments
 from bb7.formats.blocks import clean_path, is_fence, marker
 from bb7.formats.schemas import RequestFiles, WantedFile
@@ -126,16 +128,17 @@ def _wanted(spec: str) -> WantedFile:
 
 def check_request(root: Path, request: FileRequest) -> list[AskedFile]:
     """Each requested file, with its tokens if the user can add it, or why not."""
-    return [_check(root, wanted) for wanted in request.files]
+    ignore = load_ignore(root)
+    return [_check(root, ignore, wanted) for wanted in request.files]
 
 
-def _check(root: Path, wanted: WantedFile) -> AskedFile:
+def _check(root: Path, ignore: IgnoreRules, wanted: WantedFile) -> AskedFile:
     start, end = wanted.start_line, wanted.end_line
 
     def missing(path: str, reason: str) -> AskedFile:
         return AskedFile(path=path, start_line=start, end_line=end, available=False, reason=reason)
 
-    path = project_path(root, wanted.path)
+    path = readable(root, wanted.path, ignore)
     if isinstance(path, PathProblem):
         return missing(wanted.path, _PATH_REASONS.get(path.kind, path.kind.replace("_", " ")))
     text = load_text(root / path)
@@ -150,4 +153,8 @@ def _check(root: Path, wanted: WantedFile) -> AskedFile:
     return AskedFile(path=path, start_line=start, end_line=end, available=True, tokens=tokens)
 
 
-_PATH_REASONS = {"outside_root": "outside the project", "protected": "git's or bb7's own state"}
+_PATH_REASONS = {
+    "outside_root": "outside the project",
+    "protected": "git's or bb7's own state",
+    "ignored": "in .bb7/ignore",
+}

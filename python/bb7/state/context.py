@@ -5,7 +5,10 @@ and records an event in the chat.
 Entries are keyed by (path, line range): a whole file and a section of it are separate entries.
 Paths are stored root-relative; a file outside the project is stored by its absolute real path
 and is always read-only (external). `.git/` and `.bb7/` are refused. Binary files and files over
-the size limit are refused with a message saying so.
+the size limit are refused with a message saying so. Every read of a file for a snapshot goes
+through `bb7.files.guard`: a path that a symlink now leads out of the project, into `.git`/`.bb7`
+or into what `.bb7/ignore` leaves out, or whose text now looks like a secret the user did not
+confirm, is not read, and its snapshot is kept.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from pathlib import Path
 
 import msgspec
 
+from bb7.adding.ignore import load_ignore
 from bb7.files.fileid import entry_file_id
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
-from bb7.files.paths import name_problem, project_path
+from bb7.files.guard import new_secret, readable, still_itself
+from bb7.files.paths import PathProblem, name_problem, project_path
 from bb7.refusal import Abort, Problem, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
 from bb7.state.merge import rebase_output
@@ -249,6 +254,10 @@ def _add(
     if isinstance(where, Problem):
         return where
     path = where.path
+    if not where.external and store.root is not None:
+        checked = readable(store.root, path, load_ignore(store.root), named=True)
+        if isinstance(checked, PathProblem):
+            return from_path(checked)
     is_section = bool(target.start or target.end)
     content = _snapshot_text(store, path, text, max_bytes, is_section)
     if isinstance(content, Problem):
@@ -268,7 +277,7 @@ def _add(
     if there is not None:
         if there.kind == kind:
             buffers = None if text is None else {path: LocalText(text)}
-            return _update(store, chat_id, there, buffers, max_bytes)
+            return _update(store, chat_id, there, buffers, max_bytes, confirmed=True)
         return Problem(
             "exists",
             f"{there.label()} is already in the context as {there.kind}; "
@@ -401,7 +410,11 @@ def follow_edits(
 def _local_text(
     store: Store, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
 ) -> str | Problem:
-    """The entry's text as the user has it now: the file's, or the section's lines of it."""
+    """The entry's text as the user has it now: the file's, or the section's lines of it;
+    never read where the path no longer may lead (see `_still_readable`)."""
+    moved = _still_readable(store, entry)
+    if moved is not None:
+        return moved
     ranged = bool(entry.start_line)
     limit = SECTION_SOURCE_MAX_BYTES if ranged else max_bytes
     local = read_local(store, entry.path, buffers, max_bytes=limit)
@@ -412,6 +425,24 @@ def _local_text(
     return _section(local.text, entry.start_line, entry.end_line, entry.label())
 
 
+def _still_readable(store: Store, entry: ContextEntry) -> Problem | None:
+    """Why the entry's path may no longer be read (`bb7.files.guard`): a checkout or a pull
+    swapped it for a symlink that leads out of the project (or, for an external file, away
+    from the file the user named), into `.git`/`.bb7`, or into what `.bb7/ignore` leaves out."""
+    if os.path.isabs(entry.path):
+        moved = still_itself(entry.path)
+        return None if moved is None else Problem("outside_root", moved)
+    if store.root is None:
+        return None
+    checked = readable(store.root, entry.path, load_ignore(store.root), named=True)
+    if not isinstance(checked, PathProblem):
+        return None
+    if checked.kind == "outside_root":
+        real = os.path.realpath(store.root / entry.path)
+        return Problem("outside_root", f"{entry.path} now resolves outside the project ({real})")
+    return from_path(checked)
+
+
 def _update(
     store: Store,
     chat_id: str,
@@ -420,15 +451,28 @@ def _update(
     max_bytes: int,
     *,
     followed: bool = False,
+    confirmed: bool = False,
 ) -> ContextEntry:
     """The update itself, inside the caller's transaction; Abort rolls back its rows. A
-    section is cut again from the same lines of the file."""
+    section is cut again from the same lines of the file. `confirmed`: the user was asked
+    about a secret (adding again), so text that looks like one is taken."""
     text = _local_text(store, entry, buffers, max_bytes)
     if isinstance(text, Problem):
         raise Abort(text)
     old = store.blob(entry.blob)
     if text == old:
         return entry
+    if not confirmed:
+        where = os.path.realpath(local_file(store, entry.path))
+        secret = new_secret(where, text, entry.path, old)
+        if secret is not None:
+            raise Abort(
+                Problem(
+                    "secret",
+                    f"{entry.label()} now looks like a secret ({secret}); adding it again "
+                    "asks first",
+                )
+            )
     if entry.start_line:  # the lines cut from a larger file must fit the limit themselves
         fits = _fits(text, entry.label(), max_bytes)
         if isinstance(fits, Problem):

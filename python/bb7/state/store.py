@@ -120,6 +120,10 @@ class Store:
         # Chat id -> token of the leases this process holds here (`bb7.state.lock`): a write
         # while another process holds one of them is refused (`StoreError`, kind "lost").
         self.held: dict[str, str] = {}
+        # Chats this process writes without a lease, each action one transaction (`bb7 add`):
+        # a write is refused while another live process holds one of them (kind "locked").
+        # Such commands never refuse each other: their transactions simply take turns.
+        self.unleased: set[str] = set()
         with self.translated():
             path.parent.mkdir(parents=True, exist_ok=True)
             if _is_empty(path):
@@ -159,14 +163,30 @@ class Store:
         logging.getLogger(__name__).warning(
             "%s: its write-ahead log was deleted or replaced; reconnecting", self.path
         )
-        if _size(self._wal_path()) == 0:
-            with contextlib.suppress(sqlite3.Error):
-                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         stale, self.conn = self.conn, self._connect()
+        # The write lock, taken through the new connection, keeps every other process from
+        # committing while the old log is copied: a commit into the new log in between would
+        # be indexed over frames the copy then marks as done, and lost.
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _size(self._wal_path()) == 0:
+                # PASSIVE: TRUNCATE would wait for the writer, which is this process now.
+                with contextlib.suppress(sqlite3.Error):
+                    stale.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            self.conn.execute("ROLLBACK")
         self._open()
         self._wal = _identity(self._wal_path())
         with contextlib.suppress(sqlite3.Error):
             stale.close()
+
+    def settle(self) -> None:
+        """Copy the log's commits into the database file (a passive checkpoint, which waits
+        for nobody): what an action that must be durable for every process (`bb7 add`) does
+        before it says it is done. A log that cannot be read back (deleted under another
+        process) is a `StoreError` here, not a loss found later."""
+        with self._lock, self.translated():
+            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def _open(self) -> None:
         # Setting WAL on a database already in WAL is a read: opening takes no write lock
@@ -262,6 +282,22 @@ class Store:
                 "was stored in it",
                 "lost",
             )
+        if self.unleased:
+            from bb7.state import lock  # it imports this module
+
+            for chat_id in self.unleased:
+                holder = self.lease(chat_id)
+                if holder is None or lock.is_ours(holder):
+                    continue
+                if lock.is_stale(holder):
+                    # Taken over, as a lease would be: the stopped holder stores nothing more.
+                    self.delete_lease(chat_id, holder.token)
+                    continue
+                raise StoreError(
+                    f"chat {chat_id} is open in another bb7 process ({lock.describe(holder)})"
+                    f"; close it there, or force-unlock with `bb7 chats unlock {chat_id}`",
+                    "locked",
+                )
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:

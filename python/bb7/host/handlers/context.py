@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bb7.adding import ask
-from bb7.adding.expand import Expansion, expand
+from bb7.adding.expand import Expansion, expand, links_out_line
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held
 from bb7.host.protocol import (
@@ -36,7 +36,9 @@ def add_paths(h: Held, args: AddPathsArgs) -> AddPlan:
         if question is not None:
             choices = [Choice(action, label) for action, label in question.choices]
             return AddPlan(question=question.text, choices=choices)
-    return AddPlan(message=_add_found(h, args, found))
+    message = _add_found(h, args, found)
+    left_out = links_out_line(found, h.shown)
+    return AddPlan(message=f"{message}; {left_out}" if left_out else message)
 
 
 def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
