@@ -16,7 +16,7 @@ from bb7.provider.provider import provider_config
 from bb7.refusal import Abort
 from bb7.state.store import StoreError
 from bb7.usage.log import day_spend, usage_log_path
-from bb7.usage.report import credit_line, day_line, read_credit
+from bb7.usage.report import credit_line, day_line, log_note, read_credit
 
 
 def register(subparsers: Any) -> None:
@@ -37,6 +37,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spend = day_spend(usage_log_path())
+    note = log_note(spend)
+    if note:
+        print(f"bb7: {note}", file=sys.stderr)
     credit = None
     if not args.no_credit:
         provider = provider_config(args.provider, args.base_url, api=args.api)

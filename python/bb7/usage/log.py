@@ -5,7 +5,11 @@ The file is `stdpath('data')/bb7/usage.csv`: Lua passes Neovim's data directory 
 `BB7_DATA_DIR`; the command line finds the same directory by Neovim's own rule
 (`$XDG_DATA_HOME/$NVIM_APPNAME`, else `~/.local/share/nvim`). Lines are appended in one write
 each, so concurrent editors and terminals never interleave a line; a line that cannot be read
-(a crash mid-write, a hand edit) is skipped. Not for a chat's totals: those are its messages'.
+(a crash mid-write, a hand edit) is skipped and counted. What a provider says (its `model`)
+is not trusted: a cell is cut to `MAX_CELL` characters, loses its control characters, and one
+a spreadsheet would take for a formula (`=`, `+`, `-`, `@`) is quoted with `'`. A log that is
+not a regular file (a directory, a FIFO, a link to a device) is neither read nor written,
+said in one line. Not for a chat's totals: those are its messages'.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import csv
 import io
 import logging
 import os
+import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime
 from pathlib import Path
@@ -36,6 +42,14 @@ FIELDS = (
     "cost",
     "saved",
 )
+# Longest text cell written (a model id is far shorter) and longest line read: anything
+# longer was not written by bb7 and is skipped as damaged.
+MAX_CELL = 200
+MAX_LINE = 4096
+# The part of a log read: its end (a log over this has years of requests; today's are last).
+MAX_READ = 16 * 1024 * 1024
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_FORMULA = ("=", "+", "-", "@")
 
 
 class LoggedRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,6 +74,17 @@ class DaySpend(msgspec.Struct, frozen=True, kw_only=True):
     cached_tokens: int = 0
     cost: float = 0.0
     saved: float = 0.0
+    skipped: int = 0  # damaged lines of the log, left out
+    problem: str = ""  # why the log could not be read at all, in one line
+
+
+class LogRead(msgspec.Struct, frozen=True):
+    """The log's requests, oldest first, the damaged lines skipped and why the log could not
+    be read at all ('' when it could, or there is none yet)."""
+
+    entries: list[LoggedRequest]
+    skipped: int = 0
+    problem: str = ""
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -76,14 +101,21 @@ def usage_log_path(environ: Mapping[str, str] | None = None) -> Path:
     return data_dir(environ) / "bb7" / "usage.csv"
 
 
+def cell(text: str) -> str:
+    """`text` as the log keeps it: control characters dropped, cut to `MAX_CELL` characters,
+    and quoted (`'`) where a spreadsheet would read a formula."""
+    text = _CONTROL.sub("", text)[:MAX_CELL]
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
 def append(path: Path, entry: LoggedRequest) -> None:
     """Add `entry` to the log; a log that cannot be written only costs its line (logged)."""
     usage = entry.usage
     row = [
         entry.time.isoformat(timespec="seconds"),
-        entry.project,
-        entry.chat,
-        entry.model,
+        cell(entry.project),
+        cell(entry.chat),
+        cell(entry.model),
         usage.prompt_tokens,
         usage.completion_tokens,
         usage.cached_tokens,
@@ -95,48 +127,83 @@ def append(path: Path, entry: LoggedRequest) -> None:
     writer = csv.writer(out, lineterminator="\n")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if _ends_open(path):  # a line cut short (a crash mid-write) stays alone
-            out.write("\n")
-        elif not path.exists() or path.stat().st_size == 0:
+        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    except OSError as exc:
+        log.warning("usage log %s not written: %s", path, exc.strerror or exc)
+        return
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            out.write("\n")  # a line cut short (a crash mid-write) stays alone
+        elif not size:
             writer.writerow(FIELDS)
         writer.writerow(row)
         # One write of the whole line, in append mode: lines of concurrent writers never mix.
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, out.getvalue().encode("utf-8"))
-        finally:
-            os.close(fd)
+        os.write(fd, out.getvalue().encode("utf-8"))
     except OSError as exc:
-        log.warning("usage log %s not written: %s", path, exc)
+        log.warning("usage log %s not written: %s", path, exc.strerror or exc)
+    finally:
+        os.close(fd)
 
 
-def _ends_open(path: Path) -> bool:
-    """The log ends without a line break."""
-    try:
-        with path.open("rb") as f:
-            f.seek(0, os.SEEK_END)
-            if f.tell() == 0:
-                return False
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) != b"\n"
-    except FileNotFoundError:
-        return False
+def _open(path: Path, flags: int) -> int:
+    """An fd of the log, which must be a regular file: O_NONBLOCK, so a FIFO never hangs the
+    open, then the type of what was opened is checked (OSError, with one line, if not)."""
+    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        from bb7.files.fsio import kind_of  # only a broken log gets here
+
+        raise OSError(f"{path} is {kind_of(mode)}, not a regular file; move it away")
+    return fd
 
 
 def read(path: Path) -> Iterator[LoggedRequest]:
     """The log's requests, oldest first; none when there is no log yet."""
+    yield from read_log(path).entries
+
+
+def read_log(path: Path) -> LogRead:
+    """The log's requests, with the count of damaged lines and why it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        fd = _open(path, os.O_RDONLY)
     except FileNotFoundError:
-        return
-    for row in csv.reader(io.StringIO(text)):
-        entry = _entry(row)
-        if entry is not None:
-            yield entry
+        return LogRead([])
+    except OSError as exc:
+        return LogRead([], problem=f"usage log not read: {exc.strerror or exc}")
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - MAX_READ)
+        data = os.pread(fd, MAX_READ, start)
+    except OSError as exc:
+        return LogRead([], problem=f"usage log {path} not read: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    if start:
+        lines = lines[1:]  # begun mid-line
+    entries: list[LoggedRequest] = []
+    skipped = 0
+    for line in lines:
+        if not line or line.startswith(FIELDS[0] + ","):
+            continue
+        entry = _entry(line)
+        if entry is None:
+            skipped += 1
+        else:
+            entries.append(entry)
+    return LogRead(entries, skipped)
 
 
-def _entry(row: list[str]) -> LoggedRequest | None:
-    if len(row) != len(FIELDS) or row[0] == FIELDS[0]:
+def _entry(line: str) -> LoggedRequest | None:
+    if len(line) > MAX_LINE:
+        return None
+    try:
+        row = next(csv.reader([line]))
+    except (csv.Error, StopIteration):
+        return None
+    if len(row) != len(FIELDS):
         return None
     try:
         return LoggedRequest(
@@ -162,7 +229,8 @@ def day_spend(
 ) -> DaySpend:
     """What `day` (today, in local time) cost over every chat and project."""
     wanted = day or now().astimezone().date()
-    rows = [e for e in read(path) if e.time.astimezone().date() == wanted]
+    found = read_log(path)
+    rows = [e for e in found.entries if _day(e) == wanted]
     return DaySpend(
         day=wanted,
         requests=len(rows),
@@ -173,4 +241,13 @@ def day_spend(
         cached_tokens=sum(e.usage.cached_tokens for e in rows),
         cost=sum(e.usage.cost for e in rows),
         saved=sum(e.usage.saved for e in rows),
+        skipped=found.skipped,
+        problem=found.problem,
     )
+
+
+def _day(entry: LoggedRequest) -> date | None:
+    try:
+        return entry.time.astimezone().date()
+    except (ValueError, OverflowError):  # a time far out of range, from a hand edit
+        return None

@@ -38,6 +38,15 @@ def day_line(spend: DaySpend) -> str:
     return line
 
 
+def log_note(spend: DaySpend) -> str:
+    """What was wrong with the usage log, in one line ('' when nothing was)."""
+    if spend.problem:
+        return spend.problem
+    if spend.skipped:
+        return f"usage log: {plural(spend.skipped, 'damaged line')} skipped"
+    return ""
+
+
 def credit_line(found: Credit | HttpProblem | str) -> str:
     """The OpenRouter key's credit, or why it is unknown (`found` a reason as text)."""
     if isinstance(found, str):
@@ -92,6 +101,9 @@ def summary_line(
     if spend.saved > 0:
         day += f", saved {format_cost(spend.saved)}"
     parts = [f"today {format_cost(spend.cost)} ({day})"]
+    note = log_note(spend)
+    if note:
+        log.warning("%s", note)
     if chat_cost is not None:
         parts.append(f"chat {format_cost(chat_cost)}")
     if isinstance(credit, Credit):
