@@ -104,7 +104,7 @@ def run_apply(args: argparse.Namespace) -> int:
             return _merge(store, chat.id, path)
         done = unwrap(advise(outputs.apply_output(store, chat.id, path, force=args.force), APPLY))
         how = "merged and applied" if done.merged else "applied"
-        print(f"{how} {done.path}")
+        print(f"{how} {done.path}" + (f"; {outputs.LATE}" if done.late else ""))
     return 0
 
 

@@ -8,7 +8,11 @@ back (and undo). Writes go to a temp file (`.NAME.PID.XXXX.bb7-tmp`) in the same
 are fsynced, take over the old file's mode, owner and group (where the process may) and are
 renamed into place: a crash leaves either the old or the new file, never a partial one. Right
 before the rename the file is looked at again: when another program wrote it meanwhile, nothing
-is replaced (`FileMoved`). A file with several hard links is written in place (a rename would
+is replaced (`FileMoved`). The old file stays open across the rename and is read once more
+after it: text another program wrote into it between that last look and the rename (an
+appended line) is merged into the new file, or, when it overlaps, put back in place of bb7's
+(`FileMoved`); a new file is linked into place, never over one created meanwhile. A file with
+several hard links is written in place (a rename would
 split the links); the caller keeps the old text first. A symlink is written through to its
 target (the link stays a link); callers check that the target is one bb7 may write
 (`bb7.files.paths.project_path`). Temp files a killed bb7 left are removed by the next write of the
@@ -201,9 +205,12 @@ class Unchecked:
 UNCHECKED = Unchecked()
 
 
-def atomic_write(path: Path, text: str, *, expect: str | Unchecked | None = UNCHECKED) -> None:
+def atomic_write(
+    path: Path, text: str, *, expect: str | Unchecked | None = UNCHECKED
+) -> str | None:
     """Replace `path` with `text` (UTF-8) atomically, keeping the existing file's mode, owner
-    and group.
+    and group. Returns None, or the text now in the file when another program's late write
+    was merged into `text` (see the module docstring).
 
     `expect`: the text the caller last saw in the file (None: no file), checked again right
     before the rename; `FileMoved` when it differs. A symlink is written through (see
@@ -225,33 +232,100 @@ def atomic_write(path: Path, text: str, *, expect: str | Unchecked | None = UNCH
     remove_leftovers(directory, path.name)
     if info is not None and info.st_nlink > 1:
         _write_in_place(path, data, info, expect)
-        return
+        return None
     # Imported here, on the first write: tempfile (with random and weakref) costs a command that
     # only reads, such as `bb7 status`, a noticeable part of its start.
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=directory
-    )
+    held = _hold(path, info, expect)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if info is not None:
-            _keep_owner(tmp, info)
-            os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=directory
+        )
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if info is not None:
+                _keep_owner(tmp, info)
+                os.chmod(tmp, stat.S_IMODE(info.st_mode))
+            else:
+                os.chmod(tmp, 0o666 & ~_umask())
+            crash_point("after_temp_write")
+            _look_again(path, info, expect)
+            crash_point("before_rename")
+            _rename(tmp, path, create=expect is None)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(directory)
+        crash_point("after_rename")
+        late = _late_text(held, expect)
+    finally:
+        if held is not None:
+            os.close(held)
+    return None if late is None else _keep_late(path, expect, text, late)
+
+
+def _hold(path: Path, info: os.stat_result | None, expect: str | Unchecked | None) -> int | None:
+    """The old file, open for the look after the rename (when the caller said what it saw)."""
+    if info is None or not isinstance(expect, str):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    opened = os.fstat(fd)
+    if (opened.st_ino, opened.st_dev) != (info.st_ino, info.st_dev):
+        os.close(fd)
+        raise FileMoved(errno.EAGAIN, "replaced by another program meanwhile", str(path))
+    return fd
+
+
+def _rename(tmp: str, path: Path, *, create: bool) -> None:
+    """Put the temp file in place: a new file by a link, which never replaces a file another
+    program created meanwhile (a filesystem without links gets the rename)."""
+    if create:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise FileMoved(
+                errno.EEXIST, "created by another program meanwhile", str(path)
+            ) from None
+        except OSError:
+            pass  # no hard links here
         else:
-            os.chmod(tmp, 0o666 & ~_umask())
-        crash_point("after_temp_write")
-        _look_again(path, info, expect)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        raise
-    _fsync_dir(directory)
-    crash_point("after_rename")
+            return
+    os.replace(tmp, path)
+
+
+def _late_text(held: int | None, expect: str | Unchecked | None) -> str | None:
+    """What another program wrote into the old file after bb7's last look (None: nothing)."""
+    if held is None or not isinstance(expect, str):
+        return None
+    try:
+        data = os.pread(held, MAX_BYTES + 1, 0)
+    except OSError:
+        return None
+    late = decode(data, "")
+    return late if isinstance(late, str) and late != expect else None
+
+
+def _keep_late(path: Path, seen: str | Unchecked | None, text: str, late: str) -> str:
+    """Another program wrote `late` into the file bb7 just replaced: merge it into `text`, or,
+    when the two change the same lines, put `late` back (`FileMoved`): never lost."""
+    from bb7.text.merge import merge3  # only a write that raced another program gets here
+
+    assert isinstance(seen, str)
+    merged = merge3(seen, late, text)
+    if merged.conflicts:
+        atomic_write(path, late, expect=text)
+        raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
+    atomic_write(path, merged.text, expect=text)
+    return merged.text
 
 
 def _look_again(path: Path, seen: os.stat_result | None, expect: str | Unchecked | None) -> None:

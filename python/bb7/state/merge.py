@@ -67,7 +67,7 @@ def merge_output(
     chat_id: str,
     path: str,
     buffers: Buffers | None,
-    write: Callable[[str], None],
+    write: Callable[[str], object],
 ) -> Merged | Problem:
     """Merge the pending output of `path` into the local text (`write` puts it where the user
     sees it: the buffer, or the file for the CLI; an OSError undoes everything). The snapshot
@@ -79,7 +79,7 @@ def merge_output(
 
 
 def _merge_output(
-    store: Store, chat_id: str, path: str, buffers: Buffers | None, write: Callable[[str], None]
+    store: Store, chat_id: str, path: str, buffers: Buffers | None, write: Callable[[str], object]
 ) -> Merged | Problem:
     with store.transaction():
         output = store.output(chat_id, path)

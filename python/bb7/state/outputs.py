@@ -76,17 +76,26 @@ directly, with no path making a round trip through the disk's absolute form."""
 
 def _write(
     write: Writer | None, path: str, target: Path, text: str, expect: str | Unchecked | None
-) -> None:
+) -> bool:
     """Write `text` to `path` through the hook, else atomically to `target` (its file), which
-    must still hold `expect` right before it is replaced (`FileMoved` otherwise)."""
+    must still hold `expect` right before it is replaced (`FileMoved` otherwise). True when
+    another program's late write to the file was merged in (`atomic_write`)."""
     if write is None or not write(path, text):
-        atomic_write(target, text, expect=expect)
+        return atomic_write(target, text, expect=expect) is not None
+    return False
 
 
 class FileApplied(msgspec.Struct, frozen=True):
     path: str
     status: Status  # the status before applying ("" for an undo)
     merged: bool = False
+    # Another program wrote the file while bb7 replaced it: its text was merged in and shows
+    # as a local change.
+    late: bool = False
+
+
+# What an apply says of a late write it merged in (`FileApplied.late`).
+LATE = "kept what another program wrote to it meanwhile (a local change now)"
 
 
 class ApplyReport(msgspec.Struct, frozen=True):
@@ -141,7 +150,7 @@ def apply_output(
     )
     if isinstance(done, Problem):
         return done
-    return FileApplied(path=path, status=done.status, merged=done.merged)
+    return FileApplied(path=path, status=done.status, merged=done.merged, late=done.late)
 
 
 def _three_steps(
@@ -153,9 +162,10 @@ def _three_steps(
             planned = plan()
     except Abort as abort:
         return abort.problem
-    refused = _replace(store, planned, buffers, write)
-    if refused is not None:
-        return refused
+    replaced = _replace(store, planned, buffers, write)
+    if isinstance(replaced, Problem):
+        return replaced
+    planned = msgspec.structs.replace(planned, late=replaced)
     unrecorded = _record(store, [planned])
     return planned if unrecorded is None else unrecorded[0]
 
@@ -168,13 +178,14 @@ class _Plan(msgspec.Struct, frozen=True):
     local: LocalText | FileProblem
     status: Status
     merged: bool
+    late: bool = False  # another program's write meanwhile was merged in (`_write`)
 
 
 def _replace(
     store: Store, plan: _Plan, buffers: Buffers | None, write: Writer | None
-) -> Problem | None:
+) -> Problem | bool:
     """Step 2 of an apply (or undo): a last look at the disk, then the write (its intent is
-    dropped when the file stays as it was)."""
+    dropped when the file stays as it was). True when a late write was merged in."""
     path = plan.intent.path
     on_disk = buffers is None or path not in buffers
     # Last look at the disk, the instant before replacing it (and again right before the
@@ -187,8 +198,8 @@ def _replace(
         if plan.intent.written is None:  # an undo of an apply that created the file
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(plan.target)
-            return None
-        _write(write, path, plan.target, store.blob(plan.intent.written), expect)
+            return False
+        return _write(write, path, plan.target, store.blob(plan.intent.written), expect)
     except FileMoved as exc:
         _drop(store, plan.intent)
         return Problem(
@@ -201,7 +212,6 @@ def _replace(
         return Problem(
             "write_failed", f"could not write {path}: {exc.strerror or exc}; nothing changed"
         )
-    return None
 
 
 def _record(store: Store, plans: list[_Plan]) -> list[Problem] | None:
@@ -422,16 +432,17 @@ def apply_all(
                 reports[row.path] = _refused(row.path, row.status, abort.problem)
     written: list[_Plan] = []
     for plan in plans:
-        refused = _replace(store, plan, buffers, write)
-        if refused is None:
-            written.append(plan)
+        replaced = _replace(store, plan, buffers, write)
+        if isinstance(replaced, Problem):
+            reports[plan.intent.path] = _refused(plan.intent.path, plan.status, replaced)
         else:
-            reports[plan.intent.path] = _refused(plan.intent.path, plan.status, refused)
+            written.append(msgspec.structs.replace(plan, late=replaced))
     failed = _record(store, written) if written else None
     for number, plan in enumerate(written):
         path = plan.intent.path
         if failed is None:
-            reports[path] = ApplyReport(path, plan.status, True, "applied")
+            said = f"applied; {LATE}" if plan.late else "applied"
+            reports[path] = ApplyReport(path, plan.status, True, said)
         else:
             reports[path] = _refused(path, plan.status, failed[number])
     return [reports[row.path] for row in rows]

@@ -77,6 +77,8 @@ def apply(h: Held, args: ApplyArgs) -> Said:
             write=h.writer(buffers),
         )
     done = _in_editor_terms(h, args.path, done, APPLY_REFUSALS)
+    if done.late:
+        return Said(f"applied {done.path}; {outputs.LATE}")
     facts = facts_of(done.status)
     if facts.needs_force and not facts.new_file:
         return Said(f"applied {done.path} over your local changes (undo with :BB7UndoApply)")
