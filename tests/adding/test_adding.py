@@ -9,9 +9,9 @@ from pathlib import Path
 
 from bb7.adding import ask
 from bb7.adding.expand import Expansion, expand
-from bb7.adding.ignore import parse_ignore
 from bb7.adding.project_files import project_files
-from bb7.adding.secrets import secret_reason
+from bb7.files.ignore import parse_ignore
+from bb7.files.secrets import secret_reason
 from bb7.refusal import Problem
 from bb7.state.context import Target
 

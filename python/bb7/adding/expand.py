@@ -17,12 +17,12 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.adding.ignore import IgnoreRules, glob_regex, load_ignore
 from bb7.adding.project_files import files_under
-from bb7.adding.secrets import secret_reason
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
 from bb7.files.guard import readable
+from bb7.files.ignore import IgnoreRules, glob_regex, load_ignore
 from bb7.files.paths import PROTECTED, PathProblem
+from bb7.files.secrets import secret_reason
 from bb7.refusal import Problem
 from bb7.state.context import Target, parse_target
 from bb7.text.lines import split_lines

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
-from bb7.adding.ignore import load_ignore
+from bb7.files.ignore import load_ignore
 
 LIMIT = 20_000
 GIT_TIMEOUT = 5.0

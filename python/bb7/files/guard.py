@@ -10,7 +10,7 @@ can swap a file for a link), so the resolved path is checked for every path, nam
 What bb7 finds by itself (a walk, a glob, the model's request, an instruction file) is checked
 as named and as resolved. A file outside the project gets in only when the user names it;
 once in, it must keep resolving to itself. Special files are refused by the reading itself
-(`bb7.files.fsio.load_text`); the secret guard (`bb7.adding.secrets`) judges the text.
+(`bb7.files.fsio.load_text`); the secret guard (`bb7.files.secrets`) judges the text.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from bb7.adding.ignore import IGNORE_FILE, IgnoreRules
-from bb7.adding.secrets import secret_reason
+from bb7.files.ignore import IGNORE_FILE, IgnoreRules
 from bb7.files.paths import PathProblem, project_path
+from bb7.files.secrets import secret_reason
 
 
 def real_relative(root: Path, path: str) -> str | None:

@@ -21,9 +21,9 @@ from typing import Any
 
 import msgspec
 
-from bb7.adding.ignore import IgnoreRules, load_ignore
 from bb7.files.fsio import load_text
 from bb7.files.guard import readable
+from bb7.files.ignore import IgnoreRules, load_ignore
 from bb7.files.paths import PathProblem
 from bb7.formats.arguments import ArgumentError, parse_arguments
 from bb7.formats.blocks import clean_path, is_fence, marker

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.adding.ignore import load_ignore
 from bb7.files.fileid import entry_file_id
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
 from bb7.files.guard import new_secret, readable, still_itself
+from bb7.files.ignore import load_ignore
 from bb7.files.paths import PathProblem, name_problem, project_path
 from bb7.refusal import Abort, Problem, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
