@@ -36,7 +36,8 @@ string, sent whole) or `events`, a list of steps streamed in order:
 A local server's own API (capability answers) is served from `native`: {"GET /props": body,
 "GET /api/v0/models": body, "POST /api/show": {"by_model": {id: body}}} (a model not listed
 there gets Ollama's 404 `{"error": "model 'x' not found"}`); the bodies are the documented
-shapes kept in tests/provider/local_servers/.
+shapes kept in tests/provider/local_servers/. A native body `{"trickle": s, "body": b}` sends b
+one byte every s seconds; `{"endless": true}` sends JSON whitespace until the client hangs up.
 
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
 `"stall_before_headers": s` waits (or notes the client hanging up) before the status line.
@@ -367,7 +368,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._record(b"")
         if f"GET {self.path}" in owner.native:
-            self._send_json(200, owner.native[f"GET {self.path}"])
+            self._send_native(owner.native[f"GET {self.path}"])
         elif _route(self.path).endswith("/models") and not self.path.startswith("/api/"):
             self._send_json(200, {"data": owner.models})
         else:
@@ -403,9 +404,31 @@ class _Handler(BaseHTTPRequestHandler):
                 response.get("status", 200), response.get("body"), response.get("headers")
             )
 
+    def _send_native(self, route: Any) -> None:
+        """A native answer: whole, trickled a byte at a time, or without end."""
+        if not (isinstance(route, dict) and ("trickle" in route or "endless" in route)):
+            self._send_json(200, route)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            if route.get("endless"):
+                piece = b" " * 65536
+                while True:
+                    self.wfile.write(piece)
+            for byte in json.dumps(route["body"]).encode():
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(route["trickle"])
+        except OSError:
+            self.server.owner._note_disconnect()
+
     def _native_post(self, route: Any, body: bytes) -> None:
         if not (isinstance(route, dict) and "by_model" in route):
-            self._send_json(200, route)
+            self._send_native(route)
             return
         model = (json.loads(body or b"{}") or {}).get("model", "")
         if model in route["by_model"]:

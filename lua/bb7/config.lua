@@ -25,6 +25,25 @@ local function optional(kind)
   }
 end
 
+-- What a key looks like, to refuse one typed where a name, command or path belongs: the rule of
+-- `looks_like_key` in python/bb7/provider/keys.py (a known prefix, or one long random word).
+local KEY_PREFIXES =
+  { 'sk%-', 'sk_', 'AKIA', 'ASIA', 'AIza', 'glpat%-', 'gh[pousr]_', 'xox[abprs]%-' }
+
+---@param value string
+---@return boolean
+local function looks_like_key(value)
+  value = vim.trim(value)
+  for _, prefix in ipairs(KEY_PREFIXES) do
+    local rest = value:match('^' .. prefix .. '(%S+)$')
+    if rest and #rest >= 12 then return true end
+  end
+  if #value < 32 or not value:match('^[%w_-]+$') then return false end
+  local _, digits = value:gsub('%d', '')
+  local _, letters = value:gsub('%a', '')
+  return digits >= 4 and letters >= 4
+end
+
 local types = {
   string = { expect = 'a string', check = function(v) return type(v) == 'string' and v ~= '' end },
   seconds = {
@@ -90,6 +109,8 @@ local types = {
       if type(v) ~= 'string' then return false end
       local spec = vim.trim(v)
       local prefix, rest = spec:match('^(%l+):(.*)$')
+      local named = prefix == 'cmd' or prefix == 'file' or prefix == 'env'
+      if looks_like_key(named and rest or spec) then return false end
       if prefix == 'cmd' or prefix == 'file' then return vim.trim(rest or '') ~= '' end
       if prefix == 'env' then return vim.trim(rest or ''):match('^[%a_][%w_]*$') ~= nil end
       return spec == '' or spec:match('^[%u_][%u%d_]*$') ~= nil

@@ -40,6 +40,13 @@ KEY_SPECS = [
     "CMD:pass",
     "key:value",
     "sk-or-v1-0123456789abcdef",
+    # A key typed where a command, path or name belongs (issue 38): refused, never echoed.
+    "cmd:sk-or-v1-0123456789abcdef",
+    " file: sk-proj-abcdefghijkl0123 ",
+    "env:AKIAIOSFODNN7EXAMPLE",
+    "AKIAIOSFODNN7EXAMPLE",
+    "env:a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6",
+    "cmd:my-key-helper-script2",
 ]
 
 

@@ -4,7 +4,11 @@ User instructions live in `$XDG_CONFIG_HOME/bb7/instructions.md` (else
 `~/.config/bb7/instructions.md`), project instructions in `<root>/.bb7/instructions` and in the
 files a project already keeps for models (`AGENTS.md`, the `context.instruction_files` option),
 read in that order. All are optional plain text; a missing file is normal, an unreadable one is
-reported so the user can fix it instead of wondering why the model ignores it.
+reported so the user can fix it instead of wondering why the model ignores it. A project's
+instruction files come with the project, from whoever wrote it: they are read as a context file
+is (`bb7.files.guard`: inside the project as named and through any symlink, not in `.git`, not
+left out by `.bb7/ignore`), `.bb7/instructions` only where it is (no symlink), and one that
+looks like a secret is not sent; each one refused is reported as not used, with why.
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from pathlib import Path
 import msgspec
 
 from bb7.files.fsio import FileProblem, load_text
+from bb7.files.guard import readable
+from bb7.files.ignore import IgnoreRules, load_ignore
+from bb7.files.paths import PathProblem
+from bb7.files.secrets import secret_reason
 
 PROJECT_INSTRUCTIONS = ".bb7/instructions"
 # Files projects keep for models, read as project instructions too (the option's default).
@@ -54,9 +62,17 @@ def load_instructions(
     applied = [_display(user_path)] if user is not None else []
     parts: list[tuple[str, str]] = []
     if project_root is not None:
+        ignore = load_ignore(project_root)
         for name in (PROJECT_INSTRUCTIONS, *model_files):
+            refused = _refused(project_root, name, ignore)
+            if refused is not None:
+                problems.append(f"Instructions not used: {refused}.")
+                continue
             text = _read(project_root / name, problems)
-            if text is not None and name not in (n for n, _ in parts):
+            secret = None if text is None else secret_reason(_real(project_root, name), text)
+            if secret is not None:
+                problems.append(f"Instructions not used: {name} looks like a secret ({secret}).")
+            elif text is not None and name not in (n for n, _ in parts):
                 parts.append((name, text))
     applied.extend(name for name, _ in parts)
     project = None
@@ -72,6 +88,24 @@ def load_instructions(
         problems=tuple(problems),
         applied=tuple(applied),
     )
+
+
+def _refused(root: Path, name: str, ignore: IgnoreRules) -> str | None:
+    """Why the project's instruction file `name` may not be read (None: it may, or there is
+    none to read)."""
+    if not os.path.lexists(root / name):
+        return None
+    if name == PROJECT_INSTRUCTIONS:  # bb7's own file, inside .bb7/: only where it is
+        real = _real(root, name)
+        if real != os.path.join(os.path.realpath(root), name):
+            return f"{name} resolves through a symlink to {real}"
+        return None
+    checked = readable(root, name, ignore)
+    return checked.message if isinstance(checked, PathProblem) else None
+
+
+def _real(root: Path, name: str) -> str:
+    return os.path.realpath(root / name)
 
 
 def _read(path: Path, problems: list[str]) -> str | None:

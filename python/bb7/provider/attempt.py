@@ -81,18 +81,18 @@ class Connection:
 
     def shutdown(self) -> None:
         with self._lock:
-            _shutdown(self._network_stream)
+            shutdown_stream(self._network_stream)
 
     def attach(self, network_stream: Any) -> None:
         with self._lock:
             self._network_stream = network_stream
             if self.handle.cancelled or self.expired is not None:
-                _shutdown(network_stream)
+                shutdown_stream(network_stream)
 
     def expire(self, why: Expiry) -> None:
         with self._lock:
             self.expired = why
-            _shutdown(self._network_stream)
+            shutdown_stream(self._network_stream)
 
     def rearm(self) -> None:
         with self._lock:
@@ -109,7 +109,7 @@ class Connection:
             self.attach(info.get("return_value"))
 
 
-def _shutdown(network_stream: Any) -> None:
+def shutdown_stream(network_stream: Any) -> None:
     """Close the connection under a blocked reader: shutdown() wakes a recv() at once, while
     close() from another thread would leave it blocked and the TCP connection open."""
     if network_stream is None:
@@ -290,10 +290,18 @@ class Worker:
 
     def _finish(self, outcome: _Complete | Failure, attempts: int, duration: float) -> None:
         acc = self.acc
+        # The answer as it is kept and logged: a model that echoes the key (in its text, its
+        # reasoning, a tool call or the `model` field) does not get it stored anywhere.
+        key = self.wording.api_key
+        hide = key.redact_answer if key is not None else str
+        calls = tuple(
+            msgspec.structs.replace(call, arguments=hide(call.arguments))
+            for call in acc.tool_calls()
+        )
         output = _Output(
-            text=acc.text,
-            reasoning=acc.reasoning,
-            tool_calls=acc.tool_calls(),
+            text=hide(acc.text),
+            reasoning=hide(acc.reasoning),
+            tool_calls=calls,
             usage=acc.usage,
             attempts=attempts,
             duration=duration,
@@ -301,9 +309,10 @@ class Worker:
         )
         result: Terminal
         if isinstance(outcome, _Complete):
+            model = None if acc.model is None else hide(acc.model)
             result = Done(
                 finish_reason=acc.finish_reason,
-                model=acc.model,
+                model=model,
                 thinking=acc.thinking(),
                 **output,
             )
@@ -373,7 +382,7 @@ class Worker:
             ) as response:
                 self.connection.attach(response.extensions.get("network_stream"))
                 if response.status_code >= 400:
-                    body = _read_limited(response.iter_bytes(), ERROR_BODY_LIMIT)
+                    body = read_limited(response.iter_bytes(), ERROR_BODY_LIMIT)
                     return self.wording.http(response.status_code, response.headers, body)
                 pieces = response.iter_bytes()
                 if "event-stream" not in response.headers.get("content-type", ""):
@@ -381,7 +390,7 @@ class Worker:
                     pieces = itertools.chain((first,), pieces)
                     if first.lstrip()[:1] in (b"{", b"["):
                         # A server that ignored stream=true and answered with one JSON object.
-                        whole = _read_limited(pieces, _JSON_BODY_LIMIT)
+                        whole = read_limited(pieces, _JSON_BODY_LIMIT)
                         return self._payload(whole) or _COMPLETE
                 return self._read_stream(pieces)
         except httpx.TimeoutException as exc:
@@ -476,7 +485,7 @@ class _Decoder(SSEDecoder):
         super()._line(line, out)
 
 
-def _read_limited(pieces: Iterator[bytes], limit: int) -> bytes:
+def read_limited(pieces: Iterator[bytes], limit: int) -> bytes:
     parts: list[bytes] = []
     size = 0
     for piece in pieces:

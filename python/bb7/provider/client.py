@@ -11,7 +11,10 @@ thread (`bb7.provider.attempt`) does the HTTP (httpx), decodes the SSE stream an
 Failures before the first delta are retried, time is bounded by `Timeouts`, and `cancel()`
 ends the stream with a `cancelled` error carrying the partial output: see `attempt`. How each
 failure is worded is `failures`'. `complete` waits for the terminal event; `get_json` and
-`request_json` are the plain requests (the models list, a local server's own API).
+`request_json` are the plain requests (the models list, the key's credit, a local server's own
+API): their `timeout` is one deadline for the whole request, headers to last byte, and their
+answer is read up to `SIDE_MAX_BYTES`, so a server that trickles or answers without end holds
+up `bb7 usage`, `:checkhealth` or a first send for that long at most.
 The API decides the request's path, headers and body (`wire.request_body` or
 `anthropic_wire.messages_body`) and who reads the stream (`deltas.StreamAccumulator` or
 `anthropic_deltas.MessagesAccumulator`); the rest is the same for both.
@@ -32,17 +35,21 @@ import msgspec
 
 from bb7.provider import anthropic_wire
 from bb7.provider.anthropic_deltas import MessagesAccumulator
-from bb7.provider.attempt import Worker
+from bb7.provider.attempt import Worker, read_limited, shutdown_stream
 from bb7.provider.config import ProviderConfig as ProviderConfig
 from bb7.provider.config import RetryPolicy as RetryPolicy
 from bb7.provider.config import Timeouts as Timeouts
 from bb7.provider.deltas import Answer, StreamAccumulator
 from bb7.provider.events import StreamEvent, Terminal
-from bb7.provider.failures import HttpProblem, Wording
+from bb7.provider.failures import ERROR_BODY_LIMIT, HttpProblem, Wording
 from bb7.provider.handle import Handle
 from bb7.provider.keys import ApiKey
 from bb7.provider.presets import Api, preset_for
 from bb7.provider.wire import ChatRequest, request_body
+
+# The most a request that is not the chat stream reads of its answer (OpenRouter's models list,
+# the largest, is about 2 MB).
+SIDE_MAX_BYTES = 16 * 1024 * 1024
 
 
 @functools.cache
@@ -147,18 +154,37 @@ class OpenAICompatClient:
         headers = self._headers()
         if content is not None:
             headers["Content-Type"] = "application/json"
+        late = HttpProblem("timeout", f"{url} did not answer within {timeout:g} s.")
+        deadline = _Deadline(timeout)
         try:
-            response = self._http.request(
-                method, url, content=content, headers=headers, timeout=timeout
-            )
+            with self._http.stream(
+                method,
+                url,
+                content=content,
+                headers=headers,
+                timeout=timeout,
+                extensions={"trace": deadline.trace},
+            ) as response:
+                if response.status_code >= 400:
+                    error = read_limited(response.iter_bytes(), ERROR_BODY_LIMIT)
+                    failure = self.wording.http(response.status_code, response.headers, error)
+                    return HttpProblem(failure.kind, failure.message, failure.status)
+                data = read_limited(response.iter_bytes(), SIDE_MAX_BYTES + 1)
         except httpx.TimeoutException:
-            return HttpProblem("timeout", f"{url} did not answer within {timeout:g} s.")
+            return late
         except httpx.TransportError as exc:
-            return HttpProblem("connection", self.wording.transport(exc))
-        if response.status_code >= 400:
-            failure = self.wording.http(response.status_code, response.headers, response.content)
-            return HttpProblem(failure.kind, failure.message, failure.status)
-        return response.content
+            return (
+                late if deadline.expired else HttpProblem("connection", self.wording.transport(exc))
+            )
+        finally:
+            deadline.stop()
+        if deadline.expired:  # a body without a length ends quietly when its socket is shut
+            return late
+        if len(data) > SIDE_MAX_BYTES:
+            return HttpProblem(
+                "too_large", f"{url} answered over {SIDE_MAX_BYTES >> 20} MiB; bb7 stopped reading"
+            )
+        return data
 
     def _headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json", **self.config.headers}
@@ -168,3 +194,32 @@ class OpenAICompatClient:
         elif key is not None:
             headers["Authorization"] = f"Bearer {key}"
         return headers
+
+
+class _Deadline:
+    """One request's deadline: when it passes, the socket is shut down under whatever the
+    request is waiting for (headers, or the next byte of a trickled body)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._stream: object = None
+        self.expired = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, name: str, info: dict[str, object]) -> None:
+        # httpx trace hook: the connection's socket, as soon as it exists.
+        if name in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            with self._lock:
+                self._stream = info.get("return_value")
+                if self.expired:
+                    shutdown_stream(self._stream)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            shutdown_stream(self._stream)
+
+    def stop(self) -> None:
+        self._timer.cancel()

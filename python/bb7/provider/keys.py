@@ -33,6 +33,21 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # key pasted by mistake is refused without being echoed back.
 _BARE_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _COMMAND_TIMEOUT = 15.0
+# What a key looks like, to refuse one typed where a name, command or path belongs: a known
+# prefix, or one long random-looking word. Lua's setup() holds the same rule (`looks_like_key`
+# in lua/bb7/config.lua).
+_KEY_PREFIX = re.compile(r"(sk[-_]|AKIA|ASIA|AIza|glpat-|gh[pousr]_|xox[abprs]-)\S{12,}")
+_KEY_WORD = re.compile(r"[A-Za-z0-9_-]{32,}")
+
+
+def looks_like_key(value: str) -> bool:
+    """Whether `value` (one word) looks like an API key rather than a name, command or path."""
+    value = value.strip()
+    if _KEY_PREFIX.fullmatch(value):
+        return True
+    if not _KEY_WORD.fullmatch(value):
+        return False
+    return sum(c.isdigit() for c in value) >= 4 and sum(c.isalpha() for c in value) >= 4
 
 
 class ApiKey:
@@ -50,6 +65,11 @@ class ApiKey:
     def redact(self, text: str) -> str:
         """`text` with every occurrence of the key replaced."""
         return text.replace(self._value, REDACTED) if self._value in text else text
+
+    def redact_answer(self, text: str) -> str:
+        """`redact`, for a model's answer: a key under 16 characters is a placeholder that a
+        local server takes (`ollama`), not a secret, and would cut words out of the text."""
+        return self.redact(text) if len(self._value) >= 16 else text
 
     def __repr__(self) -> str:
         return f"ApiKey(source={self.source!r})"
@@ -109,6 +129,15 @@ def parse_key_spec(spec: str | None) -> tuple[KeySource, str] | KeyProblem:
     spec = spec.strip() if spec else ""
     if not spec:
         return "default", ""
+    prefix, colon, rest = spec.partition(":")
+    prefixed = bool(colon) and prefix in ("cmd", "file", "env")
+    if looks_like_key(rest if prefixed else spec):
+        where = f" after `{prefix}:`" if prefixed else ""
+        return KeyProblem(
+            "invalid_spec",
+            f"The api_key setting holds what looks like a key itself{where} (not shown here): "
+            f"export it as {DEFAULT_KEY_ENV} and name that variable instead.",
+        )
     if spec.startswith("cmd:"):
         command = spec[4:].strip()
         if not command:
