@@ -26,6 +26,7 @@ from bb7.commands.session import (
     reported,
 )
 from bb7.commands.status import print_statuses
+from bb7.formats.file_requests import AskedFile
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
 from bb7.prompt import DEFAULT_MODEL
 from bb7.prompt.assemble import FollowEdits
@@ -167,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {written.path} ({status.get(written.path) or 'unchanged'})")
         fresh = store.chat(chat.id) or chat
         print_statuses(fresh, statuses)
+        _print_requested(outcome.requested, outcome.why)
         if outcome.ok:
             return 0
         print(
@@ -182,6 +184,17 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _print_requested(requested: list[AskedFile], why: str) -> None:
+    """The files the answer asks for, as the chat view lists them under it."""
+    if not requested:
+        return
+    print(f"the answer asks for files{f' ({why})' if why else ''}; bb7 add them, then send again:")
+    for asked in requested:
+        where = f":{asked.start_line}-{asked.end_line}" if asked.start_line else ""
+        state = f"[{asked.tokens}]" if asked.available else f"not available: {asked.reason}"
+        print(f"    {asked.path}{where}  {state}")
 
 
 class _Printer:
