@@ -19,8 +19,9 @@ from pathlib import Path
 
 import msgspec
 
-from bb7.adding.ignore import load_ignore
 from bb7.files.fsio import MAX_BYTES, FileProblem, load_text, too_large
+from bb7.files.guard import readable
+from bb7.files.ignore import load_ignore
 from bb7.files.paths import PathProblem
 from bb7.formats.apply import resolve_path
 from bb7.refusal import Abort, Problem
@@ -60,10 +61,16 @@ class FileBridge:
         resolved = resolve_path(self.root, raw)
         if isinstance(resolved, PathProblem):
             return Problem("invalid_path", resolved.message)
-        if load_ignore(self.root).ignores(resolved):
+        ignore = load_ignore(self.root)
+        if ignore.ignores(resolved):
             return Problem(
                 "ignored", f"{resolved} is named by .bb7/ignore: bb7 keeps it from agents"
             )
+        # The one path rule (`bb7.files.guard`): where a symlink leads counts too.
+        checked = readable(self.root, resolved, ignore)
+        if isinstance(checked, PathProblem):
+            why = f"{checked.message}: bb7 keeps it from agents"
+            return Problem("ignored" if checked.kind == "ignored" else "invalid_path", why)
         return resolved
 
     def read(self, raw: str, line: int | None = None, limit: int | None = None) -> str | Problem:
