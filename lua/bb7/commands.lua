@@ -61,6 +61,11 @@ local function add(readonly)
     if not opts.fargs[1] and opts.range == 0 and vim.b.bb7_pane then
       return require('bb7.chat').pick_file()
     end
+    local live = require('bb7.live')
+    if opts.fargs[1] and opts.range == 0 and live.is_word(opts.fargs[1]) then
+      if readonly then usage('a live part is always read-only: use :BB7Add') end
+      return live.add(opts.fargs, function(err, said) answer(err, said) end)
+    end
     local specs, none = add_specs(opts)
     if #specs == 0 then usage(none) end
     local function done(err, message) answer(err, message and { message = message }) end
@@ -68,12 +73,18 @@ local function add(readonly)
   end
 end
 
---- Completion of `:BB7Add`: files, and the words `buffers` and `quickfix` first.
+-- What may follow a live part's word in `:BB7Add`.
+local PART_ARGS = { diagnostics = { 'all' }, diff = { '--staged' } }
+
+--- Completion of `:BB7Add`: files, and the words `buffers`, `quickfix` and the live parts
+--- first.
 local function add_complete(lead, line)
   local words = vim.split(line, '%s+', { trimempty = true })
   local first = #words == 1 or (#words == 2 and lead ~= '')
   local out = {}
-  for _, word in ipairs(first and { 'buffers', 'quickfix' } or {}) do
+  local offered = first and { 'buffers', 'quickfix', unpack(require('bb7.live').WORDS) } or {}
+  if not first and #words <= 3 then offered = PART_ARGS[words[2]] or {} end
+  for _, word in ipairs(offered) do
     if vim.startswith(word, lead) then table.insert(out, word) end
   end
   if words[2] == 'quickfix' and #words <= 3 and vim.startswith('sections', lead) then
@@ -210,7 +221,9 @@ syntax; the picker and `@` skip them too); it asks first, with the file
 count and tokens, when it adds more than 20 files or 30k tokens.
 `:BB7Add buffers` adds the listed file buffers, `:BB7Add quickfix` the
 quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
-a section). A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
+a section). `:BB7Add diagnostics [all]`, `:BB7Add diff [--staged|REF]`
+and `:BB7Add terminal [NAME]` add a live part, read again at each send
+(|bb7-live-parts|); `./diff` names a file called diff. A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
 `id_rsa*`, a private key, an AWS or `sk-` API key inside) is added only
 after you say so. Adding a file already there refreshes it. All are added,
 or none. Without [path] in the chat view, picks project files (git-tracked

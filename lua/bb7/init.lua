@@ -161,6 +161,7 @@ function M.send(text, opts)
     text = text,
     model = opts.model,
     buffers = require('bb7.buffer').for_request(),
+    editor = require('bb7.live').state(),
   })
   return request_id
 end

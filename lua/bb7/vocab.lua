@@ -91,15 +91,18 @@ end
 --- `toggles`: the user switches it between writable and read-only.
 --- `whole_file`: it holds the whole text of the file at its path, so the model's edits of
 --- that path start from it (a section or a part is a quote: an edit of it is refused).
+--- `of_file`: its path names a file (a live part's is its name): fork warnings, moves between
+--- stores and the file's buffer read it.
 --- `sent_as`: how a request shows it. `follows_edits`: a send brings it up to date with the
---- user's copy first. `in_sync`: its status while the user's copy matches it. `drifts`: its
---- status says `~` when the user's copy differs (a section is a quote of the file as it was:
---- never), and `:BB7Update` re-reads it.
+--- user's copy first (a live part: reads it again). `in_sync`: its status while the user's
+--- copy matches it. `drifts`: its status says `~` when the user's copy differs (a section is a
+--- quote of the file as it was: never), and `:BB7Update` re-reads it.
 ---@class bb7.KindFacts
 ---@field writable boolean
 ---@field toggles boolean
 ---@field whole_file boolean
----@field sent_as 'external'|'file'|'section'
+---@field of_file boolean
+---@field sent_as 'external'|'file'|'part'|'section'
 ---@field follows_edits boolean
 ---@field in_sync ''|'R'|'S'
 ---@field drifts boolean
@@ -111,6 +114,7 @@ M.entry_kinds = {
     writable = true,
     toggles = true,
     whole_file = true,
+    of_file = true,
     sent_as = 'file',
     follows_edits = true,
     in_sync = '',
@@ -120,6 +124,7 @@ M.entry_kinds = {
     writable = false,
     toggles = true,
     whole_file = true,
+    of_file = true,
     sent_as = 'file',
     follows_edits = true,
     in_sync = 'R',
@@ -129,6 +134,7 @@ M.entry_kinds = {
     writable = false,
     toggles = false,
     whole_file = false,
+    of_file = true,
     sent_as = 'section',
     follows_edits = true,
     in_sync = 'S',
@@ -138,10 +144,41 @@ M.entry_kinds = {
     writable = false,
     toggles = false,
     whole_file = true,
+    of_file = true,
     sent_as = 'external',
     follows_edits = true,
     in_sync = 'R',
     drifts = true,
+  },
+  diagnostics = {
+    writable = false,
+    toggles = false,
+    whole_file = false,
+    of_file = false,
+    sent_as = 'part',
+    follows_edits = true,
+    in_sync = 'R',
+    drifts = false,
+  },
+  diff = {
+    writable = false,
+    toggles = false,
+    whole_file = false,
+    of_file = false,
+    sent_as = 'part',
+    follows_edits = true,
+    in_sync = 'R',
+    drifts = false,
+  },
+  terminal = {
+    writable = false,
+    toggles = false,
+    whole_file = false,
+    of_file = false,
+    sent_as = 'part',
+    follows_edits = true,
+    in_sync = 'R',
+    drifts = false,
   },
 }
 

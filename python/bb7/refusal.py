@@ -67,6 +67,7 @@ StateProblemKind = Literal[
     "readonly",
     "always_readonly",
     "section",
+    "live",
     # model outputs
     "stale_base",
     "no_edits",
@@ -93,6 +94,10 @@ StateProblemKind = Literal[
 # A glob or directory that names too many files or none; a file that looks like a secret.
 AddingProblemKind = Literal["too_many", "no_match", "secret"]
 
+# ---- live context parts (`bb7.live`) -----------------------------------------------------------
+# git could not give the diff part (not installed, not a repository, an unknown ref, too slow).
+LiveProblemKind = Literal["git"]
+
 # ---- the agent client (`bb7.agent`) ------------------------------------------------------------
 # No such agent; a path `.bb7/ignore` names, or a file where a directory should be (or the
 # other way round), refused to an agent's request.
@@ -115,6 +120,7 @@ ProblemKind = (
     | CommandProblemKind
     | HostProblemKind
     | AgentProblemKind
+    | LiveProblemKind
 )
 
 

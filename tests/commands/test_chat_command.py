@@ -466,3 +466,22 @@ def test_an_edit_between_two_turns_reaches_the_model_as_a_diff_and_leaves_no_til
     assert "-    return 1\n+    return 'one'\n" in prompt
     assert prompt.count("def f30():") == 1  # the whole file went once
     assert "~" not in cli("status").stdout
+
+
+def test_bb7_add_diff_adds_a_live_part_that_bb7_chat_reads_again(cli: Cli, server: Server) -> None:
+    for args in (("init", "-q"), ("add", "."), ("commit", "-qm", "one")):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@e.x", *args], cwd=cli.root, check=True
+        )
+    (cli.root / "app.py").write_text(APP.replace("1", "2"))
+    added = cli("add", "diff")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.startswith("added @diff (") and "read again at each send" in added.stdout
+    assert cli("add", "diagnostics").stderr.strip().endswith("exists only in the editor (:BB7Add)")
+    (cli.root / "app.py").write_text(APP.replace("1", "3"))
+    server.push(stream(text_chunk("Seen."), finish()))
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    assert cli("chat", *args, "What changed?").returncode == 0
+    prompt = server.chat_requests()[-1]["json"]["messages"][1]["content"]
+    assert "The unstaged changes (git diff):" in str(prompt)
+    assert "-    return 1\n+    return 3" in str(prompt)

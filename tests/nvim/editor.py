@@ -137,6 +137,15 @@ def notifications(nvim: Any) -> list[str]:
     return found
 
 
+def wait_for_notification(nvim: Any, needle: str) -> str:
+    """Waits for a `vim.notify` message holding `needle`; returns it."""
+    wait_for(
+        nvim,
+        f"vim.iter(_G.notifications):any(function(n) return n.msg:find({needle!r}, 1, true) end)",
+    )
+    return next(n for n in notifications(nvim) if needle in n)
+
+
 def run(nvim: Any, command: str) -> str:
     """Runs a bb7 command once the host is ready (its request is answered before this
     returns) and gives the notifications it produced, one per line."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_view_helpers import OPEN, open_chat_list, wait_for_screen, with_ui
-from editor import notifications, type_command, wait_for
+from editor import notifications, type_command, wait_for, wait_for_notification
 
 INPUT = "vim.api.nvim_buf_get_lines(require('bb7.chat').buf('input'), 0, -1, false)"
 LIST_HIGHLIGHTS = """
@@ -20,14 +20,6 @@ local ns = require('bb7.chat.chats').ns
 local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
 return vim.iter(marks):map(function(m) return m[4].line_hl_group end):totable()
 """
-
-
-def wait_for_notification(nvim: Any, needle: str) -> str:
-    wait_for(
-        nvim,
-        f"vim.iter(_G.notifications):any(function(n) return n.msg:find({needle!r}, 1, true) end)",
-    )
-    return next(n for n in notifications(nvim) if needle in n)
 
 
 def test_a_chat_held_by_another_neovim_is_read_only_until_taken_over(

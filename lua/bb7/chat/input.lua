@@ -1,8 +1,9 @@
 --- The input pane: where the user writes the next message. `<CR>` (normal mode) or the
 --- `send_insert` key sends it; the text is kept as the chat's draft in the host (saved
 --- 500 ms after the last change, and at once before the view closes or changes chat).
---- Typing `@` completes a project path (|i_CTRL-X_CTRL-O|, or the blink.cmp / nvim-cmp
---- source of `bb7.integrations`); choosing one adds that file to the chat's context. An empty send while failed edits wait puts a repair request here.
+--- Typing `@` completes a live part (`@diagnostics`, `@diff`, `@terminal`) or a project path
+--- (|i_CTRL-X_CTRL-O|, or the blink.cmp / nvim-cmp source of `bb7.integrations`); choosing one
+--- adds it to the chat's context. An empty send while failed edits wait puts a repair request here.
 local M = {}
 
 local view = require('bb7.chat.view')
@@ -38,7 +39,8 @@ end
 ---@return integer?
 function M.path_start(before) return (before:find('@[^%s@]*$')) end
 
---- `omnifunc` of the input: project paths after `@` (from `bb7.chat.picker`'s list).
+--- `omnifunc` of the input: the live parts and the project paths after `@` (from
+--- `bb7.chat.picker`'s list).
 ---@param findstart integer
 ---@param base string
 ---@return integer|table
@@ -47,6 +49,12 @@ function M.complete(findstart, base)
     return M.path_start(vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)) or -3
   end
   local items = {}
+  -- Once a letter is typed (`@d`): a bare `@` lists the project's files alone.
+  for _, word in ipairs(base ~= '' and require('bb7.live').WORDS or {}) do
+    if vim.startswith(word, base) then
+      table.insert(items, { word = word, menu = '[bb7 live]', user_data = { bb7_part = word } })
+    end
+  end
   for _, path in ipairs(require('bb7.chat.picker').cached()) do
     if vim.startswith(path, base) then
       table.insert(items, { word = path, menu = '[bb7 add]', user_data = { bb7_add = path } })
@@ -107,6 +115,12 @@ function M.setup(buf)
       local data = vim.v.completed_item and vim.v.completed_item.user_data
       if type(data) == 'table' and data.bb7_add then
         require('bb7.chat.picker').add(data.bb7_add)
+      elseif type(data) == 'table' and data.bb7_part then
+        require('bb7.live').add({ data.bb7_part }, function(err, said)
+          if err then return backend().report(err) end
+          require('bb7.chat.ui').say(said.message)
+          require('bb7.chat').refresh()
+        end)
       end
     end,
   })

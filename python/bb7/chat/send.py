@@ -109,14 +109,17 @@ def start_send(
     on_event: OnEvent,
     *,
     buffers: Buffers | None = None,
+    live: Mapping[str, str] | None = None,
+    live_problems: list[str] | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> SendHandle | Problem:
     """Store `text` as the user's message in `chat_id` and send it in a worker thread.
 
     First the chat's context follows the user's edits (`config.follow_edits`, see
     `bb7.state.context.follow_edits`): `buffers` are the editor's unsaved buffer texts, which
-    count as the user's copy. `environ`: where key specs and instruction paths are looked up
-    (default: os.environ).
+    count as the user's copy. `live`: the chat's live parts read again by the caller (by name;
+    `bb7.live`), `live_problems` why others could not be (said as notices). `environ`: where
+    key specs and instruction paths are looked up (default: os.environ).
     """
     if not text.strip():
         return Problem("empty", "the message is empty; write something to send")
@@ -133,6 +136,8 @@ def start_send(
         followed = []
         if config.follow_edits != "off":
             followed = context.follow_edits(store, chat_id, buffers=buffers)
+        if live:
+            context.follow_parts(store, chat_id, live)
         user = append_user_message(store, chat_id, text, model=config.model)
     except BaseException:
         with _busy_lock:
@@ -143,6 +148,9 @@ def start_send(
         ev.Notice("follow_edits", _not_followed(label, got))
         for label, got in followed
         if isinstance(got, Problem)
+    ]
+    notices += [
+        ev.Notice("live", f"{said}; the last reading is sent") for said in live_problems or []
     ]
     send = _Send(store, chat_id, user, config, on_event, handle, environ, notices)
     threading.Thread(target=send.run, name="bb7-send", daemon=True).start()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
+from bb7.state.records import ENTRY_KINDS
 from bb7.state.status import StatusRow
 from bb7.text.tokens import format_tokens
 
@@ -68,7 +69,9 @@ def _tree(files: Iterable[StatusRow], home: str) -> _Dir:
     for status in files:
         where = top
         parent = _display_dir(status.path, home)
-        if os.path.isabs(status.path) or parent.startswith("~"):
+        if status.kind and not ENTRY_KINDS[status.kind].of_file:
+            parent = ""  # a live part: its name, at the top
+        elif os.path.isabs(status.path) or parent.startswith("~"):
             # Outside the project: one group per absolute directory, not a deep tree.
             where = where.dirs.setdefault(parent + "/", _Dir())
         elif parent:
@@ -79,6 +82,8 @@ def _tree(files: Iterable[StatusRow], home: str) -> _Dir:
 
 
 def _name(status: StatusRow) -> str:
+    if status.kind and not ENTRY_KINDS[status.kind].of_file:
+        return status.path
     name = os.path.basename(status.path)
     return f"{name}:{status.start_line}-{status.end_line}" if status.start_line else name
 

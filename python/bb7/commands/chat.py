@@ -28,6 +28,7 @@ from bb7.commands.session import (
 from bb7.commands.status import print_statuses
 from bb7.formats.file_requests import AskedFile
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODE_DOCS, DIFF_MODES
+from bb7.live import read_all
 from bb7.prompt import DEFAULT_MODEL
 from bb7.prompt.assemble import FollowEdits
 from bb7.prompt.config import SendConfig
@@ -146,8 +147,13 @@ def run(args: argparse.Namespace) -> int:
             usage_log=str(usage_log_path()),
         )
         printer = _Printer(show_reasoning=args.show_reasoning)
+        # The live parts git gives (a diff) are read again; the editor's keep their last text.
+        live, unread = read_all(store.entries(chat.id), None, store.root)
         with CtrlC() as ctrl_c:
-            handle = ctrl_c.watch(unwrap(start_send(store, chat.id, args.message, config, printer)))
+            sent = start_send(
+                store, chat.id, args.message, config, printer, live=live, live_problems=unread
+            )
+            handle = ctrl_c.watch(unwrap(sent))
             outcome = handle.wait()
         assert outcome is not None
         printer.end_text()

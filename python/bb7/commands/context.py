@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bb7 import live
 from bb7.adding import ask
 from bb7.adding.expand import expand, links_out_line
 from bb7.commands.session import active_chat, add_root_option, reported
 from bb7.refusal import Abort, Problem, advise, unwrap
 from bb7.state import context
 from bb7.state.context import parse_target
+from bb7.text.tokens import estimate_tokens, format_tokens
 from bb7.text.words import plural
 
 
@@ -23,9 +25,12 @@ def register(subparsers: Any) -> None:
         description="Add files to the active chat's context (a new chat if none is active). "
         "PATH:START-END adds a read-only section; a file outside the project is added "
         "read-only; a directory or glob (quote it: 'src/**/*.py') adds its text files that "
-        "are not git-ignored, hidden or in .bb7/ignore. All paths are added, or none.",
+        "are not git-ignored, hidden or in .bb7/ignore. All paths are added, or none. "
+        "`bb7 add diff [REF]` (or --staged) adds the git diff as a live part, read again at "
+        "each send (./diff names a file called diff).",
     )
-    add.add_argument("paths", nargs="+", metavar="PATH[:START-END]|DIR|GLOB")
+    add.add_argument("paths", nargs="+", metavar="PATH[:START-END]|DIR|GLOB|diff [REF]")
+    add.add_argument("--staged", action="store_true", help="with diff: the staged changes")
     add.add_argument("--readonly", action="store_true", help="the model may read, not edit")
     add.add_argument(
         "--allow-secrets",
@@ -56,6 +61,8 @@ def register(subparsers: Any) -> None:
 
 @reported
 def run_add(args: argparse.Namespace) -> int:
+    if live.is_live(args.paths[0]) or args.staged:
+        return _add_part(args)
     with active_chat(args, create=True, brief=True) as (ws, store, chat):
         found = unwrap(expand(args.paths, Path.cwd(), store.root))
         if found.links_out:
@@ -71,6 +78,21 @@ def run_add(args: argparse.Namespace) -> int:
         for was, entry in zip(before, entries, strict=True):
             verb = context.added_verb(was, entry)
             print(f"{verb} {entry.label()} ({entry.kind}) to {chat.name}")
+    return 0
+
+
+def _add_part(args: argparse.Namespace) -> int:
+    words = [*args.paths, *(["--staged"] if args.staged else [])]
+    part = unwrap(live.parse(words))
+    if part.kind != "diff":
+        raise Abort(Problem("invalid_args", f"{part.kind} exists only in the editor (:BB7Add)"))
+    with active_chat(args, create=True) as (_, store, chat):
+        text = live.read(part, None, store.root, [])
+        if not isinstance(text, str):
+            raise Abort(text or Problem("live", f"{part.name} cannot be read"))
+        entry = unwrap(context.add_part(store, chat.id, part.kind, part.name, text))
+        tokens = format_tokens(estimate_tokens(text))
+        print(f"added {entry.path} ({tokens} tokens, read again at each send) to {chat.name}")
     return 0
 
 

@@ -47,7 +47,8 @@ class Notice(msgspec.Struct, frozen=True, tag="warning", tag_field="type"):
     of the retry state no longer fits the files), stream (part of the provider's stream could
     not be read and was skipped; the rest of the answer goes on), reasoning (the provider's
     preset takes no reasoning effort, which is left out of the request), follow_edits (the
-    user's edits to a context file could not be brought into the chat: it is sent as it was)."""
+    user's edits to a context file could not be brought into the chat: it is sent as it was),
+    live (a live part could not be read again: the model gets the last reading)."""
 
     kind: str
     message: str

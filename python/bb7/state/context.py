@@ -36,6 +36,7 @@ from bb7.state.records import (
     SECTION,
     WRITABLE,
     ContextEntry,
+    EntryKind,
     Event,
 )
 from bb7.state.store import Store
@@ -309,6 +310,45 @@ def _add(
     return entry
 
 
+def add_part(
+    store: Store, chat_id: str, kind: EntryKind, name: str, text: str
+) -> ContextEntry | Problem:
+    """Add a live part (`bb7.live`) under its `name` with the `text` read now; adding it again
+    reads it again."""
+    with store.transaction():
+        there = store.entry(chat_id, name)
+        if there is not None and there.kind != kind:
+            return Problem("exists", f"{name} is already in the context as {there.kind}")
+        entry = _part_entry(store, kind, name, text)
+        store.put_entry(chat_id, entry)
+        if there is None:
+            store.append_event(chat_id, Event.added_entry(entry))
+        return entry
+
+
+def follow_parts(store: Store, chat_id: str, texts: Mapping[str, str]) -> list[str]:
+    """At a send: each live part whose name `texts` has takes that text (read again now); the
+    names whose text changed. No event: the model sees the change as the part's diff since
+    the version it saw, as for a file."""
+    changed: list[str] = []
+    with store.transaction():
+        for entry in store.entries(chat_id):
+            text = texts.get(entry.path)
+            if entry.facts.of_file or text is None:
+                continue
+            new = _part_entry(store, entry.kind, entry.path, text)
+            if new.file_id != entry.file_id:
+                store.put_entry(chat_id, new)
+                changed.append(entry.path)
+    return changed
+
+
+def _part_entry(store: Store, kind: EntryKind, name: str, text: str) -> ContextEntry:
+    return ContextEntry(
+        path=name, kind=kind, blob=store.put_blob(text), file_id=entry_file_id(name, text)
+    )
+
+
 def _find(store: Store, chat_id: str, target: Target, base: Path | None) -> ContextEntry | Problem:
     where = resolve(store, target.path, base)
     if isinstance(where, Problem):
@@ -377,7 +417,9 @@ def update_all(
     results: list[tuple[str, ContextEntry | Problem]] = []
     with store.transaction():
         for entry in store.entries(chat_id):
-            if not (entry.facts.follows_edits if followed else entry.facts.drifts):
+            facts = entry.facts
+            # A live part follows at a send too, but from what the caller read (`follow_parts`).
+            if not facts.of_file or not (facts.follows_edits if followed else facts.drifts):
                 continue
             local = _local_text(store, entry, buffers, max_bytes)
             text = local if isinstance(local, str) else None
@@ -412,6 +454,8 @@ def _local_text(
 ) -> str | Problem:
     """The entry's text as the user has it now: the file's, or the section's lines of it;
     never read where the path no longer may lead (see `_still_readable`)."""
+    if not entry.facts.of_file:
+        return Problem("live", f"{entry.path} is read again at each send, not by hand")
     moved = _still_readable(store, entry)
     if moved is not None:
         return moved

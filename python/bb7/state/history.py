@@ -70,6 +70,8 @@ def _restore_context(
     warnings: list[ContextWarning] = []
     for ref in refs:
         store.put_entry(chat_id, ref.entry())
+        if not ref.facts.of_file:
+            continue  # a live part is read again at the next send
         local = read_local(store, ref.path, buffers)
         if isinstance(local, FileProblem) and local.kind == "missing":
             warnings.append(ContextWarning(ref.path, "deleted", ref.file_id))
@@ -255,7 +257,10 @@ def move_chat(source: Store, target: Store, chat_id: str, project_root: Path) ->
 def _moved_path(path: str, kind: EntryKind, root: Path, to_global: bool) -> tuple[str, EntryKind]:
     """Where an entry lives in the other store: a whole file is outside the project in a global
     chat (external) and writable back in it; a quote keeps its kind."""
-    whole = ENTRY_KINDS[kind].whole_file
+    facts = ENTRY_KINDS[kind]
+    if not facts.of_file:
+        return path, kind
+    whole = facts.whole_file
     if to_global:
         absolute = path if os.path.isabs(path) else os.path.join(os.path.realpath(root), path)
         return absolute, EXTERNAL if whole else kind

@@ -13,15 +13,19 @@ from bb7.files.fileid import entry_file_id
 
 # Context entry kinds. A full file is `writable` or `readonly`; a `section` is a read-only line
 # range of a project file; an `external` file lives outside the project (absolute path, read-only).
-EntryKind = Literal["writable", "readonly", "section", "external"]
+# `diagnostics`, `diff` and `terminal` are live parts (`bb7.live`): the editor's state or git's,
+# read again at each send, stored under their name (`@diff --staged`) instead of a path.
+EntryKind = Literal[
+    "writable", "readonly", "section", "external", "diagnostics", "diff", "terminal"
+]
 WRITABLE: EntryKind = "writable"
 READONLY: EntryKind = "readonly"
 SECTION: EntryKind = "section"
 EXTERNAL: EntryKind = "external"
 
-# How a request shows an entry: a file of the project, lines of one (`lines=START-END`), or a
-# file outside the project (`external`).
-SentAs = Literal["file", "section", "external"]
+# How a request shows an entry: a file of the project, lines of one (`lines=START-END`), a file
+# outside the project (`external`), or a read-only text under its name (a live part).
+SentAs = Literal["file", "section", "external", "part"]
 # The status an entry shows while the user's copy matches it (see `bb7.state.status`).
 InSync = Literal["", "R", "S"]
 
@@ -34,15 +38,18 @@ class KindFacts(msgspec.Struct, frozen=True, kw_only=True):
     `toggles`: the user switches it between writable and read-only.
     `whole_file`: it holds the whole text of the file at its path, so the model's edits of
     that path start from it (a section or a part is a quote: an edit of it is refused).
+    `of_file`: its path names a file (a live part's is its name): fork warnings, moves between
+    stores and the file's buffer read it.
     `sent_as`: how a request shows it. `follows_edits`: a send brings it up to date with the
-    user's copy first. `in_sync`: its status while the user's copy matches it. `drifts`: its
-    status says `~` when the user's copy differs (a section is a quote of the file as it was:
-    never), and `:BB7Update` re-reads it.
+    user's copy first (a live part: reads it again). `in_sync`: its status while the user's
+    copy matches it. `drifts`: its status says `~` when the user's copy differs (a section is a
+    quote of the file as it was: never), and `:BB7Update` re-reads it.
     """
 
     writable: bool
     toggles: bool
     whole_file: bool
+    of_file: bool
     sent_as: SentAs
     follows_edits: bool
     in_sync: InSync
@@ -51,21 +58,28 @@ class KindFacts(msgspec.Struct, frozen=True, kw_only=True):
 
 ENTRY_KINDS: dict[EntryKind, KindFacts] = {
     WRITABLE: KindFacts(
-        writable=True, toggles=True, whole_file=True, sent_as="file",
+        writable=True, toggles=True, whole_file=True, of_file=True, sent_as="file",
         follows_edits=True, in_sync="", drifts=True,
     ),
     READONLY: KindFacts(
-        writable=False, toggles=True, whole_file=True, sent_as="file",
+        writable=False, toggles=True, whole_file=True, of_file=True, sent_as="file",
         follows_edits=True, in_sync="R", drifts=True,
     ),
     SECTION: KindFacts(
-        writable=False, toggles=False, whole_file=False, sent_as="section",
+        writable=False, toggles=False, whole_file=False, of_file=True, sent_as="section",
         follows_edits=True, in_sync="S", drifts=False,
     ),
     EXTERNAL: KindFacts(
-        writable=False, toggles=False, whole_file=True, sent_as="external",
+        writable=False, toggles=False, whole_file=True, of_file=True, sent_as="external",
         follows_edits=True, in_sync="R", drifts=True,
     ),
+    **{
+        kind: KindFacts(
+            writable=False, toggles=False, whole_file=False, of_file=False, sent_as="part",
+            follows_edits=True, in_sync="R", drifts=False,
+        )
+        for kind in ("diagnostics", "diff", "terminal")
+    },
 }  # fmt: skip
 
 S = TypeVar("S", bound=msgspec.Struct)

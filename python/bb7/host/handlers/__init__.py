@@ -33,6 +33,7 @@ from bb7.host import needs
 from bb7.host.handlers import chats, context, health, instructions, outputs, project, review, view
 from bb7.host.needs import Call
 from bb7.host.protocol import (
+    AddPartArgs,
     AddPathsArgs,
     ApplyArgs,
     BuffersArgs,
@@ -145,6 +146,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),
     # context
     route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_global),
+    route("add_part", AddPartArgs, context.add_part, needs.held_or_new),
     route("remove", FileArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),

@@ -1,4 +1,5 @@
-"""The chat's context: add and remove files or sections, re-snapshot them from the editor
+"""The chat's context: add and remove files or sections, add live parts (`add_part`, and
+`live_texts`, which reads them again at a send), re-snapshot files from the editor
 (`update_file`, `update_all`), make them read-only or writable. Each publishes the statuses of
 the files it touched."""
 
@@ -6,11 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bb7 import live
 from bb7.adding import ask
 from bb7.adding.expand import Expansion, expand, links_out_line
 from bb7.host.handlers.project import publish, publishing
-from bb7.host.needs import Held
+from bb7.host.needs import Held, Reading
 from bb7.host.protocol import (
+    AddPartArgs,
     AddPathsArgs,
     AddPlan,
     Choice,
@@ -20,9 +23,10 @@ from bb7.host.protocol import (
     SetReadonlyArgs,
     Updated,
 )
-from bb7.refusal import Problem, advise, unwrap
+from bb7.refusal import Abort, Problem, advise, unwrap
 from bb7.state import context
 from bb7.state.records import ContextEntry
+from bb7.text.tokens import estimate_tokens, format_tokens
 
 
 def add_paths(h: Held, args: AddPathsArgs) -> AddPlan:
@@ -58,6 +62,41 @@ def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
     publish(h, buffers, [entry.path for entry in entries])
     chat = f"the global chat {h.chat.name}" if h.chat.scope == "global" else h.chat.name
     return f"{context.added_summary(before, entries, h.shown)} to {chat}"
+
+
+def add_part(h: Held, args: AddPartArgs) -> Said:
+    """`:BB7Add diagnostics|diff|terminal ...`: the part read now, added (or read again)."""
+    part = unwrap(live.parse(args.words))
+    text = _read(h, part, args.editor)
+    if isinstance(text, Problem | None):
+        raise Abort(text or Problem("live", f"{part.name} cannot be read here"))
+    before = h.store.entry(h.chat.id, part.name)
+    entry = unwrap(context.add_part(h.store, h.chat.id, part.kind, part.name, text))
+    publish(h, {}, [entry.path])
+    tokens = format_tokens(estimate_tokens(text))
+    verb = "added" if before is None else "read again:"
+    return Said(f"{verb} {part.name} ({tokens} tokens, read again at each send) to {h.chat.name}")
+
+
+def live_texts(h: Reading, editor: live.EditorState | None) -> tuple[dict[str, str], list[str]]:
+    """Each live part of the chat read again now (`bb7.live.read_all`)."""
+    entries = h.store.entries(h.chat.id)
+    located, shown = _located(h, editor)
+    return live.read_all(entries, editor, h.store.root, located, shown)
+
+
+def _read(h: Reading, part: live.Named, editor: live.EditorState | None) -> str | Problem | None:
+    located, shown = _located(h, editor)
+    return live.read(part, editor, h.store.root, located, shown)
+
+
+def _located(h: Reading, editor: live.EditorState | None) -> tuple[list[str], dict[str, str]]:
+    """The chat's files as the editor names them (absolute), and how a part names a file."""
+    files = [e.path for e in h.store.entries(h.chat.id) if e.facts.of_file]
+    shown = {h.editor_path(path): path for path in files}
+    for d in [] if editor is None else editor.diagnostics:
+        shown.setdefault(d.path, h.shown(d.path))
+    return list(shown), shown
 
 
 def remove(h: Held, args: FileArgs) -> Said:

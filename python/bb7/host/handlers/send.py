@@ -19,6 +19,7 @@ from bb7.chat import events as ev
 from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.chat.title import retitle_chat as ask_title
+from bb7.host.handlers.context import live_texts
 from bb7.host.handlers.model import provider
 from bb7.host.handlers.project import publish
 from bb7.host.handlers.prompt import diff_mode, send_config
@@ -45,6 +46,7 @@ def send(c: Call, args: SendArgs) -> None:
         h = c.project().held(create=True)
         config = send_config(h.session, h.chat, args.model)
         buffers = h.buffers(args.buffers).text
+        live, unread = live_texts(h, args.editor)
         handle = unwrap(
             start_send(
                 h.store,
@@ -53,6 +55,8 @@ def send(c: Call, args: SendArgs) -> None:
                 config,
                 _Forward(h, args.request_id),
                 buffers=buffers,
+                live=live,
+                live_problems=unread,
             )
         )
     except Abort as refused:

@@ -15,6 +15,7 @@ of `[name, payload]` pairs. Importing this package stays cheap (no formats, no L
 from __future__ import annotations
 
 from bb7.host.protocol.calls import (
+    AddPartArgs,
     AddPathsArgs,
     AddPlan,
     ApplyArgs,
@@ -91,6 +92,7 @@ PROTOCOL = 2
 
 __all__ = [
     "PROTOCOL",
+    "AddPartArgs",
     "AddPathsArgs",
     "AddPlan",
     "ApplyArgs",

@@ -14,6 +14,7 @@ import msgspec
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
 from bb7.host.protocol.events import StatusChanged
+from bb7.live import EditorState
 
 # One "refused, here is what to do" type everywhere (bb7.refusal).
 from bb7.refusal import Problem
@@ -241,6 +242,14 @@ class AddPathsArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
 
 
+class AddPartArgs(msgspec.Struct, frozen=True):
+    """`add_part`: `:BB7Add diagnostics|diff|terminal ...` (or `@diagnostics` in the input): the
+    words as typed and the editor's state it is read from."""
+
+    words: list[str]
+    editor: EditorState = EditorState()
+
+
 class Choice(msgspec.Struct, frozen=True):
     """One answer the user may give: `action` goes back as `AddPathsArgs.answer`."""
 
@@ -292,6 +301,8 @@ class SendArgs(msgspec.Struct, frozen=True):
     text: str
     model: str | None = None
     buffers: list[BufferText] = []
+    # The editor's state the chat's live parts (diagnostics, terminal) are read from again.
+    editor: EditorState | None = None
 
 
 class CancelArgs(msgspec.Struct, frozen=True):
