@@ -141,6 +141,7 @@ def test_a_part_is_read_again_at_each_send_and_each_message_keeps_what_was_sent(
     (repo / "lib.py").write_text("def f():\n    return 3\n")
     texts, problems = live.read_all(store.entries(chat_id), None, repo)
     assert problems == [] and "+    return 3" in texts["@diff"]
+    assert context.follow_edits(store, chat_id) == []  # a part is not a file to follow
     assert context.follow_parts(store, chat_id, texts) == ["@diff"]
     assert context.follow_parts(store, chat_id, texts) == []  # unchanged: nothing to do
     second = append_user_message(store, chat_id, "two")
