@@ -216,9 +216,13 @@ active chat, writable: the model may propose changes to it. A [path] may be
 a directory (its files, recursively), a glob (`src/**/*.py`; `**` spans
 directories) or `path:START-END`, a read-only section of those lines; with
 a [range], the current file's lines. A directory or glob skips files git
-ignores, hidden and binary ones and those `.bb7/ignore` names (gitignore
-syntax; the picker and `@` skip them too); it asks first, with the file
-count and tokens, when it adds more than 20 files or 30k tokens.
+ignores, hidden and binary ones, images and those `.bb7/ignore` names
+(gitignore syntax; the picker and `@` skip them too); it asks first, with
+the file count and tokens, when it adds more than 20 files or 30k tokens.
+An image named (`:BB7Add shot.png`: PNG, JPEG, GIF or WebP, at most 5 MB
+and 8000 pixels a side) is added read-only and sent as an image to a model
+that reads images; its tokens are the provider's estimate (about a
+thousand for a screenshot). A model that reads none refuses to send it.
 `:BB7Add buffers` adds the listed file buffers, `:BB7Add quickfix` the
 quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
 a section). `:BB7Add diagnostics [all]`, `:BB7Add diff [--staged|REF]`
@@ -230,6 +234,18 @@ or none. Without [path] in the chat view, picks project files (git-tracked
 first) in the `picker` option's picker, several at once in telescope,
 fzf-lua or snacks.]],
     run = add(false),
+  },
+  {
+    name = 'BB7PasteImage',
+    usage = ':BB7PasteImage',
+    nargs = 0,
+    desc = "bb7: add the system clipboard's image to the chat context",
+    doc = [[Adds the image on the system clipboard (a screenshot you just took) to
+the active chat as `clipboard-<date>-<time>.png`, read-only, like an image
+file added with |:BB7Add|. The image comes through `wl-paste` (Wayland),
+`xclip` (X11) or `pngpaste` (macOS), whichever is installed; without one,
+or without an image on the clipboard, it says so in one line.]],
+    run = function() backend().request('paste_image', { buffers = buffers() }, answer) end,
   },
   {
     name = 'BB7AddReadonly',

@@ -102,7 +102,7 @@ end
 ---@field toggles boolean
 ---@field whole_file boolean
 ---@field of_file boolean
----@field sent_as 'external'|'file'|'part'|'section'
+---@field sent_as 'external'|'file'|'image'|'part'|'section'
 ---@field follows_edits boolean
 ---@field in_sync ''|'R'|'S'
 ---@field drifts boolean
@@ -149,6 +149,16 @@ M.entry_kinds = {
     follows_edits = true,
     in_sync = 'R',
     drifts = true,
+  },
+  image = {
+    writable = false,
+    toggles = false,
+    whole_file = false,
+    of_file = true,
+    sent_as = 'image',
+    follows_edits = false,
+    in_sync = 'R',
+    drifts = false,
   },
   diagnostics = {
     writable = false,

@@ -11,9 +11,11 @@ from bb7.adding import ask
 from bb7.adding.expand import Expansion, expand
 from bb7.adding.project_files import project_files
 from bb7.files.ignore import parse_ignore
+from bb7.files.images import image_tokens
 from bb7.files.secrets import secret_reason
 from bb7.refusal import Problem
 from bb7.state.context import Target
+from image_files import png
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:
@@ -39,7 +41,8 @@ TREE: dict[str, str | bytes] = {
     "src/pkg/b.py": "b = 2\n",
     "src/pkg/notes.txt": "notes\n",
     "src/.hidden/c.py": "c = 3\n",
-    "src/logo.png": b"\x89PNG\0\0",
+    "src/logo.png": png(4, 4),
+    "src/shot.gif": b"GIF89a\x01\x01\x01\x01...",  # no NUL in it: not binary by its bytes
     "src/build.log": "log\n",
     "src/gen/out.py": "generated\n",
     ".gitignore": "*.log\n",
@@ -79,6 +82,18 @@ def test_named_paths_and_sections_are_taken_as_given_and_overlapping_sections_me
     assert names(got, tmp_path) == ["a.py:2-5", "a.py:7-7", "src/gen/out.py", "missing.py"]
     assert isinstance(got, Expansion) and not got.wide
     assert [f.tokens for f in got.found] == [2, 1, 1, 0]  # 4 lines of "n\n"; a missing file: 0
+
+
+def test_an_image_is_added_only_when_named_and_counted_as_an_image(tmp_path: Path) -> None:
+    write(tmp_path, TREE)
+    assert "src/logo.png" not in names(expand(["src"], tmp_path, tmp_path), tmp_path)
+    assert names(expand(["src/*"], tmp_path, tmp_path), tmp_path) == [
+        "src/a.py",
+        "src/build.log",
+    ]
+    named = expand(["src/logo.png"], tmp_path, tmp_path)
+    assert names(named, tmp_path) == ["src/logo.png"]
+    assert isinstance(named, Expansion) and named.found[0].tokens == image_tokens(4, 4)
 
 
 def test_bb7_ignore_follows_gitignore_rules() -> None:

@@ -21,6 +21,7 @@ COMMANDS = [
     "BB7Chat",
     "BB7NewChat",
     "BB7Add",
+    "BB7PasteImage",
     "BB7AddReadonly",
     "BB7Remove",
     "BB7Apply",

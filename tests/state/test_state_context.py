@@ -13,8 +13,9 @@ from bb7.refusal import Problem
 from bb7.state import context
 from bb7.state.context import Target, parse_target
 from bb7.state.local import LocalText
-from bb7.state.records import EXTERNAL, SECTION, ContextEntry
+from bb7.state.records import EXTERNAL, IMAGE, SECTION, ContextEntry
 from bb7.state.responses import edit_bases
+from image_files import png
 
 
 def _add(project: Project, spec: str, **kw: object) -> ContextEntry | Problem:
@@ -62,10 +63,29 @@ def test_a_symlink_leading_outside_is_an_external_not_a_project_file(
 
 
 def test_binary_files_are_refused_with_a_clear_message(project: Project) -> None:
-    (project.root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
-    problem = _add(project, "logo.png")
+    (project.root / "tool.bin").write_bytes(b"\x7fELF\0\0\0\x01")
+    problem = _add(project, "tool.bin")
     assert isinstance(problem, Problem) and problem.kind == "binary"
     assert "binary" in problem.message and "text files" in problem.message
+
+
+def test_an_image_named_is_added_as_an_image_and_a_broken_one_refused(project: Project) -> None:
+    (project.root / "shot.png").write_bytes(png(40, 30))
+    entry = _add(project, "shot.png")
+    assert isinstance(entry, ContextEntry) and entry.kind == IMAGE and entry.readonly
+    stored = project.store.blob(entry.blob)
+    assert stored.startswith("data:image/png;base64,")
+    assert project.status("shot.png") == "R"
+    assert not edit_bases(project.store, project.chat_id).get("shot.png", None)
+    again = _add(project, "shot.png")
+    assert isinstance(again, ContextEntry) and again.file_id == entry.file_id
+    (project.root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    problem = _add(project, "logo.png")
+    assert problem == Problem("not_image", "logo.png is a damaged PNG image")
+    pasted = context.add_image(project.store, project.chat_id, "clipboard-1.png", png(8, 8))
+    assert isinstance(pasted, ContextEntry) and pasted.kind == IMAGE
+    refused = context.add_image(project.store, project.chat_id, "clipboard-2.png", b"text")
+    assert isinstance(refused, Problem) and refused.kind == "not_image"
 
 
 def test_oversized_files_are_refused_but_a_section_of_them_is_fine(project: Project) -> None:

@@ -1,11 +1,12 @@
 """What `:BB7Add` and `bb7 add` name, made into the files to add: paths, `PATH:START-END`
 sections, directories (recursive) and globs (`src/**/*.py`, matched below the directory before
 the first wildcard). A directory or glob skips git-ignored, hidden, binary and too large files,
-those `.bb7/ignore` names (as found or where a symlink leads, see `bb7.files.guard`) and, saying
-so, symlinks that lead out of the project (out of the named directory, outside a project): a
-file outside the project gets in only when the user names it. A path named exactly is taken as
-it is (adding it says what is wrong with it). Each file comes with its text, for the token
-count and the secret guard. Not for adding (`bb7.state.context` does that).
+those `.bb7/ignore` names (as found or where a symlink leads, see `bb7.files.guard`), images
+and, saying so, symlinks that lead out of the project (out of the named directory, outside a
+project): a file outside the project gets in only when the user names it. A path named exactly
+is taken as it is (adding it says what is wrong with it; an image named is added as an image).
+Each file comes with its text, for the token count and the secret guard. Not for adding
+(`bb7.state.context` does that).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bb7.adding.project_files import files_under
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, load_text
 from bb7.files.guard import readable
 from bb7.files.ignore import IgnoreRules, glob_regex, load_ignore
+from bb7.files.images import Image, is_image_name, read_image
 from bb7.files.paths import PROTECTED, PathProblem
 from bb7.files.secrets import secret_reason
 from bb7.refusal import Problem
@@ -122,6 +124,10 @@ def _absolute(target: Target, cwd: Path) -> Target:
 
 
 def _read(target: Target, max_bytes: int) -> Found:
+    if not target.start and is_image_name(target.path):
+        image = read_image(Path(target.path))
+        tokens = image.tokens if isinstance(image, Image) else 0
+        return Found(target, tokens, None)
     return _found(target, _text(Path(target.path), max_bytes))
 
 
@@ -161,6 +167,8 @@ def _listed(
             continue
         if any(part.startswith(".") or part in PROTECTED for part in name.split("/")):
             continue
+        if is_image_name(name):
+            continue  # a picture goes into a chat only when the user names it
         path = os.path.normpath(base / name)
         if inside:
             assert walk.root is not None

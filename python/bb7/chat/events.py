@@ -123,6 +123,7 @@ FailureKind = Literal[
     "stale_base",  # the user applied or discarded a file while the answer was written
     "readonly",
     "context_over",  # the prompt is larger than the model's context window: nothing was sent
+    "no_images",  # the prompt has an image the model cannot read: nothing was sent
     "store",  # the database failed, or another process took the chat over: nothing more stored
     "internal",  # a bug in bb7; the log has the traceback
 ]

@@ -273,6 +273,8 @@ class _Send:
             turn = dataclasses.replace(turn, request=continued)
         if turn.too_large is not None:
             return self._failed("context_over", turn.too_large, note=turn.too_large)
+        if turn.no_images is not None:
+            return self._failed("no_images", turn.no_images, note=turn.no_images)
         self._emit(
             ev.Started(
                 chat_id=self.chat_id,

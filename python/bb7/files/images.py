@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import msgspec
 
@@ -62,6 +62,41 @@ class Image(msgspec.Struct, frozen=True):
 
     def data_url(self) -> str:
         return f"data:{self.media_type};base64,{self.base64()}"
+
+
+def from_data_url(text: str, name: str) -> Image | ImageProblem:
+    """The image a data URL (`data:image/png;base64,...`, as bb7 stores one) holds."""
+    head, comma, data = text.partition(",")
+    if not comma or not head.startswith("data:") or not head.endswith(";base64"):
+        return ImageProblem("not_image", f"{name} is not an image bb7 stored")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError:
+        return ImageProblem("not_image", f"{name} is not an image bb7 stored")
+    return image_from_bytes(raw, name)
+
+
+def data_url_tokens(text: str) -> int:
+    """The tokens of the image a stored data URL holds (0 for anything else): its header is
+    read from the first bytes only, so a files panel of images stays quick."""
+    head, _, data = text.partition(",")
+    media = head.removeprefix("data:").removesuffix(";base64")
+    if media not in SUFFIXES.values():
+        return 0
+    for size in (_HEADER_CHARS, len(data)):
+        try:
+            raw = base64.b64decode(data[: size - size % 4])
+        except ValueError:
+            return 0
+        found = dimensions(raw, cast(MediaType, media))
+        if found is not None:
+            return image_tokens(*found)
+    return 0
+
+
+# Base64 characters read for an image's size: every PNG, GIF and WebP header and most JPEGs'
+# (a JPEG's size follows its metadata, which a camera can make long: then all of it is read).
+_HEADER_CHARS = 256 * 1024
 
 
 def is_image_name(path: str) -> bool:

@@ -25,6 +25,7 @@ from typing import Literal
 import msgspec
 
 from bb7.files.fileid import file_id
+from bb7.files.images import data_url_tokens
 from bb7.formats.file_requests import INSTRUCTIONS as ASK_FOR_FILES
 from bb7.formats.modes import is_text_mode
 from bb7.prompt.instructions import Instructions
@@ -35,6 +36,8 @@ from bb7.prompt.markers import (
     FILE_CLOSE,
     FILE_OPEN,
     GLOBAL_CHAT_NOTE,
+    IMAGE_CLOSE,
+    IMAGE_OPEN,
     LATEST_CLOSE,
     LATEST_OPEN,
     MSG_CLOSE,
@@ -52,6 +55,7 @@ from bb7.provider.wire import (
     CacheControl,
     ChatRequest,
     ContentPart,
+    ImagePart,
     Message,
     Part,
     ReasoningEffort,
@@ -87,6 +91,8 @@ class ContextFile(msgspec.Struct, frozen=True):
     external: bool = False
     # The stored version id; computed from path and content when not given.
     file_id: str | None = None
+    # An image: `content` is its data URL, shown to the model as an image part.
+    image: bool = False
 
 
 class PendingOutput(msgspec.Struct, frozen=True):
@@ -172,6 +178,7 @@ class FileBlock(msgspec.Struct, frozen=True):
     start_line: int | None = None
     end_line: int | None = None
     external: bool = False
+    image: bool = False
 
 
 class PromptPart(msgspec.Struct, frozen=True):
@@ -199,8 +206,9 @@ class PromptPart(msgspec.Struct, frozen=True):
 
 class Prompt(msgspec.Struct, frozen=True):
     system: str
-    # One part per turn of the history, then the latest message (and retry context).
-    user: list[ContentPart]
+    # One part per turn of the history (and one per image in it, between its texts), then the
+    # latest message (and retry context).
+    user: list[ContentPart | ImagePart]
     tools: list[ToolSpec]
     edit_format: EditFormat
     files: list[FileBlock]
@@ -213,8 +221,9 @@ class Prompt(msgspec.Struct, frozen=True):
         if self.system_cached:
             system = [ContentPart(self.system, cache_control=CacheControl())]
         user: str | list[Part] = list(self.user)
-        if all(part.cache_control is None for part in self.user):
-            user = "".join(part.text for part in self.user)  # the plain form every server takes
+        if all(isinstance(p, ContentPart) and p.cache_control is None for p in self.user):
+            # The plain form every server takes.
+            user = "".join(p.text for p in self.user if isinstance(p, ContentPart))
         return [Message("system", system), Message("user", user)]
 
 
@@ -279,10 +288,9 @@ def assemble_prompt(inp: PromptInput) -> Prompt:
         parts.append(PromptPart("retry", estimate_tokens(retry)))
 
     marked = _cache_marks(len(turns)) if inp.cache_marks else set()
-    user = [
-        ContentPart(text, cache_control=CacheControl() if i in marked else None)
-        for i, text in enumerate(turns)
-    ]
+    user: list[ContentPart | ImagePart] = []
+    for i, turn in enumerate(turns):
+        user += _turn_parts(turn, mark=i in marked)
     user.append(ContentPart("".join(last)))
     return Prompt(
         system="\n".join(system_parts),
@@ -294,6 +302,23 @@ def assemble_prompt(inp: PromptInput) -> Prompt:
         total_tokens=sum(part.tokens for part in parts),
         system_cached=inp.cache_marks,
     )
+
+
+def _turn_parts(turn: list[str | ImagePart], *, mark: bool) -> list[ContentPart | ImagePart]:
+    """A history part as message parts: its texts joined between its images, the cache mark on
+    its last text (a part always ends in text: an image is followed by its closing marker)."""
+    out: list[ContentPart | ImagePart] = []
+    texts: list[str] = []
+    for piece in turn:
+        if isinstance(piece, str):
+            texts.append(piece)
+            continue
+        if texts:
+            out.append(ContentPart("".join(texts)))
+            texts = []
+        out.append(piece)
+    out.append(ContentPart("".join(texts), cache_control=CacheControl() if mark else None))
+    return out
 
 
 def check_context(
@@ -394,8 +419,8 @@ class _History:
         self.global_chat = global_chat
         self.seen: dict[_Key, _Seen] = {}
         self.n = 0
-        self.turns: list[str] = []
-        self.out: list[str] = []
+        self.turns: list[list[str | ImagePart]] = []
+        self.out: list[str | ImagePart] = []
         self.parts: list[PromptPart] = []
         # The message part being written: (message id, tokens so far).
         self.open: tuple[int, int] | None = None
@@ -454,12 +479,12 @@ class _History:
         self._end_part()
         return [block for block, _ in current]
 
-    def close(self) -> list[str]:
+    def close(self) -> list[list[str | ImagePart]]:
         """The history's parts (the last one ended by the current turn), the first titled."""
         self._end_part()
         self._close_message()
         if self.turns:
-            self.turns[0] = SECTION_HISTORY + "\n\n" + self.turns[0]
+            self.turns[0].insert(0, SECTION_HISTORY + "\n\n")
         return self.turns
 
     def _show(
@@ -470,6 +495,11 @@ class _History:
         key = (block.path, block.start_line, block.end_line)
         seen = self.seen.get(key)
         if seen is not None and seen.file_id == block.id:
+            return
+        if block.image:  # shown whole again when it changed: an image has no diff
+            self.n += 1
+            self._image(block, content)
+            self.seen[key] = _Seen(block.id, "", 0)
             return
         if seen is not None and self.diffs and self._diff(block, content, seen, by, message):
             return
@@ -497,6 +527,16 @@ class _History:
         seen.file_id, seen.content, seen.diffs = block.id, content, seen.diffs + len(text)
         return True
 
+    def _image(self, block: FileBlock, content: str) -> None:
+        """An image between its markers, counted as the provider counts it (not its base64)."""
+        head = f"{IMAGE_OPEN} n={self.n} id={block.id} path={block.path}\n"
+        tail = f"{IMAGE_CLOSE}\n\n"
+        media, _, data = content.removeprefix("data:").partition(";base64,")
+        self._close_message()
+        self.out += [head, ImagePart(media, data), tail]
+        tokens = estimate_tokens(head + tail) + data_url_tokens(content)
+        self.parts.append(PromptPart("file", tokens, block.path))
+
     def _emit(self, text: str, message: int | None, part: PromptPart | None = None) -> None:
         """Send `text`, counted in `message`'s part, or else as its own `part`."""
         self.out.append(text)
@@ -517,7 +557,7 @@ class _History:
 
     def _end_part(self) -> None:
         if self.out:
-            self.turns.append("".join(self.out))
+            self.turns.append(self.out)
             self.out = []
 
 
@@ -531,7 +571,7 @@ def _current_files(
     current: list[tuple[FileBlock, str]] = []
     for entry in files:
         is_section = entry.start_line is not None
-        output = None if is_section else by_output.pop(entry.path, None)
+        output = None if is_section or entry.image else by_output.pop(entry.path, None)
         writable = output is not None or not (
             global_chat or entry.readonly or entry.external or is_section
         )
@@ -546,6 +586,7 @@ def _current_files(
             start_line=entry.start_line,
             end_line=entry.end_line if is_section else None,
             external=entry.external,
+            image=entry.image,
         )
         current.append((block, content))
     for output in by_output.values():
@@ -585,7 +626,10 @@ def _latest(blocks: list[FileBlock], user_text: str) -> str:
     if blocks:
         lines.append("Files:")
         for block in blocks:
-            lines.append(f"- {block.id} {block.path} {block.mode} {block.status}{_lines(block)}")
+            kind = " image" if block.image else ""
+            lines.append(
+                f"- {block.id} {block.path} {block.mode} {block.status}{_lines(block)}{kind}"
+            )
     lines.append(user_text.rstrip("\n"))
     lines.append(LATEST_CLOSE)
     return "\n".join(lines) + "\n\n"

@@ -96,6 +96,7 @@ def context_file(entry: ContextEntry | SnapshotRef, text: str) -> ContextFile:
         end_line=entry.end_line if section else None,
         external=facts.sent_as == "external",
         file_id=entry.file_id,
+        image=facts.sent_as == "image",
     )
 
 

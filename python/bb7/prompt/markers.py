@@ -18,6 +18,8 @@ FILE_OPEN = "@file"
 FILE_CLOSE = "@end file"
 DIFF_OPEN = "@diff"
 DIFF_CLOSE = "@end diff"
+IMAGE_OPEN = "@image"
+IMAGE_CLOSE = "@end image"
 MSG_OPEN = "@msg"
 MSG_CLOSE = "@end msg"
 EVENT = "@event"
@@ -99,6 +101,10 @@ Each later change to it is a diff against the version shown before it:
   applies it; base new edits on it.
 - lines=<a>-<b>: only those lines of the file (a section); sections are read-only.
 - external: a file outside the project; read-only.
+An image the user shared (a screenshot, a diagram) comes between two lines, once:
+{IMAGE_OPEN} n=<n> id=<id> path=<path>
+{IMAGE_CLOSE}
+It is read-only: describe what to change in the files, not in the image.
 
 History entries besides files:
 {MSG_OPEN} n=<n> role=<user|assistant|system> [kind=reasoning]
@@ -112,7 +118,7 @@ Actions:
 The latest message:
 {LATEST_OPEN}
 Files:
-- <id> <path> <rw|ro> <status> [lines=<a>-<b>]
+- <id> <path> <rw|ro> <status> [lines=<a>-<b>] [image]
 <the user's message>
 {LATEST_CLOSE}
 The Files list gives each file's current id: wherever an edit asks for a file_id, give that id,

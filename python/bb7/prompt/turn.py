@@ -28,11 +28,11 @@ from bb7.prompt.assemble import (
     choose_edit_format,
 )
 from bb7.prompt.config import SendConfig
-from bb7.prompt.fit import over_context
+from bb7.prompt.fit import over_context, unreadable_images
 from bb7.prompt.history import context_file, history, pending_output
 from bb7.prompt.instructions import Instructions
 from bb7.provider.anthropic_wire import max_tokens_for
-from bb7.provider.models import ModelInfo
+from bb7.provider.models import ModelInfo, takes_images
 from bb7.provider.presets import preset_for
 from bb7.provider.wire import ChatRequest, api_of, explicit_cache
 from bb7.state.records import GLOBAL
@@ -66,8 +66,10 @@ class Turn:
     files: dict[str, FileState]  # what the edits apply to (partial versions included)
     partial: dict[str, str]  # the retry state's partial versions offered as writable
     notices: list[Notice]
-    # Why the prompt cannot be sent: it is larger than the model's context window.
+    # Why the prompt cannot be sent: it is larger than the model's context window, or it has
+    # an image for a model that reads none.
     too_large: str | None = None
+    no_images: str | None = None
 
 
 def build_turn(
@@ -170,6 +172,7 @@ def build_turn(
         partial=partial,
         notices=notices,
         too_large=too_large,
+        no_images=unreadable_images(prompt, takes_images(model, preset)),
     )
 
 

@@ -1,13 +1,15 @@
-"""A chat's context: adding files, sections and external files, removing them, re-snapshotting
-from the local copy and toggling read-only. Each function is one user action (one transaction)
-and records an event in the chat.
+"""A chat's context: adding files, sections, external files and images, removing them,
+re-snapshotting from the local copy and toggling read-only. Each function is one user action
+(one transaction) and records an event in the chat.
 
 Entries are keyed by (path, line range): a whole file and a section of it are separate entries.
 Paths are stored root-relative; a file outside the project is stored by its absolute real path
 and is always read-only (external). `.git/` and `.bb7/` are refused. Binary files and files over
-the size limit are refused with a message saying so. Every read of a file for a snapshot goes
-through `bb7.files.guard`: a path that a symlink now leads out of the project, into `.git`/`.bb7`
-or into what `.bb7/ignore` leaves out, or whose text now looks like a secret the user did not
+the size limit are refused with a message saying so, but for images a name says are one (PNG,
+JPEG, GIF, WebP: `bb7.files.images`), stored as their data URL; a pasted image has no file, only
+the name `add_image` is given. Every read of a file for a snapshot goes through
+`bb7.files.guard`: a path that a symlink now leads out of the project, into `.git`/`.bb7` or
+into what `.bb7/ignore` leaves out, or whose text now looks like a secret the user did not
 confirm, is not read, and its snapshot is kept.
 """
 
@@ -24,6 +26,7 @@ from bb7.files.fileid import entry_file_id
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
 from bb7.files.guard import new_secret, readable, still_itself
 from bb7.files.ignore import load_ignore
+from bb7.files.images import Image, image_from_bytes, is_image_name, read_image
 from bb7.files.paths import PathProblem, name_problem, project_path
 from bb7.refusal import Abort, Problem, from_file, from_path
 from bb7.state.local import Buffers, LocalText, local_file, read_local, same_text
@@ -32,6 +35,7 @@ from bb7.state.records import (
     ENTRY_KINDS,
     EXTERNAL,
     GLOBAL,
+    IMAGE,
     READONLY,
     SECTION,
     WRITABLE,
@@ -260,10 +264,16 @@ def _add(
         if isinstance(checked, PathProblem):
             return from_path(checked)
     is_section = bool(target.start or target.end)
-    content = _snapshot_text(store, path, text, max_bytes, is_section)
+    image = not is_section and is_image_name(path)
+    if image:
+        content = _image_content(store, path)
+    else:
+        content = _snapshot_text(store, path, text, max_bytes, is_section)
     if isinstance(content, Problem):
         return content
-    if is_section:
+    if image:
+        kind = IMAGE
+    elif is_section:
         kind = SECTION
         content = _section(content, target.start, target.end, target.path)
         if isinstance(content, str):
@@ -347,6 +357,30 @@ def _part_entry(store: Store, kind: EntryKind, name: str, text: str) -> ContextE
     return ContextEntry(
         path=name, kind=kind, blob=store.put_blob(text), file_id=entry_file_id(name, text)
     )
+
+
+def add_image(store: Store, chat_id: str, name: str, data: bytes) -> ContextEntry | Problem:
+    """Add an image that has no file (the clipboard's) under `name`."""
+    image = image_from_bytes(data, name)
+    if not isinstance(image, Image):
+        return from_file(image)
+    content = image.data_url()
+    entry = ContextEntry(path=name, kind=IMAGE, blob="", file_id=entry_file_id(name, content))
+    with store.transaction():
+        if store.entry(chat_id, name, 0, 0) is not None:
+            return Problem("exists", f"{name} is already in the context")
+        entry = msgspec.structs.replace(entry, blob=store.put_blob(content))
+        store.put_entry(chat_id, entry)
+        store.append_event(chat_id, Event.added_entry(entry))
+    return entry
+
+
+def _image_content(store: Store, path: str) -> str | Problem:
+    """An image file as it is stored: its data URL."""
+    image = read_image(local_file(store, path), path)
+    if not isinstance(image, Image):
+        return from_file(image, "check the path" if image.kind == "missing" else None)
+    return image.data_url()
 
 
 def _find(store: Store, chat_id: str, target: Target, base: Path | None) -> ContextEntry | Problem:
@@ -452,13 +486,15 @@ def follow_edits(
 def _local_text(
     store: Store, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
 ) -> str | Problem:
-    """The entry's text as the user has it now: the file's, or the section's lines of it;
-    never read where the path no longer may lead (see `_still_readable`)."""
+    """The entry's text as the user has it now: the file's, or the section's lines of it (an
+    image's data URL); never read where the path no longer may lead (see `_still_readable`)."""
     if not entry.facts.of_file:
         return Problem("live", f"{entry.path} is read again at each send, not by hand")
     moved = _still_readable(store, entry)
     if moved is not None:
         return moved
+    if entry.facts.sent_as == "image":
+        return _image_content(store, entry.path)
     ranged = bool(entry.start_line)
     limit = SECTION_SOURCE_MAX_BYTES if ranged else max_bytes
     local = read_local(store, entry.path, buffers, max_bytes=limit)

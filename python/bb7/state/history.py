@@ -72,6 +72,8 @@ def _restore_context(
         store.put_entry(chat_id, ref.entry())
         if not ref.facts.of_file:
             continue  # a live part is read again at the next send
+        if ref.facts.sent_as == "image":
+            continue  # a picture is the one the user added, whatever the file holds now
         local = read_local(store, ref.path, buffers)
         if isinstance(local, FileProblem) and local.kind == "missing":
             warnings.append(ContextWarning(ref.path, "deleted", ref.file_id))

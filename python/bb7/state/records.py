@@ -12,20 +12,23 @@ import msgspec
 from bb7.files.fileid import entry_file_id
 
 # Context entry kinds. A full file is `writable` or `readonly`; a `section` is a read-only line
-# range of a project file; an `external` file lives outside the project (absolute path, read-only).
+# range of a project file; an `external` file lives outside the project (absolute path, read-only);
+# an `image` (PNG, JPEG, GIF, WebP) is stored as its data URL and shown to the model as an image.
 # `diagnostics`, `diff` and `terminal` are live parts (`bb7.live`): the editor's state or git's,
 # read again at each send, stored under their name (`@diff --staged`) instead of a path.
 EntryKind = Literal[
-    "writable", "readonly", "section", "external", "diagnostics", "diff", "terminal"
+    "writable", "readonly", "section", "external", "image", "diagnostics", "diff", "terminal"
 ]
 WRITABLE: EntryKind = "writable"
 READONLY: EntryKind = "readonly"
 SECTION: EntryKind = "section"
 EXTERNAL: EntryKind = "external"
+IMAGE: EntryKind = "image"
 
 # How a request shows an entry: a file of the project, lines of one (`lines=START-END`), a file
-# outside the project (`external`), or a read-only text under its name (a live part).
-SentAs = Literal["file", "section", "external", "part"]
+# outside the project (`external`), an image part, or a read-only text under its name (a live
+# part).
+SentAs = Literal["file", "section", "external", "image", "part"]
 # The status an entry shows while the user's copy matches it (see `bb7.state.status`).
 InSync = Literal["", "R", "S"]
 
@@ -72,6 +75,11 @@ ENTRY_KINDS: dict[EntryKind, KindFacts] = {
     EXTERNAL: KindFacts(
         writable=False, toggles=False, whole_file=True, of_file=True, sent_as="external",
         follows_edits=True, in_sync="R", drifts=True,
+    ),
+    # A picture as it was added (a screenshot does not change under the chat).
+    IMAGE: KindFacts(
+        writable=False, toggles=False, whole_file=False, of_file=True, sent_as="image",
+        follows_edits=False, in_sync="R", drifts=False,
     ),
     **{
         kind: KindFacts(

@@ -24,6 +24,7 @@ from typing import Literal
 
 import msgspec
 
+from bb7.files.images import data_url_tokens
 from bb7.state.local import Buffers, LocalView, exists, read_local, same_text, text_of, view_of
 from bb7.state.records import ENTRY_KINDS, EntryKind
 from bb7.state.store import Store
@@ -160,7 +161,9 @@ def file_statuses(
             local = read_local(store, entry.path, buffers)
             local_view = view_of(local)
             status = status_of(entry.kind, snapshot, output_text, text_of(local), exists(local))
-        original = estimate_tokens(snapshot)
+        original = (
+            data_url_tokens(snapshot) if facts.sent_as == "image" else estimate_tokens(snapshot)
+        )
         produced = 0 if output_text is None else estimate_tokens(output_text)
         rows.append(
             StatusRow(

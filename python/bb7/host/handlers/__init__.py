@@ -147,6 +147,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     # context
     route("add_paths", AddPathsArgs, context.add_paths, needs.held_or_global),
     route("add_part", AddPartArgs, context.add_part, needs.held_or_new),
+    route("paste_image", BuffersArgs, context.paste_image, needs.held_or_global),
     route("remove", FileArgs, context.remove, needs.held),
     route("update_file", FileArgs, context.update_file, needs.held),
     route("update_all", FileListArgs, context.update_all, needs.held),

@@ -1,21 +1,26 @@
-"""The chat's context: add and remove files or sections, add live parts (`add_part`, and
-`live_texts`, which reads them again at a send), re-snapshot files from the editor
-(`update_file`, `update_all`), make them read-only or writable. Each publishes the statuses of
-the files it touched."""
+"""The chat's context: add and remove files, sections or the clipboard's image, add live parts
+(`add_part`, and `live_texts`, which reads them again at a send), re-snapshot files from the
+editor (`update_file`, `update_all`), make them read-only or writable. Each publishes the
+statuses of the files it touched."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from bb7 import live
 from bb7.adding import ask
 from bb7.adding.expand import Expansion, expand, links_out_line
+from bb7.files.clipboard import ClipboardProblem, clipboard_image
+from bb7.files.images import SUFFIXES, Image, image_from_bytes
 from bb7.host.handlers.project import publish, publishing
 from bb7.host.needs import Held, Reading
 from bb7.host.protocol import (
     AddPartArgs,
     AddPathsArgs,
     AddPlan,
+    BuffersArgs,
     Choice,
     FileArgs,
     FileListArgs,
@@ -97,6 +102,27 @@ def _located(h: Reading, editor: live.EditorState | None) -> tuple[list[str], di
     for d in [] if editor is None else editor.diagnostics:
         shown.setdefault(d.path, h.shown(d.path))
     return list(shown), shown
+
+
+def paste_image(h: Held, args: BuffersArgs) -> Said:
+    """`:BB7PasteImage`: the system clipboard's image into the chat, named after the time
+    (`clipboard-20261127-142501.png`); it has no file, so it never changes under the chat."""
+    data = clipboard_image(os.environ)
+    if isinstance(data, ClipboardProblem):
+        raise Abort(Problem(data.kind, data.message))
+    image = unwrap(_image(data))
+    suffix = next(s for s, media in SUFFIXES.items() if media == image.media_type)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    names = (f"clipboard-{stamp}{'' if n == 1 else f'-{n}'}{suffix}" for n in range(1, 100))
+    name = next(n for n in names if h.store.entry(h.chat.id, n, 0, 0) is None)
+    unwrap(context.add_image(h.store, h.chat.id, name, data))
+    publish(h, h.buffers(args.buffers).text, [name])
+    return Said(f"added {name} ({format_tokens(image.tokens)} tokens) to {h.chat.name}")
+
+
+def _image(data: bytes) -> Image | Problem:
+    image = image_from_bytes(data, "the clipboard's image")
+    return image if isinstance(image, Image) else Problem(image.kind, image.message)
 
 
 def remove(h: Held, args: FileArgs) -> Said:
