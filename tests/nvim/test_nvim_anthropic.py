@@ -5,7 +5,8 @@ the cache reads the server reported, and the request went to /v1/messages with t
 thinking budget and the native cache breakpoints. Then images: `:BB7Add shot.png` and
 `:BB7PasteImage` (through a `wl-paste` on the PATH) add them with their tokens in the files
 panel, the next request carries both as image blocks, and a model that reads no images
-refuses to send in one line."""
+refuses to send in one line. `:checkhealth bb7` says which API, how the cache is asked for,
+and that the privacy asked for is OpenRouter's alone."""
 
 from __future__ import annotations
 
@@ -82,7 +83,8 @@ def test_a_sitting_with_anthropic_s_own_api(
         + MODEL
         + "', api_key = 'file:"
         + str(key)
-        + "', reasoning_effort = 'high' } }",
+        + "', reasoning_effort = 'high',"
+        + " privacy = { data_collection = 'deny', zdr = true } } }",
         server.base_url,
     )
     open_view(nvim, "Context added: a.py")
@@ -152,3 +154,13 @@ def test_a_sitting_with_anthropic_s_own_api(
     said = f"The model reads no images: remove {pasted}, shot.png, or pick a model that reads"
     assert said in "".join(conversation(nvim))
     assert len(server.chat_requests()) == 2
+
+    nvim.command("checkhealth bb7")
+    report = "\n".join(nvim.current.buffer[:])
+    assert "OK api anthropic: Anthropic's Messages API" in report
+    assert "OK prompt cache: cache_control breakpoints on tools, system, first files" in report
+    assert (
+        "WARNING privacy: data_collection = 'deny', zdr = true is not sent: only OpenRouter "
+        "takes it" in report
+    )
+    assert "OK the server answers /models: 2 models" in report and KEY not in report

@@ -13,7 +13,6 @@ import pytest
 from editor import NVIM, ROOT, VERSIONS, python_without_pynvim
 
 from llm_server import DEFAULT_MODELS, LLMServer
-from messages_api import model as anthropic_model
 
 # Two checkhealth tests run on every Neovim, the host round trip and the Python lacking packages:
 # they take the whole report (every section, each subprocess, the host) and vim.health's
@@ -150,31 +149,6 @@ def test_checkhealth_names_the_preset_and_whether_its_server_lists_models(launch
         assert "OK the server answers /models: 1 model" in report and "1 models" not in report
         assert "OK none needed ($VLLM_API_KEY is sent when set)" in report
         assert [r["path"] for r in server.requests] == ["/v1/models"]
-
-
-@NEWEST_ONLY
-def test_checkhealth_shows_the_api_the_prompt_cache_and_the_privacy_asked_for(
-    launch: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-health-check")
-    with LLMServer(models=[anthropic_model()]) as server:
-        nvim = launch()
-        nvim.exec_lua(
-            "require('bb7').setup({ provider = { preset = 'anthropic', base_url = ...,"
-            " privacy = { data_collection = 'deny', zdr = true } } })",
-            server.base_url,
-        )
-        report = checkhealth(nvim)
-        (listed,) = server.requests
-    assert "OK api anthropic: Anthropic's Messages API" in report
-    assert "OK prompt cache: cache_control breakpoints on tools, system, first files" in report
-    assert (
-        "WARNING privacy: data_collection = 'deny', zdr = true is not sent: only OpenRouter "
-        "takes it" in report
-    )
-    assert "OK the server answers /models: 1 model" in report
-    assert listed["path"].startswith("/v1/models?") and "sk-ant-health-check" not in report
-    assert listed["headers"]["x-api-key"] == "sk-ant-health-check"
 
 
 @NEWEST_ONLY
