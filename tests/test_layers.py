@@ -131,9 +131,9 @@ def test_the_scan_reads_module_and_function_level_imports() -> None:
     assert "bb7.state.store" in imports("bb7.state.outputs")
     assert "bb7.host.rplugin" in imports("bb7")
     assert "bb7.host.rplugin" not in imports("bb7", lazy=False)
-    # Under TYPE_CHECKING only: the session names the send's handle type.
-    assert "bb7.chat.send" in imports("bb7.host.session")
-    assert "bb7.chat.send" not in imports("bb7.host.session", lazy=False)
+    # Under TYPE_CHECKING only: the session names an agent chat's session type.
+    assert "bb7.agent.session" in imports("bb7.host.session")
+    assert "bb7.agent.session" not in imports("bb7.host.session", lazy=False)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}).__next__() == [
         "a",
         "b",

@@ -258,6 +258,7 @@ function M.open()
         provider = config.provider,
         titles = config.titles,
         context = config.context,
+        agents = require('bb7.agents').settings(),
       },
       buffers = buffers,
     },

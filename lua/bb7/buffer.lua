@@ -25,6 +25,36 @@ function M.text(buf)
   }
 end
 
+--- The text of the loaded buffer of file `path` when it has unsaved changes, else nil (the
+--- disk has it): what an agent reads of a file you are editing.
+---@param path string absolute
+---@return table?
+function M.unsaved(path)
+  local buf = vim.fn.bufnr(path)
+  if buf < 0 or not is_file(buf) or not vim.bo[buf].modified then return nil end
+  return M.text(buf)
+end
+
+--- Reloads the loaded buffers of `paths` that have no unsaved changes (a file changed on disk
+--- by someone else, an agent): one undo step each, as `:edit` does. Returns the paths whose
+--- buffer has unsaved changes and was left alone.
+---@param paths string[] absolute
+---@return string[]
+function M.reload(paths)
+  local kept = {}
+  for _, path in ipairs(paths) do
+    local buf = vim.fn.bufnr(path)
+    if buf > 0 and is_file(buf) then
+      if vim.bo[buf].modified then
+        table.insert(kept, path)
+      else
+        vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit') end)
+      end
+    end
+  end
+  return kept
+end
+
 --- The buffers a request about file `path` needs (every file of the chat when nil): that
 --- file's buffer if loaded, and every buffer with unsaved changes.
 ---@param path string?

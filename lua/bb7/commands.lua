@@ -118,6 +118,14 @@ local function registers(lead)
   return out
 end
 
+--- Completion of `:BB7Agent`: the agents whose command is found.
+local function agent_names(lead)
+  return vim.tbl_filter(
+    function(name) return vim.startswith(name, lead) end,
+    require('bb7.agents').found()
+  )
+end
+
 local function models(lead)
   local ids = require('bb7.chat.models').ids
   return vim.tbl_filter(function(m) return vim.startswith(m, lead) end, ids)
@@ -374,11 +382,28 @@ any Vim diff; |:w| writes them.]],
     usage = ':BB7Cancel',
     desc = 'bb7: cancel the streaming response',
     doc = [[Stops the response being streamed; its partial text is kept, no
-partial edit is committed.]],
+partial edit is committed. In an agent chat, sends `session/cancel`: the
+agent ends its turn (it is stopped if it has not 10 s later); what it
+wrote stays pending.]],
     run = function()
       if not backend().is_ready() then return notify('nothing to cancel') end
       backend().notify('cancel', vim.empty_dict())
     end,
+  },
+  {
+    name = 'BB7Agent',
+    usage = ':BB7Agent [name]',
+    nargs = '?',
+    complete = agent_names,
+    desc = 'bb7: open a chat with an agent (ACP) that edits through bb7',
+    doc = [[Opens the chat view on a chat with the agent [name] (one of the
+`agents` of |bb7-agents| whose command is found): the active chat when it
+is that agent's, else a new one. Without [name]: the active chat's agent,
+else the first agent found. What you send goes to the agent, started over
+the Agent Client Protocol; its file changes wait in bb7's sandbox for your
+review, and what it writes to disk itself becomes an apply you review
+(|:BB7Review|) or undo (|:BB7UndoApply|). |:BB7Cancel| cancels its turn.]],
+    run = function(opts) require('bb7.chat').agent(opts.fargs[1]) end,
   },
   {
     name = 'BB7Prompt',
@@ -438,7 +463,10 @@ changes and the message says which edit failed and why.]],
     doc = [[Restores [path] (default: the current file) as it was before the last
 |:BB7Apply| (or |:BB7Merge|) and brings the pending output back. Refused
 when the file changed since the apply; `:BB7UndoApply!` undoes anyway,
-over those edits.]],
+over those edits. A file an agent wrote to disk itself (|bb7-agents|) gets
+the lines from before the agent's turn back, merged over your edits made
+since (refused where you edited lines the agent wrote; ! puts them back
+there too), and the agent's version becomes its pending change.]],
     run = function(opts)
       local path = target(opts)
       local args = { path = path, force = opts.bang, buffers = buffers(path) }

@@ -304,6 +304,17 @@ project instructions after `.bb7/instructions`, e.g. `{ 'AGENTS.md',
 that apply.]],
   },
   {
+    name = 'agents.permissions',
+    default = 'ask',
+    type = one_of(unpack(vocab.permissions)),
+    doc = [[What bb7 answers an agent (|bb7-agents|) that asks before a tool call:
+'ask' you, with a one-line question in the chat view answered by a key (`y`
+allow once, `a` allow always, `n` reject); 'allow' once, each time; 'reject',
+each time. `bb7 agent` asks on its terminal, and rejects without one unless
+`--yes`. The agents themselves are `agents.<name> = { cmd = {...} }`
+beside it (|bb7-agents|).]],
+  },
+  {
     name = 'layout',
     default = 'tab',
     type = one_of('tab', 'split'),
@@ -460,6 +471,15 @@ function M.defaults(opts)
       value = default
     end
     if value ~= nil then path_set(out, option.parts, value) end
+    if option.name == 'agents.permissions' then
+      -- Beside it, the agents by name: the documented ones, with setup()'s over them.
+      for name, cmd in pairs(vocab.agents) do
+        out.agents[name] = { cmd = vim.deepcopy(cmd) }
+      end
+      for name, def in pairs(opts and type(opts.agents) == 'table' and opts.agents or {}) do
+        if name ~= 'permissions' then out.agents[name] = def or nil end
+      end
+    end
   end
   return out --[[@as bb7.Config]]
 end
@@ -477,8 +497,28 @@ local function check_shape(opts, prefix, unknown)
     if groups[name] then
       if type(value) ~= 'table' then fail(name, 'a table', value) end
       check_shape(value, name .. '.', unknown)
-    elseif not by_name[name] then
-      table.insert(unknown, name)
+    elseif not by_name[name] and not vim.startswith(name, 'agents.') then
+      table.insert(unknown, name) -- an agent by name is checked by `check_agents`
+    end
+  end
+end
+
+--- The agents `setup()` names beside `agents.permissions`: each `{ cmd = { program, args... } }`,
+--- or false to leave a documented one out.
+local function check_agents(agents)
+  for name, def in pairs(agents or {}) do
+    if name ~= 'permissions' then
+      local cmd = type(def) == 'table' and def.cmd
+      local ok = def == false
+        or (
+          type(cmd) == 'table'
+          and #cmd > 0
+          and types.string_list.check(cmd)
+          and vim.tbl_count(def) == 1
+        )
+      if not ok then
+        fail('agents.' .. tostring(name), "{ cmd = { 'program', 'arg', ... } } or false", def)
+      end
     end
   end
 end
@@ -495,6 +535,7 @@ function M.resolve(opts)
   end
   local unknown = {}
   check_shape(opts, '', unknown)
+  check_agents(opts.agents)
   table.sort(unknown)
   local merged = M.defaults(opts)
   for _, option in ipairs(M.schema) do
@@ -509,6 +550,7 @@ end
 ---@class bb7.Config: table
 ---@field signs table<string, any> `enabled`, `priority` and one { text, hl } per sign
 ---@field keys table<string, string|false>
+---@field agents table<string, any> `permissions`, and `{ cmd = string[] }` per agent by name
 
 --- The configuration in force: `setup()`'s, or the defaults when `setup()` was never called.
 ---@type bb7.Config?

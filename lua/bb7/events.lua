@@ -18,6 +18,20 @@ end
 -- the user at a hit-enter prompt while typing there).
 ---@param p bb7.SendDone
 local function done(p)
+  if p.applied and #p.applied > 0 then
+    -- An agent wrote these files itself: their buffers show what is on disk now (one undo
+    -- step each); a buffer with unsaved edits is left as it is, and said so.
+    local kept = require('bb7.buffer').reload(p.applied)
+    if #kept > 0 then
+      local names = vim.tbl_map(function(path) return vim.fn.fnamemodify(path, ':~:.') end, kept)
+      require('bb7.log').notify(
+        ('the agent changed %s on disk; your buffer has unsaved edits'):format(
+          table.concat(names, ', ')
+        ),
+        'warn'
+      )
+    end
+  end
   local view = package.loaded['bb7.chat'] --[[@as table?]]
   local shown = view ~= nil and view.is_open()
   if not shown then require('bb7.status').refresh(vim.api.nvim_list_bufs(), true) end

@@ -41,6 +41,27 @@ local function check_integrations(h)
   h.info(('`ga` lists files in: %s'):format(require('bb7.chat.picker').which()))
 end
 
+--- The agents of `agents` (|bb7-agents|): those whose command is found, and the others.
+local function check_agents(h)
+  h.start('bb7: agents')
+  local commands = require('bb7.agents').commands()
+  local found = require('bb7.agents').found()
+  local names = vim.tbl_keys(commands)
+  table.sort(names)
+  for _, name in ipairs(found) do
+    h.ok(('%s: %s'):format(name, table.concat(commands[name], ' ')))
+  end
+  local missing = vim.tbl_filter(function(name) return not vim.tbl_contains(found, name) end, names)
+  if #found == 0 then
+    h.info('no agent found: :BB7Agent needs one of them on $PATH (see :help bb7-agents)')
+  end
+  if #missing > 0 then
+    local programs = vim.tbl_map(function(name) return commands[name][1] end, missing)
+    h.info(('not found: %s'):format(table.concat(programs, ', ')))
+  end
+  h.info('questions before a tool call: ' .. require('bb7.config').get().agents.permissions)
+end
+
 local function check_python(h)
   h.start('bb7: Python')
   local python, source = require('bb7.install').resolve()
@@ -268,6 +289,7 @@ function M.check()
   end
   check_config(h)
   check_integrations(h)
+  check_agents(h)
   check_python(h)
   check_host(h)
   check_api_key(h, check_provider(h))

@@ -32,6 +32,12 @@ vim.list_extend(M.groups, {
   { 'BB7ChatWarning', { link = 'DiagnosticWarn' }, 'Warnings about files in the chat.' },
   { 'BB7ChatError', { link = 'DiagnosticError' }, 'Errors and aborted answers.' },
   { 'BB7ChatStatus', { link = 'Comment' }, 'Progress line while an answer streams.' },
+  { 'BB7ChatTool', { link = 'Special' }, "An agent's tool call: kind, title, status." },
+  {
+    'BB7ChatQuestion',
+    { link = 'DiagnosticWarn' },
+    'An agent asking before a tool call, and the keys that answer.',
+  },
   {
     'BB7Excluded',
     { link = 'Comment' },

@@ -13,6 +13,8 @@ M.ns = vim.api.nvim_create_namespace('bb7_review')
 ---@field removed integer how many local lines it replaces (0: an insertion before `start`)
 ---@field added string[] its new lines
 ---@field overlap boolean the user changed these lines too
+---@field applied boolean? an agent's own write: `start`/`removed` its lines in the buffer,
+--- `added` the lines from before its turn (which rejecting the hunk puts back)
 
 --- sessions: buf -> { path, hunks, mapped }; bars: win -> the 'winbar' the review's replaced
 local H = { sessions = {}, bars = {} }
@@ -66,6 +68,94 @@ local function reveal_top(buf, hunk)
   vim.fn.winrestview({ topline = 1, topfill = #hunk.added })
 end
 
+--- Draws a hunk of an agent's own write (already in the buffer): its lines highlighted as
+--- added, the lines from before the agent's turn as removed virtual lines above them.
+---@param buf integer
+---@param hunk bb7.ReviewHunk
+---@param index integer
+---@param total integer
+---@param count integer the buffer's line count
+---@param pad string
+local function draw_applied(buf, hunk, index, total, count, pad)
+  local last = math.min(hunk.start + hunk.removed, count) - 1
+  if last >= hunk.start then
+    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
+      end_row = last,
+      line_hl_group = 'BB7ReviewAdd',
+      priority = 200,
+    })
+  end
+  local first = rows(hunk)
+  first = math.min(first, count - 1)
+  local label = ('bb7 agent hunk %d/%d'):format(index, total)
+  if hunk.overlap then label = label .. ': you edited it since' end
+  vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
+    virt_text = { { label, 'BB7ReviewHunk' } },
+    virt_text_pos = 'eol',
+  })
+  local virt = {}
+  for _, line in ipairs(hunk.added) do
+    table.insert(virt, { { line .. pad, 'BB7ReviewDelete' } })
+  end
+  if #virt == 0 then return end
+  -- Where the old lines were: above the hunk's first line (below the last line at the end).
+  local above = hunk.start < count
+  vim.api.nvim_buf_set_extmark(buf, M.ns, above and hunk.start or count - 1, 0, {
+    virt_lines = virt,
+    virt_lines_above = above,
+  })
+end
+
+--- Draws a hunk of a pending change: the lines it would replace highlighted as removed, its
+--- new lines as added virtual lines below them.
+---@param buf integer
+---@param hunk bb7.ReviewHunk
+---@param i integer
+---@param total integer
+---@param count integer the buffer's line count
+---@param pad string
+---@param empty boolean the buffer is one empty line (a new file)
+local function draw_pending(buf, hunk, i, total, count, pad, empty)
+  local last_removed = math.min(hunk.start + hunk.removed, count) - 1
+  if last_removed >= hunk.start then
+    -- One mark highlights every row up to `end_row` (one per line would cost a mark each).
+    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
+      end_row = last_removed,
+      line_hl_group = 'BB7ReviewDelete',
+      priority = 200,
+    })
+  end
+  local first, last = rows(hunk)
+  first, last = math.min(first, count - 1), math.min(last, count - 1)
+  local virt = {}
+  for _, line in ipairs(hunk.added) do
+    table.insert(virt, { { line .. pad, 'BB7ReviewAdd' } })
+  end
+  local above = hunk.removed == 0 and hunk.start == 0
+  local label = ('bb7 hunk %d/%d'):format(i, total)
+  if hunk.overlap then label = label .. ': over your own edit' end
+  local onto = empty and above and #virt > 0
+  if onto then
+    table.remove(virt, 1)
+    vim.api.nvim_buf_set_extmark(buf, M.ns, 0, 0, {
+      virt_text = { { hunk.added[1], 'BB7ReviewAdd' } },
+      virt_text_pos = 'overlay',
+      line_hl_group = 'BB7ReviewAdd',
+    })
+    above = false
+  end
+  vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
+    virt_text = { { label, 'BB7ReviewHunk' } },
+    virt_text_pos = onto and 'right_align' or 'eol',
+  })
+  if #virt > 0 then
+    vim.api.nvim_buf_set_extmark(buf, M.ns, above and first or last, 0, {
+      virt_lines = virt,
+      virt_lines_above = above,
+    })
+  end
+end
+
 --- Draws `hunks` over `buf` (clearing what was drawn before).
 ---@param buf integer
 ---@param hunks bb7.ReviewHunk[]
@@ -79,43 +169,10 @@ function M.draw(buf, hunks)
   -- line under the whole file.
   local empty = count == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
   for i, hunk in ipairs(hunks) do
-    local last_removed = math.min(hunk.start + hunk.removed, count) - 1
-    if last_removed >= hunk.start then
-      -- One mark highlights every row up to `end_row` (one per line would cost a mark each).
-      vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
-        end_row = last_removed,
-        line_hl_group = 'BB7ReviewDelete',
-        priority = 200,
-      })
-    end
-    local first, last = rows(hunk)
-    first, last = math.min(first, count - 1), math.min(last, count - 1)
-    local virt = {}
-    for _, line in ipairs(hunk.added) do
-      table.insert(virt, { { line .. pad, 'BB7ReviewAdd' } })
-    end
-    local above = hunk.removed == 0 and hunk.start == 0
-    local label = ('bb7 hunk %d/%d'):format(i, #hunks)
-    if hunk.overlap then label = label .. ': over your own edit' end
-    local onto = empty and above and #virt > 0
-    if onto then
-      table.remove(virt, 1)
-      vim.api.nvim_buf_set_extmark(buf, M.ns, 0, 0, {
-        virt_text = { { hunk.added[1], 'BB7ReviewAdd' } },
-        virt_text_pos = 'overlay',
-        line_hl_group = 'BB7ReviewAdd',
-      })
-      above = false
-    end
-    vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
-      virt_text = { { label, 'BB7ReviewHunk' } },
-      virt_text_pos = onto and 'right_align' or 'eol',
-    })
-    if #virt > 0 then
-      vim.api.nvim_buf_set_extmark(buf, M.ns, above and first or last, 0, {
-        virt_lines = virt,
-        virt_lines_above = above,
-      })
+    if hunk.applied then
+      draw_applied(buf, hunk, i, #hunks, count, pad)
+    else
+      draw_pending(buf, hunk, i, #hunks, count, pad, empty)
     end
   end
 end
@@ -262,7 +319,8 @@ local PENDING = require('bb7.vocab').pending
 ---@param buf integer
 ---@param status string
 function M.on_status(buf, status)
-  if not H.sessions[buf] or PENDING[status] then return end
+  -- An agent's own write is no pending change: its review ends when its hunks do.
+  if not H.sessions[buf] or PENDING[status] or H.sessions[buf].applied then return end
   vim.schedule(function()
     if H.sessions[buf] and not PENDING[require('bb7.status').get(buf)] then M.stop(buf) end
   end)
@@ -323,6 +381,7 @@ function M.show(buf, reply)
   end
   local first = session.hunks == nil
   session.hunks = reply.hunks
+  session.applied = reply.hunks[1].applied
   session.tick = vim.api.nvim_buf_get_changedtick(buf)
   M.draw(buf, reply.hunks)
   if type(reply.message) == 'string' then return notify(reply.message) end

@@ -158,6 +158,7 @@
 ---@field active boolean
 ---@field effort string
 ---@field held_by string
+---@field agent string
 
 --- The conversation buffer's content. `highlights`: (0-based line, group) pairs for whole
 --- lines; `folds`: (first, last) 1-based lines of each reasoning block and of the details of
@@ -241,6 +242,10 @@
 ---| 'done' # bb7.SendDone
 ---| 'diff_error' # bb7.DiffError
 ---| 'models' # bb7.Models
+---| 'agent_tool' # bb7.AgentTool
+---| 'agent_plan' # bb7.AgentPlan
+---| 'agent_permission' # bb7.AgentPermission
+---| 'agent_notice' # bb7.AgentNotice
 ---| 'chunk' # bb7.Streamed with bb7.event.Chunk
 ---| 'reasoning' # bb7.Streamed with bb7.event.Reasoning
 ---| 'tool_progress' # bb7.Streamed with bb7.event.ToolProgress
@@ -291,6 +296,7 @@
 ---@field usage? bb7.Usage
 ---@field requested bb7.AskedFile[]
 ---@field why string
+---@field applied string[]
 
 --- The file changes of a response failed (sent before its `done`): every error, and
 --- whether the retry context was saved for the next send.
@@ -306,6 +312,34 @@
 ---@field current string
 ---@field warning? string
 ---@field error? string
+
+--- A tool call of the agent as it now stands (`agent_tool`): `line` is the one line the
+--- conversation shows and updates in place (`id` says which), `diff` the lines of the
+--- changes it shows ('' when none), drawn under it.
+---@class bb7.AgentTool
+---@field request_id string
+---@field id string
+---@field line string
+---@field diff string[]
+
+--- The agent's plan, whole, as checklist lines (`agent_plan`).
+---@class bb7.AgentPlan
+---@field request_id string
+---@field lines string[]
+
+--- The agent asks before a tool call (`agent_permission`): one line, and its answers;
+--- `agent_answer` with `ask_id` replies.
+---@class bb7.AgentPermission
+---@field request_id string
+---@field ask_id string
+---@field question string
+---@field choices bb7.AgentChoice[]
+
+--- Something of the turn the user should know (`agent_notice`): a request of the agent
+--- bb7 refused, a file changed on disk it cannot record; one line.
+---@class bb7.AgentNotice
+---@field request_id string
+---@field message string
 
 --- Any other event of a running `send`, named by its `event.type` (`chunk`, `reasoning`,
 --- `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`).
@@ -417,6 +451,12 @@
 ---@field pricing bb7.Pricing
 ---@field capabilities_source string
 ---@field edits string
+
+--- One answer to the agent's question: the key that gives it, its option and name.
+---@class bb7.AgentChoice
+---@field key string
+---@field option_id string
+---@field name string
 
 --- Where a failed edit probably belonged (1-based, inclusive lines).
 ---@class bb7.Candidate

@@ -2,7 +2,7 @@
 --- What Lua knows before any host runs, declared once in Python
 --- (python/bb7/host/protocol/vocab.py): the file statuses with the facts bb7 decides
 --- about each, the context entry kinds with theirs, the provider presets, the diff
---- modes, the reasoning efforts.
+--- modes, the reasoning efforts, the agents.
 local M = {}
 
 --- The protocol this Lua speaks: a host whose `ready` says another one is refused.
@@ -238,5 +238,20 @@ M.efforts = {
 
 --- Characters per token of the host's estimate (Lua's live count while streaming).
 M.chars_per_token = 4
+
+--- The agents known by name (`agents`), with their ACP commands.
+M.agents = {
+  claude = { 'claude-code-acp' },
+  codex = { 'codex-acp' },
+  gemini = { 'gemini', '--experimental-acp' },
+  opencode = { 'opencode', 'acp' },
+}
+
+--- What bb7 answers an agent's question before a tool call (`agents.permissions`).
+M.permissions = {
+  'ask',
+  'allow',
+  'reject',
+}
 
 return M

@@ -77,7 +77,7 @@ def test_bb7_agent_streams_the_turn_and_holds_its_changes_for_review(
     assert "bb7: change pending: a.py" in err
     # No terminal here: the question is rejected, and the agent got that answer.
     assert (
-        "bb7: scripted-agent asks to run Edit hello.py (edit): rejected (no terminal; --yes "
+        "bb7: scripted-agent asks: Edit hello.py (edit): rejected (no terminal; --yes "
         "allows)" in err
     )
     asked = logged(log, "asked")[0]["answer"]["result"]["outcome"]
@@ -148,7 +148,7 @@ def test_bb7_agent_asks_on_a_terminal_and_ctrl_c_cancels_the_turn(
             assert time.monotonic() < deadline, shown
             if select.select([main], [], [], 0.1)[0]:
                 shown += os.read(main, 4096)
-        assert b"bb7: scripted-agent asks to run Edit hello.py (edit)?" in shown
+        assert b"bb7: scripted-agent asks: Edit hello.py (edit)?" in shown
         os.write(main, b"a\n")
         wait_for(lambda: bool(logged(log, "asked")))
         proc.send_signal(signal.SIGINT)

@@ -60,7 +60,7 @@ def test_a_turn_writes_into_the_sandbox_and_its_own_disk_write_is_caught(sitting
     asked = logged(sitting.log, "asked")[0]["answer"]["result"]["outcome"]
     assert asked == {"outcome": "selected", "optionId": "once"}
     question = sitting.of(ev.Permission)[0]
-    assert question.question == "scripted asks to run Edit hello.py (edit)"
+    assert question.question == "scripted asks: Edit hello.py (edit)"
     assert [c.key for c in question.choices] == ["y", "a", "n"]
     # The stream: thought, text, the tool call updated in place with its diff, the plan.
     assert [e.text for e in sitting.of(ev.Chunk)] == ["Reading a.py. ", "Done."]

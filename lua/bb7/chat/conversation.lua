@@ -12,6 +12,8 @@ M.ns = vim.api.nvim_create_namespace('bb7_chat')
 -- The progress line's highlight: cleared with the line (a mark on a deleted last line would
 -- move onto the line above it).
 local STATUS_NS = vim.api.nvim_create_namespace('bb7_chat_status')
+-- Where an agent's tool calls, plan and question are while its turn streams (updated in place).
+local AGENT_NS = vim.api.nvim_create_namespace('bb7_chat_agent')
 local TICK_MS = 1000
 
 ---@class bb7.Shapes  How messages start; the host's `Rendered` carries them.
@@ -50,6 +52,7 @@ function M.foldtext()
   if first == shapes.reasoning_title then
     return ('▸ Reasoning (%d line%s)'):format(count, count == 1 and '' or 's')
   end
+  if first == '```diff' then return ('  ▸ diff (%d lines, za shows it)'):format(count - 1) end
   return ('  ▸ %d more line%s (za shows them)'):format(count + 1, count == 0 and '' or 's')
 end
 
@@ -322,6 +325,10 @@ end
 --- Ends the live answer (drawn again from the store, or the view switched chats).
 function M.stop_live()
   view.state.live = nil
+  local b = view.state.bufs.conversation
+  if b and vim.api.nvim_buf_is_valid(b) then
+    vim.api.nvim_buf_clear_namespace(b, AGENT_NS, 0, -1)
+  end
   if H.timer then H.timer:stop() end
 end
 
@@ -400,7 +407,79 @@ M.handlers = {
   end,
   -- The end of every send, refused, failed, cancelled or done: the stored chat again, and
   -- the statuses from the same request (`bb7.events` leaves them to the open view).
+  agent_tool = function(p)
+    local live = view.state.live
+    if not live then return end
+    clear_status()
+    close_reasoning()
+    live.tools = live.tools or {}
+    local tool = live.tools[p.id]
+    local b = buf()
+    local row = tool and vim.api.nvim_buf_get_extmark_by_id(b, AGENT_NS, tool.mark, {})[1]
+    if not row then
+      local first = add_block({ p.line }, 'BB7ChatTool')
+      tool = { mark = vim.api.nvim_buf_set_extmark(b, AGENT_NS, first - 1, 0, {}) }
+      live.tools[p.id] = tool
+      row = first - 1
+      live.phase = 'tool'
+    else
+      local old = vim.api.nvim_buf_get_lines(b, row, row + 1, false)[1] or ''
+      edit(b, function() vim.api.nvim_buf_set_text(b, row, 0, row, #old, { p.line }) end)
+    end
+    if #(p.diff or {}) > 0 and not tool.diff then
+      -- Its changes under it, shown like a pending change's diff.
+      tool.diff = true
+      edit(b, function() vim.api.nvim_buf_set_lines(b, row + 1, row + 1, false, p.diff) end)
+      if row + 1 + #p.diff >= line_count(b) then live.tail = #p.diff[#p.diff] end
+    end
+  end,
+  agent_plan = function(p)
+    local live = view.state.live
+    if not live then return end
+    clear_status()
+    close_reasoning()
+    local b = buf()
+    local plan = live.plan
+    local row = plan and vim.api.nvim_buf_get_extmark_by_id(b, AGENT_NS, plan.mark, {})[1]
+    if plan and row then
+      edit(b, function() vim.api.nvim_buf_set_lines(b, row, row + plan.count, false, p.lines) end)
+      plan.count = #p.lines
+      if row + plan.count >= line_count(b) then live.tail = #p.lines[#p.lines] end
+      return
+    end
+    local first = add_block(p.lines)
+    live.plan =
+      { mark = vim.api.nvim_buf_set_extmark(b, AGENT_NS, first - 1, 0, {}), count = #p.lines }
+    live.phase = 'plan'
+  end,
+  agent_permission = function(p)
+    local live = view.state.live
+    if not live then return end
+    clear_status()
+    close_reasoning()
+    local first = add_block({ '? ' .. require('bb7.chat.permission').line(p) }, 'BB7ChatQuestion')
+    local mark = vim.api.nvim_buf_set_extmark(buf(), AGENT_NS, first - 1, 0, {})
+    live.phase = 'question'
+    require('bb7.chat.permission').ask(p, function(said)
+      local b = buf()
+      local row = vim.api.nvim_buf_get_extmark_by_id(b, AGENT_NS, mark, {})[1]
+      if not row then return end
+      local old = vim.api.nvim_buf_get_lines(b, row, row + 1, false)[1] or ''
+      local line = ('? %s: %s'):format(p.question, said)
+      edit(b, function() vim.api.nvim_buf_set_text(b, row, 0, row, #old, { line }) end)
+      if row + 1 >= line_count(b) then live.tail = #line end
+    end)
+  end,
+  agent_notice = function(p)
+    if not view.state.live then return end
+    clear_status()
+    close_reasoning()
+    add_block({ '⚠ ' .. p.message }, 'BB7ChatWarning')
+    view.state.live.phase = 'notice'
+    require('bb7.log').debug('agent: %s', p.message)
+  end,
   done = function()
+    require('bb7.chat.permission').clear()
     M.stop_live()
     if view.is_open() and H.controller then H.controller.refresh({ statuses = true }) end
   end,

@@ -227,6 +227,25 @@ function M.new_chat(same_context)
   end)
 end
 
+--- `:BB7Agent [name]`: the view on a chat with that agent (the active chat when it is that
+--- agent's, else a new one; without `name`, the active chat's agent or the first one found).
+---@param name string?
+function M.agent(name)
+  if require('bb7.chat.conversation').busy() then return end
+  require('bb7.chat.input').flush()
+  backend().request('agent_chat', { name = name or '' }, function(err, said)
+    if err then return backend().report(err) end
+    require('bb7.chat.chats').close()
+    if view.is_open() then
+      M.show_active()
+      view.focus('input')
+    else
+      M.open()
+    end
+    if said and said.message then ui.say(said.message) end
+  end)
+end
+
 --- Sends the input's text.
 function M.send() require('bb7.chat.input').send() end
 

@@ -7,13 +7,16 @@ local M = {}
 ---@alias bb7.Pane 'conversation'|'input'|'files'
 
 ---@class bb7.Live  An answer streaming into the conversation.
----@field phase string 'sending'|'waiting'|'reasoning'|'after_reasoning'|'text'
+---@field phase string 'sending'|'waiting'|'reasoning'|'after_reasoning'|'text', or an agent's
+--- 'tool'|'plan'|'question'|'notice'
 ---@field tail integer byte length of the last line (where the next chunk goes)
 ---@field status_lines integer lines the progress line takes at the end (0, 1 or 2)
 ---@field fold_start? integer first line of the reasoning block
 ---@field started integer `vim.uv.now()` when the send began
 ---@field chars integer characters streamed so far (tokens are about a quarter)
 ---@field retry_until? integer `vim.uv.now()` when a retry back-off ends
+---@field tools? table<string, { mark: integer, diff?: boolean }> an agent's tool calls by id
+---@field plan? { mark: integer, count: integer } an agent's plan: where, how many lines
 
 ---@class bb7.ViewState
 ---@field bufs table<string, integer> pane -> buffer (kept across open/close)

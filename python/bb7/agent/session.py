@@ -60,6 +60,14 @@ TurnHandle = Handle[ev.Ended]
 
 # The key that answers a permission question, by the kind of the agent's option.
 KEYS = {"allow_once": "y", "allow_always": "a", "reject_once": "n", "reject_always": "N"}
+# How each answer is named (short: the question and its keys fit one line); an option of a
+# kind not listed keeps the agent's name for it.
+LABELS = {
+    "allow_once": "allow once",
+    "allow_always": "always",
+    "reject_once": "reject",
+    "reject_always": "never",
+}
 # What each policy picks, by option kind, in order of preference.
 POLICY = {"allow": ("allow_once", "allow_always"), "reject": ("reject_once", "reject_always")}
 
@@ -364,7 +372,7 @@ class AgentSession:
                     answer(chosen.option_id)
                     return
         choices = [
-            ev.Choice(KEYS.get(o.kind, str(i + 1)), o.option_id, o.name, o.kind)
+            ev.Choice(KEYS.get(o.kind, str(i + 1)), o.option_id, LABELS.get(o.kind, o.name), o.kind)
             for i, o in enumerate(options)
         ]
         with self._lock:
@@ -374,7 +382,7 @@ class AgentSession:
         tool = request.tool_call
         what = self._shown(tool.title) if tool.title else (tool.kind or "a tool call")
         kind = f" ({tool.kind})" if tool.kind and tool.title else ""
-        question = f"{self.spec.name} asks to run {what}{kind}"
+        question = f"{self.spec.name} asks: {what}{kind}"
         self._emit(ev.Permission(ask_id, question, choices))
 
     def closed(self, failure: Failure) -> None:

@@ -76,7 +76,7 @@ SKIPPED = {
     "conflict": "merge or apply it alone with --force",
     "exists": "apply it alone with --force",
 }
-UNDO = {"changed": "use --force to undo anyway"}
+UNDO = {"changed": "use --force to undo anyway", "conflict": "use --force to undo anyway"}
 
 
 def _path(store: Any, raw: str) -> str:
@@ -146,7 +146,19 @@ def run_reject(args: argparse.Namespace) -> int:
         raise Abort(Problem("invalid_args", "--reason should be one line"))
     with active_chat(args) as (_, store, chat):
         path = _path(store, args.path)
-        unwrap(reject_hunks(store, chat.id, path, None, None, reason=args.reason))
+        target = local_file(store, path)
+        # An agent's own write: rejecting it puts the lines from before its turn back on disk.
+        unwrap(
+            reject_hunks(
+                store,
+                chat.id,
+                path,
+                None,
+                None,
+                reason=args.reason,
+                put=lambda text: atomic_write(target, text),
+            )
+        )
         said = f" ({' '.join(args.reason.split())})" if args.reason.strip() else ""
         print(f"rejected the pending change of {path}{said}")
     return 0

@@ -13,7 +13,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bb7.host.protocol import Settings
 from bb7.prompt import DEFAULT_MODEL
@@ -24,8 +24,9 @@ from bb7.state.records import Chat
 from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
 from bb7.state.workspace import Workspace, open_workspace
 
-if TYPE_CHECKING:  # the send loop is imported on first use (see bb7.host.handlers)
-    from bb7.chat.send import SendHandle
+if TYPE_CHECKING:  # the send loop and the agents are imported on first use (bb7.host.handlers)
+    from bb7.agent.session import AgentSession
+    from bb7.provider.handle import Handle
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +54,10 @@ class Session:
         # Per project path: the local text the last status shown was computed from. Apply
         # hands it back to the core, which refuses if the file changed since.
         self.seen: dict[str, LocalView] = {}
-        # Running sends by request id (`cancel` finds them here).
-        self.sends: dict[str, SendHandle] = {}
+        # Running sends and agent turns by request id (`cancel` finds them here).
+        self.sends: dict[str, Handle[Any]] = {}
+        # The agent of each agent chat that had a turn (its process runs until the host exits).
+        self.agents: dict[str, AgentSession] = {}
         self._recovered: list[str] = []
 
     # -- the project ---------------------------------------------------------------------------
@@ -144,6 +147,9 @@ class Session:
         """Give the chat up and close the databases (host exit, another project). A send still
         running keeps its database open until it ends (its connection closes with it)."""
         self._release()
+        for agent in self.agents.values():
+            agent.close()
+        self.agents.clear()
         if self.workspace is not None and not any(not h.finished for h in self.sends.values()):
             self.workspace.close()
         self.workspace = None

@@ -617,7 +617,7 @@ def _merged_back(store: Store, record: UndoRecord, local: str | None, force: boo
         where = describe_lines(merged.overlaps)
         raise Abort(
             Problem(
-                "changed",
+                "conflict",
                 f"{path}: your edits changed lines the agent wrote ({where}); undo would "
                 "overwrite them",
             )

@@ -13,12 +13,14 @@ for its Problem; a route that changes files' statuses calls `project.publish` (o
 change in `project.publishing`).
 tests/host/test_host_registry.py checks that every method Lua sends has exactly one route.
 
-Three modules are lazy: `send` (the send loop, `:BB7Paste`, titles), `model` (the models list,
-usage, reasoning effort) and `prompt` (the next request's estimate and parts, excluding a
-message). They import the provider client, prompt assembly and the edit formats (~100 ms), so
-they are imported on first use and warmed up in a background thread a moment after the host is
-ready: neither the cold start nor the first requests (`:BB7Chat`) wait for them. A lazy route
-names its module with `lazy(MODULE, name)`; the host's other modules never import them.
+Four modules are lazy: `send` (the send loop, `:BB7Paste`, titles), `model` (the models list,
+usage, reasoning effort), `prompt` (the next request's estimate and parts, excluding a
+message) and `agent` (agent chats: the ACP client). The first three import the provider
+client, prompt assembly and the edit formats (~100 ms), so they are imported on first use and
+warmed up in a background thread a moment after the host is ready: neither the cold start nor
+the first requests (`:BB7Chat`) wait for them; `agent` is imported only when an agent chat is
+used. A lazy route names its module with `lazy(MODULE, name)`; the host's other modules never
+import them.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from bb7.host.needs import Call
 from bb7.host.protocol import (
     AddPartArgs,
     AddPathsArgs,
+    AgentAnswerArgs,
+    AgentArgs,
     ApplyArgs,
     BuffersArgs,
     CancelArgs,
@@ -77,6 +81,7 @@ N = TypeVar("N", bound=Call)
 SEND = "bb7.host.handlers.send"
 MODEL = "bb7.host.handlers.model"
 PROMPT = "bb7.host.handlers.prompt"
+AGENT = "bb7.host.handlers.agent"
 # Imported in the background after `ready`, one after the other (see the module docstring).
 WARM_UP = (SEND, MODEL, PROMPT)
 # Seconds after `ready` before the warm-up starts: an import holds the GIL in bursts, which
@@ -186,6 +191,9 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("estimate", NoArgs, lazy(PROMPT, "estimate"), needs.reading),
     route("prompt_parts", PromptArgs, lazy(PROMPT, "prompt_parts"), needs.reading),
     route("exclude_message", MessageArgs, lazy(PROMPT, "exclude_message"), needs.held),
+    # agents (`:BB7Agent`; a turn is a `send` in an agent chat; imported on first use)
+    route("agent_chat", AgentArgs, lazy(AGENT, "agent_chat"), needs.project),
+    route("agent_answer", AgentAnswerArgs, lazy(AGENT, "agent_answer"), needs.reading),
 )
 
 

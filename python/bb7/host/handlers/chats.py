@@ -51,6 +51,7 @@ def summary(ws: Workspace, chat: Chat) -> ChatSummary:
         active=active is not None and active[1].id == chat.id,
         held_by="" if isinstance(store, Problem) else held_elsewhere(store, chat),
         effort=chat.reasoning_effort,
+        agent=chat.agent,
     )
 
 

@@ -115,6 +115,8 @@ def discard(h: Held, args: PathArgs) -> Said:
 # How the editor says why an undo was refused: editor actions, never the CLI's flags.
 UNDO_REFUSALS = {
     "changed": "{path} changed since the apply; :BB7UndoApply! undoes anyway",
+    # An agent's own write, where the user edited its lines since (`bb7.state.agent_writes`).
+    "conflict": "{path}: your edits touch lines the agent wrote; :BB7UndoApply! undoes anyway",
 }
 
 

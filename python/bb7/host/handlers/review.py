@@ -83,10 +83,21 @@ def review_accept(h: Held, args: ReviewActArgs) -> ReviewReply:
 
 
 def review_reject(h: Held, args: ReviewActArgs) -> ReviewReply:
+    """Reject hunks: of a pending change, out of it; of an agent's own write, its lines from
+    before the turn back into the buffer."""
     path, buffers = h.path(args.path), h.buffers(args.buffers)
-    with publishing(h, buffers.text, [path]):
+    put = _Putting(h, buffers, path)
+    with put.publishing():
         done = unwrap(
-            reject_hunks(h.store, h.chat.id, path, _chosen(args), buffers.text, reason=args.reason)
+            reject_hunks(
+                h.store,
+                h.chat.id,
+                path,
+                _chosen(args),
+                buffers.text,
+                reason=args.reason,
+                put=put,
+            )
         )
     return ReviewReply(path=args.path, hunks=done.hunks)
 

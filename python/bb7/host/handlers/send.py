@@ -41,9 +41,15 @@ from bb7.refusal import Abort, Problem, unwrap
 
 
 def send(c: Call, args: SendArgs) -> None:
-    """Start a send in the active chat (a new one if none); the answer comes as events."""
+    """Start a send in the active chat (a new one if none); the answer comes as events. In
+    an agent chat, a turn of its agent (`bb7.host.handlers.agent`)."""
     try:
         h = c.project().held(create=True)
+        if h.chat.agent:  # the chat's agent answers, not the model
+            from bb7.host.handlers.agent import send_turn
+
+            send_turn(h, args)
+            return
         config = send_config(h.session, h.chat, args.model)
         buffers = h.buffers(args.buffers).text
         live, unread = live_texts(h, args.editor)

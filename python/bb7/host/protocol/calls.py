@@ -140,6 +140,15 @@ class ContextSettings(msgspec.Struct, frozen=True):
     instruction_files: list[str] = msgspec.field(default_factory=lambda: ["AGENTS.md"])
 
 
+class AgentSettings(msgspec.Struct, frozen=True):
+    """The `agents` options: what bb7 answers an agent that asks before a tool call ('ask',
+    'allow', 'reject', checked by Lua's option schema) and the agents' commands by name (the
+    documented defaults with the user's over them; one set to false is left out)."""
+
+    permissions: str = "ask"
+    commands: dict[str, list[str]] = {}
+
+
 class TitleSettings(msgspec.Struct, frozen=True):
     """The `titles` options: name a chat after its first exchange, with `model` (None: the
     chat's own). Off unless Lua sends the option (on by default there)."""
@@ -156,6 +165,7 @@ class Settings(msgspec.Struct, frozen=True):
     provider: ProviderSettings = ProviderSettings()
     titles: TitleSettings = TitleSettings()
     context: ContextSettings = ContextSettings()
+    agents: AgentSettings = AgentSettings()
 
 
 class BufferText(msgspec.Struct, frozen=True):
@@ -305,6 +315,21 @@ class SendArgs(msgspec.Struct, frozen=True):
     editor: EditorState | None = None
 
 
+class AgentArgs(msgspec.Struct, frozen=True):
+    """`agent_chat` (`:BB7Agent [NAME]`): the agent by name; '' for the active chat's agent,
+    else the first one found."""
+
+    name: str = ""
+
+
+class AgentAnswerArgs(msgspec.Struct, frozen=True):
+    """`agent_answer`: the answer to the agent's question `ask_id` of the active chat: one of
+    its options, or None (cancelled)."""
+
+    ask_id: str
+    option_id: str | None = None
+
+
 class CancelArgs(msgspec.Struct, frozen=True):
     """`cancel`: the given request, or whatever is streaming when None."""
 
@@ -334,6 +359,7 @@ class ChatSummary(msgspec.Struct, frozen=True):
     active: bool
     effort: str = ""
     held_by: str = ""  # another live bb7 process holding the chat (`pid 4242 in ~/p`), or ''
+    agent: str = ""  # the agent the chat talks to (`:BB7Agent`), '' for the model
 
 
 class ChatView(msgspec.Struct, frozen=True, omit_defaults=True):

@@ -209,6 +209,8 @@ class SendDone(msgspec.Struct, frozen=True):
     usage: Usage | None = None
     requested: list[AskedFile] = []
     why: str = ""
+    # An agent's turn: files it changed on disk itself (absolute paths; their buffers reload).
+    applied: list[str] = []
 
 
 class DiffError(msgspec.Struct, frozen=True):
@@ -256,6 +258,53 @@ class Models(msgspec.Struct, frozen=True):
     error: str | None = None
 
 
+# --- an agent's turn (`:BB7Agent`), beside the send's events it shares (`chunk`, `reasoning`) --
+
+
+class AgentTool(msgspec.Struct, frozen=True):
+    """A tool call of the agent as it now stands (`agent_tool`): `line` is the one line the
+    conversation shows and updates in place (`id` says which), `diff` the lines of the
+    changes it shows ('' when none), drawn under it."""
+
+    request_id: str
+    id: str
+    line: str
+    diff: list[str] = []
+
+
+class AgentPlan(msgspec.Struct, frozen=True):
+    """The agent's plan, whole, as checklist lines (`agent_plan`)."""
+
+    request_id: str
+    lines: list[str]
+
+
+class AgentChoice(msgspec.Struct, frozen=True):
+    """One answer to the agent's question: the key that gives it, its option and name."""
+
+    key: str
+    option_id: str
+    name: str
+
+
+class AgentPermission(msgspec.Struct, frozen=True):
+    """The agent asks before a tool call (`agent_permission`): one line, and its answers;
+    `agent_answer` with `ask_id` replies."""
+
+    request_id: str
+    ask_id: str
+    question: str
+    choices: list[AgentChoice]
+
+
+class AgentNotice(msgspec.Struct, frozen=True):
+    """Something of the turn the user should know (`agent_notice`): a request of the agent
+    bb7 refused, a file changed on disk it cannot record; one line."""
+
+    request_id: str
+    message: str
+
+
 # Every event Lua receives: its name -> its payload (the send's others are `Streamed`, named by
 # their tag: `chunk`, `reasoning`, ...).
 EVENTS: dict[str, type[msgspec.Struct]] = {
@@ -266,4 +315,8 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "done": SendDone,
     "diff_error": DiffError,
     "models": Models,
+    "agent_tool": AgentTool,
+    "agent_plan": AgentPlan,
+    "agent_permission": AgentPermission,
+    "agent_notice": AgentNotice,
 }

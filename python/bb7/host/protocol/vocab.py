@@ -1,8 +1,8 @@
 """The closed sets Lua needs before any host runs, declared once here and generated into
 `lua/bb7/vocab.lua` (`python -m bb7.host.protocol.lua`): the file statuses with the facts the
 core decides about each, the context entry kinds with theirs, the provider presets and wire
-protocols, the diff modes, the reasoning efforts, the token estimate's ratio and the protocol
-number.
+protocols, the diff modes, the reasoning efforts, the token estimate's ratio, the agents known
+by name and the protocol number.
 
 Each set is taken from the module that owns it (statuses and their facts from
 `bb7.state.status`, entry kinds from `bb7.state.records`, presets from `bb7.provider.presets`,
@@ -15,6 +15,7 @@ from typing import get_args
 
 import msgspec
 
+from bb7.agent.agents import DEFAULT_AGENTS, PERMISSIONS
 from bb7.formats.modes import DEFAULT_MODE, DIFF_MODES
 from bb7.host.protocol import PROTOCOL
 from bb7.provider.presets import APIS, PRESETS
@@ -43,6 +44,8 @@ class Vocab(msgspec.Struct, frozen=True):
     default_diff_mode: str
     efforts: tuple[str, ...]
     chars_per_token: int
+    agents: dict[str, tuple[str, ...]]
+    permissions: tuple[str, ...]
 
 
 VOCAB = Vocab(
@@ -55,4 +58,6 @@ VOCAB = Vocab(
     default_diff_mode=DEFAULT_MODE,
     efforts=EFFORTS,
     chars_per_token=CHARS_PER_TOKEN,
+    agents=DEFAULT_AGENTS,
+    permissions=PERMISSIONS,
 )
