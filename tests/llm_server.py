@@ -39,6 +39,8 @@ there gets Ollama's 404 `{"error": "model 'x' not found"}`); the bodies are the 
 shapes kept in tests/provider/local_servers/. A native body `{"trickle": s, "body": b}` sends b
 one byte every s seconds; `{"endless": true}` sends JSON whitespace until the client hangs up.
 
+`aside` (in-process only) answers the requests it returns a response for, off the script.
+
 `"byte_by_byte": true` writes every byte of every event as its own chunk and TCP segment;
 `"stall_before_headers": s` waits (or notes the client hanging up) before the status line.
 """
@@ -236,11 +238,15 @@ class LLMServer:
         native: dict[str, Any] | None = None,
         port: int = 0,
         respond: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
+        aside: Callable[[Any], dict[str, Any] | None] | None = None,
     ) -> None:
         self._responses: deque[dict[str, Any]] = deque(responses)
         # Rewrites the next scripted response for the request's parsed body (a benchmark's
         # provider that bills what each request would read from its cache).
         self.respond = respond
+        # Answers the requests it returns a response for, off the script (a real agent's
+        # title request, which may come before or after the scripted ones).
+        self.aside = aside
         self.models = DEFAULT_MODELS if models is None else models
         self.native = native or {}
         self._lock = threading.Lock()
@@ -389,7 +395,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not _answer_route(self.path):
             self._send_json(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
             return
-        response = owner._next_response()
+        aside = owner.aside(json.loads(body or b"null")) if owner.aside is not None else None
+        response = aside or owner._next_response()
         if response is None:
             self._send_json(
                 500, {"error": {"code": 500, "message": "llm_server: no scripted response left"}}

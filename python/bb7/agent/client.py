@@ -134,7 +134,9 @@ class AgentClient:
             )
         if init.agent_info is not None:
             self.agent_title = init.agent_info.title or init.agent_info.name or name
-        opened = self.peer.request("session/new", acp.NewSessionRequest(cwd=str(self.root)))
+        opened = self.peer.request(
+            "session/new", acp.NewSessionRequest(cwd=str(self.root), mcp_servers=[])
+        )
         session = _decoded(
             opened.wait(SESSION_TIMEOUT), acp.NewSessionResponse, name, "session/new"
         )

@@ -60,7 +60,7 @@ class InitializeRequest(_Camel):
 
 class NewSessionRequest(_Camel):
     cwd: str
-    mcp_servers: list[Any] = []
+    mcp_servers: list[Any]  # required by the schema, even empty (an agent refuses it missing)
 
 
 class TextContent(_Camel, tag="text", tag_field="type"):

@@ -254,7 +254,8 @@ class AgentSession:
             kind=kind,
             message=message,
             message_id=first,
-            pending=sorted(set(answer.pending)),
+            # What it also wrote to disk itself is its apply now, no longer pending.
+            pending=sorted(p for p in set(answer.pending) if self.store.output(self.chat_id, p)),
             applied=applied,
         )
 
