@@ -31,6 +31,7 @@ COMMANDS = [
     "BB7Review",
     "BB7Merge",
     "BB7Cancel",
+    "BB7Agent",
     "BB7Prompt",
     "BB7Model",
     "BB7Paste",
