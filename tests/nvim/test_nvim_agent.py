@@ -68,6 +68,8 @@ def test_an_agent_edits_through_the_sandbox_in_one_sitting(
     argv, log = command(tmp_path / "agent", {"turns": TURNS})
     nvim = with_ui(launch(), "{ agents = { scripted = { cmd = ... } } }", argv)
     nvim.command("edit hello.py")
+    # The agents found here (:BB7Agent completes them, :checkhealth bb7 lists them).
+    assert "scripted" in nvim.exec_lua("return require('bb7.agents').found()")
 
     # :BB7Agent opens a chat with it; the turn streams in.
     type_command(nvim, "BB7Agent scripted")

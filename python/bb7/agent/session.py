@@ -189,10 +189,12 @@ class AgentSession:
             failed = client.connect()
             handle._stopping(None)
             if failed is not None:
-                self.client = None
                 if handle.cancelled:
-                    return self._end(ok=False, kind="cancelled", message=CANCELLED)
-                return self._end(ok=False, kind=failed.kind, message=failed.message)
+                    ended = self._end(ok=False, kind="cancelled", message=CANCELLED)
+                else:
+                    ended = self._end(ok=False, kind=failed.kind, message=failed.message)
+                self.client = None  # the next turn starts the agent again
+                return ended
         chat_paths = [e.path for e in self.store.entries(self.chat_id)]
         watch = DiskWatch.look(self.root, chat_paths)
         handle._stopping(client.cancel)
@@ -202,8 +204,9 @@ class AgentSession:
             handle._stopping(None)
         if isinstance(answered, Failure):
             client.close()
+            ended = self._end(ok=False, kind=answered.kind, message=answered.message, watch=watch)
             self.client = None
-            return self._end(ok=False, kind=answered.kind, message=answered.message, watch=watch)
+            return ended
         reason = answered.stop_reason
         if reason == "cancelled":
             stopped = f"{self.spec.name} stopped its turn"
@@ -234,6 +237,11 @@ class AgentSession:
                 self._emit(ev.Notice("disk", note))
         if not ok and not message:
             message = f"{self.spec.name} failed"
+        if not ok:  # the editor's :BB7Log has it too, beside the agent's last words
+            tail = self.client.peer.stderr_tail if self.client is not None else ()
+            log.warning("agent %s: %s (%s)", self.spec.name, message, kind)
+            for line in tail:
+                log.info("agent %s said: %s", self.spec.name, line)
         parts = [*answer.parts, *(EventPart(e) for e in answer.events)]
         messages: list[Message] = []
         if parts:
