@@ -147,7 +147,11 @@ def run_reject(args: argparse.Namespace) -> int:
     with active_chat(args) as (_, store, chat):
         path = _path(store, args.path)
         target = local_file(store, path)
-        # An agent's own write: rejecting it puts the lines from before its turn back on disk.
+
+        def put(text: str) -> None:
+            # An agent's own write: rejecting it puts the lines from before its turn on disk.
+            atomic_write(target, text)
+
         unwrap(
             reject_hunks(
                 store,
@@ -156,7 +160,7 @@ def run_reject(args: argparse.Namespace) -> int:
                 None,
                 None,
                 reason=args.reason,
-                put=lambda text: atomic_write(target, text),
+                put=put,
             )
         )
         said = f" ({' '.join(args.reason.split())})" if args.reason.strip() else ""
