@@ -73,14 +73,13 @@ def test_instruction_files_that_lead_out_or_hold_a_secret_are_not_used(
     with LLMServer([_ok(), _ok()]) as server:
         err = _chat(bb7, server, "Hi")[1]
         assert OUTSIDE not in _sent(server)
-        assert "Instructions not used: AGENTS.md resolves through a symlink to" in err
-        assert "outside the project" in err
-        assert "Instructions not used: .bb7/instructions resolves through a symlink to" in err
+        assert "AGENTS.md not used: it leads out of the project (AGENTS.md resolves " in err
+        assert ".bb7/instructions not used: it is a symlink (it leads to " in err
         (bb7.root / "AGENTS.md").unlink()
         bb7.write("AGENTS.md", "Use tabs.\naws = AKIAIOSFODNN7EXAMPLE\n")
         err = _chat(bb7, server, "Again")[1]
         assert "AKIAIOSFODNN7EXAMPLE" not in _sent(server) and OUTSIDE not in _sent(server)
-    assert "Instructions not used: AGENTS.md looks like a secret (it holds an AWS" in err
+    assert "AGENTS.md not used: it looks like a secret (it holds an AWS access key)" in err
 
 
 # -- 2: a context file swapped for a link is not read again; its snapshot is kept ---------------
@@ -110,11 +109,11 @@ def test_a_context_file_swapped_for_a_link_is_reported_and_not_read(
     assert OUTSIDE not in sent and "GIT-CONFIG-7f3a" not in sent
     assert "AKIAIOSFODNN7EXAMPLE" not in sent
     assert "notes.py as the user added it" in sent  # the snapshot the user chose is kept
-    assert "notes.py now resolves outside the project" in err
-    assert "conf.py resolves through a symlink to" in err and "inside .git/" in err
-    assert "keys.py now looks like a secret (it holds an AWS access key)" in err
+    assert "notes.py leads out of the project now: not sent (the model keeps" in err
+    assert "conf.py leads into git's or bb7's own state now: not sent" in err
+    assert "keys.py looks like a secret now (it holds an AWS access key): not sent" in err
     out, err = bb7("update", "--all", ok=None)
-    assert "not updated notes.py: notes.py now resolves outside the project" in out
+    assert "not updated notes.py: notes.py leads out of the project now" in out
     assert err == "bb7: 3 files could not be updated\n"
 
 

@@ -160,7 +160,9 @@ def start_send(
 def _not_followed(label: str, got: Problem) -> str:
     """Why a context file's current text is not in the request, in one line."""
     if got.message.startswith(label):  # the path itself may no longer be read
-        return f"{got.message}: not sent; the model keeps the version it had"
+        point, _, advice = got.message.partition("; ")
+        why = "the model keeps the version it had" + (f"; {advice}" if advice else "")
+        return f"{point}: not sent\n{why}"
     return f"{label}: your edits were not sent: {got.message}"
 
 

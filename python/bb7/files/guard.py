@@ -50,12 +50,25 @@ def readable(
     return found
 
 
+def in_short(problem: PathProblem) -> str:
+    """A refusal of `readable` in a few words (`leads out of the project`), for a line an
+    editor's message area shows whole; the full message, with where a link leads, goes on a
+    line of its own."""
+    if problem.kind == "outside_root":
+        return "leads out of the project"
+    if problem.kind == "protected":
+        return "leads into git's or bb7's own state"
+    if problem.kind == "ignored":
+        return f"is left out by {IGNORE_FILE}"
+    return problem.message
+
+
 def still_itself(path: str) -> str | None:
     """Why the external file stored at the real path `path` may no longer be read: a symlink
     now stands there (None: it is still itself)."""
     real = os.path.realpath(path)
     if real != path:
-        return f"{path} now resolves through a symlink to {real}"
+        return f"{path} leads elsewhere now ({real})"
     return None
 
 

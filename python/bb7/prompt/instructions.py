@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 
 from bb7.files.fsio import FileProblem, load_text
-from bb7.files.guard import readable
+from bb7.files.guard import in_short, readable
 from bb7.files.ignore import IgnoreRules, load_ignore
 from bb7.files.paths import PathProblem
 from bb7.files.secrets import secret_reason
@@ -66,12 +66,12 @@ def load_instructions(
         for name in (PROJECT_INSTRUCTIONS, *model_files):
             refused = _refused(project_root, name, ignore)
             if refused is not None:
-                problems.append(f"Instructions not used: {refused}.")
+                problems.append(f"{name} not used: it {refused}")
                 continue
             text = _read(project_root / name, problems)
             secret = None if text is None else secret_reason(_real(project_root, name), text)
             if secret is not None:
-                problems.append(f"Instructions not used: {name} looks like a secret ({secret}).")
+                problems.append(f"{name} not used: it looks like a secret\n{secret}")
             elif text is not None and name not in (n for n, _ in parts):
                 parts.append((name, text))
     applied.extend(name for name, _ in parts)
@@ -91,17 +91,19 @@ def load_instructions(
 
 
 def _refused(root: Path, name: str, ignore: IgnoreRules) -> str | None:
-    """Why the project's instruction file `name` may not be read (None: it may, or there is
-    none to read)."""
+    """Why the project's instruction file `name` may not be read, in a few words, then on a
+    line of its own in full (None: it may, or there is none to read)."""
     if not os.path.lexists(root / name):
         return None
     if name == PROJECT_INSTRUCTIONS:  # bb7's own file, inside .bb7/: only where it is
         real = _real(root, name)
         if real != os.path.join(os.path.realpath(root), name):
-            return f"{name} resolves through a symlink to {real}"
+            return f"is a symlink\nit leads to {real}"
         return None
     checked = readable(root, name, ignore)
-    return checked.message if isinstance(checked, PathProblem) else None
+    if not isinstance(checked, PathProblem):
+        return None
+    return f"{in_short(checked)}\n{checked.message}"
 
 
 def _real(root: Path, name: str) -> str:

@@ -24,7 +24,7 @@ import msgspec
 
 from bb7.files.fileid import entry_file_id
 from bb7.files.fsio import DEFAULT_MAX_BYTES, FileProblem, is_binary, load_text
-from bb7.files.guard import new_secret, readable, still_itself
+from bb7.files.guard import in_short, new_secret, readable, still_itself
 from bb7.files.ignore import load_ignore
 from bb7.files.images import Image, image_from_bytes, is_image_name, read_image
 from bb7.files.paths import PathProblem, name_problem, project_path
@@ -517,10 +517,7 @@ def _still_readable(store: Store, entry: ContextEntry) -> Problem | None:
     checked = readable(store.root, entry.path, load_ignore(store.root), named=True)
     if not isinstance(checked, PathProblem):
         return None
-    if checked.kind == "outside_root":
-        real = os.path.realpath(store.root / entry.path)
-        return Problem("outside_root", f"{entry.path} now resolves outside the project ({real})")
-    return from_path(checked)
+    return Problem(checked.kind, f"{entry.path} {in_short(checked)} now")
 
 
 def _update(
@@ -549,8 +546,8 @@ def _update(
             raise Abort(
                 Problem(
                     "secret",
-                    f"{entry.label()} now looks like a secret ({secret}); adding it again "
-                    "asks first",
+                    f"{entry.label()} looks like a secret now ({secret}); adding it again asks "
+                    "first",
                 )
             )
     if entry.start_line:  # the lines cut from a larger file must fit the limit themselves
