@@ -6,9 +6,12 @@ edit), apply all, discard, vimdiff-style merges, undo, sending, fork, edit-messa
 toggles, restarts (reopening the database), real crashes (a child process SIGKILLed at a random
 moment while it applies, forced or rebased onto the user's edits, undoes an apply, or records
 a model's answer; half the time the user edits the file before the next open, as when the
-editor's host dies and they keep typing) and a second writer (another program writes the file
-while an apply is stopped before its rename) against a project in a temp dir. After every
-operation it checks:
+editor's host dies and they keep typing), a second writer (another program writes the file
+while an apply is stopped before its rename), an appender (another program appends a line
+while an apply runs: stopped at a step of its write, or at a random moment from a thread) and
+link swaps (a context file replaced by a symlink to a file outside the project, as a hostile
+pull would, then a send: its edits followed and its request built, with an AGENTS.md that links
+out too) against a project in a temp dir. After every operation it checks:
 
 - every project file holds exactly what a simple model says (no local change is lost unless
   the user applied over it explicitly),
@@ -16,7 +19,9 @@ operation it checks:
 - after a crash: the file is the old or the new text, the text an apply replaced is kept in its
   undo record, the model's output is pending or applied, no temp file is left, and the
   database opens (the next open settles what the killed process left),
-- `PRAGMA integrity_check` and `foreign_key_check` find nothing.
+- `PRAGMA integrity_check` and `foreign_key_check` find nothing;
+- no line another program appended is lost, and no request holds a byte of a file outside
+  the project (both counted and printed).
 
 Usage: python benchmarks/state_reliability.py [--ops N] [--seed S]
 """
@@ -31,11 +36,17 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from bb7.files.fsio import CRASH_ENV, STOP_ENV
+from bb7.prompt.config import SendConfig
+from bb7.prompt.instructions import load_instructions
+from bb7.prompt.turn import build_turn
 from bb7.refusal import Problem
 from bb7.state import chats, context, history, outputs
 from bb7.state.context import Target
@@ -69,7 +80,12 @@ WEIGHTS = {
     "crash_undo": 1,
     "crash_chat": 0.5,
     "second_writer": 0.5,
+    "appender": 3,
+    "link_swap": 3,
 }
+
+# The text of the files outside the project that links lead to: no request may hold it.
+OUTSIDE = "OUTSIDE-THE-PROJECT: key material\n"
 
 CRASH_STEPS = ["after_temp_write", "after_rename", "before_commit"]
 PATHS = ["a.txt", "b.txt", "dir/c.txt", "d.txt", "new1.txt", "dir/new2.txt"]
@@ -173,6 +189,12 @@ class Run:
         self.violations: list[str] = []
         self.counts: dict[str, int] = {}
         self.stale_bases = edit_bases(self.store, self.chat_id)
+        # What the appender and the link swaps found: lines appended and lost, requests built
+        # and those that held outside text.
+        self.appended = self.lost_lines = self.requests = self.leaks = 0
+        self.outside = root.parent / "outside.txt"
+        self.outside.write_text(OUTSIDE)
+        (root / "AGENTS.md").symlink_to(self.outside)
         for path in PATHS[:4]:
             self.write_local(path, self.random_text())
         self.add(SECTION[0])
@@ -535,13 +557,14 @@ class Run:
         self.store.close()
         self.store = init_project(self.root)
 
-    def _child(self, *args: str, stop: bool = False) -> subprocess.Popen[bytes]:
+    def _child(self, *args: str, stop: str = "") -> subprocess.Popen[bytes]:
         """The child, which half the time kills itself at a named step of its write (the
-        rest of the time it is killed at a random moment, `_kill_at_random`)."""
+        rest of the time it is killed at a random moment, `_kill_at_random`), or stops at the
+        step `stop` names."""
         self.store.close()
         env = dict(os.environ)
         if stop:
-            env[STOP_ENV] = "after_temp_write"
+            env[STOP_ENV] = stop
         elif self.rng.random() < 0.5:
             env[CRASH_ENV] = self.rng.choice(CRASH_STEPS)
         command = [sys.executable, "-c", _CHILD, str(self.root), self.chat_id, *args]
@@ -664,7 +687,7 @@ class Run:
         if not rows:
             return
         path = self.rng.choice(sorted(rows))
-        child = self._child("apply", path, "plain", stop=True)
+        child = self._child("apply", path, "plain", stop="after_temp_write")
         _, status = os.waitpid(child.pid, os.WUNTRACED)
         if os.WIFSTOPPED(status):
             theirs = self.random_text()
@@ -676,6 +699,108 @@ class Run:
         self._reopen(path)
         if self.store.output(self.chat_id, path) is None:
             self.violation(f"second writer {path}: the apply went ahead over the other write")
+
+    def op_appender(self) -> None:
+        """Another program appends a line to a file while an apply writes it: the line is in
+        the file afterwards, whether the apply went ahead (the line merged in) or was refused."""
+        rows = [p for p in self.model.outputs if self.model.status(p) == "M"]
+        if not rows:
+            return
+        path = self.rng.choice(sorted(rows))
+        expected = self.model.outputs[path]
+        if self.model.would_lose_local(path):
+            expected = self.model.rebased(path) or expected
+        snapshot = self.model.entries[path].snapshot
+        self.appended += 1
+        line = f"appended by another program {self.appended}\n"
+        in_child = self.rng.random() < 0.5
+        if in_child:
+            applied = self._append_during_child(path, line)
+        else:
+            applied = self._append_during_apply(path, line)
+        disk = self._disk(path) or ""
+        if line.rstrip("\n") not in disk:  # (a file without a last line break takes it in)
+            self.lost_lines += 1
+            how = "in a child" if in_child else "from a thread"
+            done = "applied" if applied else "refused"
+            self.violation(f"appender {path}: the line appended {how} is lost ({done})")
+        if applied:
+            # A line that came before the apply's first look is the user's edit: rebased onto.
+            early = merge3(snapshot, (self.model.local[path] or "") + line, expected)
+            entry = self.store.entry(self.chat_id, path)
+            written = None if entry is None else self.store.blob(entry.blob)
+            if written not in (expected, None if early.conflicts else early.text):
+                self.violation(f"appender {path}: the apply wrote neither text it could")
+            self._applied(path, written or expected)
+        self.model.local[path] = disk
+
+    def _append_during_child(self, path: str, line: str) -> bool:
+        """The apply in a child stopped at a step of its write; the line goes in meanwhile."""
+        step = self.rng.choice(["after_temp_write", "before_rename"])
+        child = self._child("apply", path, "plain", stop=step)
+        _, status = os.waitpid(child.pid, os.WUNTRACED)
+        if os.WIFSTOPPED(status):
+            with (self.root / path).open("a") as late:
+                late.write(line)
+        while os.WIFSTOPPED(status):  # the write that keeps the line stops there too
+            os.kill(child.pid, signal.SIGCONT)
+            _, status = os.waitpid(child.pid, os.WUNTRACED)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        self._reopen(path)
+        return self.store.output(self.chat_id, path) is None
+
+    def _append_during_apply(self, path: str, line: str) -> bool:
+        """The apply in this process; a thread appends the line at a random moment of it."""
+        delay = self.rng.uniform(0.0, 0.004)
+
+        def append() -> None:
+            time.sleep(delay)
+            with (self.root / path).open("a") as late:
+                late.write(line)
+
+        thread = threading.Thread(target=append)
+        thread.start()
+        got = outputs.apply_output(self.store, self.chat_id, path)
+        thread.join()
+        # Refused when the line came first: it changed the file (or, as the user's edit,
+        # overlaps the model's change).
+        if isinstance(got, Problem) and got.kind not in ("changed", "conflict"):
+            self.violation(f"appender {path}: refused for {got.kind}: {got.message}")
+        return not isinstance(got, Problem)
+
+    def op_link_swap(self) -> None:
+        """A pull replaces a context file with a link out of the project, then a send: the
+        edits are followed and the request built (with the AGENTS.md that links out). The link
+        is not read, the other files' edits are followed, and nothing outside is sent."""
+        candidates = [p for p in sorted(self.model.entries) if self.model.local.get(p) is not None]
+        if not candidates:
+            return
+        path = self.rng.choice(candidates)
+        target = self.root / path
+        target.unlink()
+        target.symlink_to(self.outside)
+        try:
+            results = context.follow_edits(self.store, self.chat_id)
+            instructions = load_instructions(self.root, {})
+            turn = build_turn(
+                self.store, self.chat_id, "a request", SendConfig(), instructions=instructions
+            )
+        finally:
+            target.unlink()
+            target.write_bytes((self.model.local[path] or "").encode("utf-8"))
+        self.requests += 1
+        if OUTSIDE.encode("utf-8") in msgspec.json.encode(turn.request):
+            self.leaks += 1
+            self.violation(f"link swap {path}: the request holds the outside file's text")
+        for label, got in results:
+            if label == path:
+                self.expect_refused(got, "outside_root", f"link swap {path}")
+            elif label in PATHS and self.model.local.get(label) is None:
+                self.expect_refused(got, "missing", f"follow {label}")
+            elif label in PATHS:
+                self.updated(label, got, f"follow {label}")
+        if path not in {label for label, _ in results}:
+            self.violation(f"link swap {path}: the swapped file was not looked at")
 
     # -- invariants ---------------------------------------------------------------------------
 
@@ -734,6 +859,8 @@ def main() -> int:
     for name in sorted(run.counts, key=lambda n: -run.counts[n]):
         print(f"{name:14} {run.counts[name]:7}")
     print(f"{'total':14} {sum(run.counts.values()):7}")
+    print(f"appended lines: {run.appended}, lost: {run.lost_lines}")
+    print(f"requests built over a swapped link: {run.requests}, holding outside text: {run.leaks}")
     print(f"invariant violations: {len(run.violations)}")
     for message in run.violations[:20]:
         print(f"  {message}")
