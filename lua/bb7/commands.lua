@@ -225,12 +225,14 @@ a directory (its files, recursively), a glob (`src/**/*.py`; `**` spans
 directories) or `path:START-END`, a read-only section of those lines; with
 a [range], the current file's lines. A directory or glob skips files git
 ignores, hidden and binary ones, images and those `.bb7/ignore` names
-(gitignore syntax; the picker and `@` skip them too); it asks first, with
-the file count and tokens, when it adds more than 20 files or 30k tokens.
-An image named (`:BB7Add shot.png`: PNG, JPEG, GIF or WebP, at most 5 MB
-and 8000 pixels a side) is added read-only and sent as an image to a model
-that reads images; its tokens are the provider's estimate (about a
-thousand for a screenshot). A model that reads none refuses to send it.
+(gitignore syntax; the picker and `@` skip them too, and so does a symlink
+that leads into them); it leaves out, and says so, files a symlink leads
+out of the project (a file outside is added only when you name it); it
+asks first, with the file count and tokens, when it adds more than 20 files
+or 30k tokens. An image named (`:BB7Add shot.png`: PNG, JPEG, GIF or WebP,
+at most 5 MB and 8000 pixels a side) is added read-only and sent as an image
+to a model that reads images; its tokens are the provider's estimate (about
+a thousand for a screenshot). A model that reads none refuses to send it.
 `:BB7Add buffers` adds the listed file buffers, `:BB7Add quickfix` the
 quickfix list's files (`:BB7Add quickfix sections`: each entry's lines as
 a section). `:BB7Add diagnostics [all]`, `:BB7Add diff [--staged|REF]`

@@ -292,7 +292,10 @@ its buffer, unsaved edits included, else on disk) at your next message:
 change as a diff against the version it last saw (the whole file again
 only when the diffs since it outgrow a quarter of it); 'full': the
 whole file again; 'off': nothing until you update it from the files panel
-(the file shows `~` meanwhile).]],
+(the file shows `~` meanwhile). A file a checkout has since replaced with a
+symlink out of the project, into `.git` or into what `.bb7/ignore` leaves
+out, or whose text now looks like a secret, is not read: the send says so
+and the model keeps the version it had.]],
   },
   {
     name = 'context.instruction_files',
@@ -301,7 +304,10 @@ whole file again; 'off': nothing until you update it from the files panel
     doc = [[Files a project already keeps for models (relative to its root), read as
 project instructions after `.bb7/instructions`, e.g. `{ 'AGENTS.md',
 'CLAUDE.md' }`. `{}` reads none. |:BB7EditInstructions| lists the files
-that apply.]],
+that apply. They come with the project, so they are read as context files
+are: one a symlink leads out of the project or into `.git`, one
+`.bb7/ignore` leaves out, or one that looks like a secret is not used, and
+the send says why.]],
   },
   {
     name = 'agents.permissions',
