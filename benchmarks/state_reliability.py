@@ -707,7 +707,7 @@ class Run:
         if not rows:
             return
         path = self.rng.choice(sorted(rows))
-        expected = self.model.outputs[path]
+        output = expected = self.model.outputs[path]
         if self.model.would_lose_local(path):
             expected = self.model.rebased(path) or expected
         snapshot = self.model.entries[path].snapshot
@@ -726,7 +726,7 @@ class Run:
             self.violation(f"appender {path}: the line appended {how} is lost ({done})")
         if applied:
             # A line that came before the apply's first look is the user's edit: rebased onto.
-            early = merge3(snapshot, (self.model.local[path] or "") + line, expected)
+            early = merge3(snapshot, (self.model.local[path] or "") + line, output)
             entry = self.store.entry(self.chat_id, path)
             written = None if entry is None else self.store.blob(entry.blob)
             if written not in (expected, None if early.conflicts else early.text):
