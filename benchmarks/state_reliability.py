@@ -726,10 +726,13 @@ class Run:
             self.violation(f"appender {path}: the line appended {how} is lost ({done})")
         if applied:
             # A line that came before the apply's first look is the user's edit: rebased onto.
-            early = merge3(snapshot, (self.model.local[path] or "") + line, output)
+            with_line = (self.model.local[path] or "") + line
+            early = merge3(snapshot, with_line, output)
             entry = self.store.entry(self.chat_id, path)
             written = None if entry is None else self.store.blob(entry.blob)
-            if written not in (expected, None if early.conflicts else early.text):
+            if written != expected and not early.conflicts and written == early.text:
+                self.model.local[path] = with_line  # what the apply replaced, kept for undo
+            elif written != expected:
                 self.violation(f"appender {path}: the apply wrote neither text it could")
             self._applied(path, written or expected)
         self.model.local[path] = disk
