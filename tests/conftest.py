@@ -1,13 +1,16 @@
 """Puts tests/ on sys.path, so tests in sub-folders (tests/nvim/) can use the shared helpers
-here, such as the local OpenAI-compatible server (`llm_server`); and has the run write bytecode
-for the checkout's Python even under PYTHONDONTWRITEBYTECODE (see `pytest_configure`)."""
+here, such as the scripted model server (`llm_server`, and the `server` fixture below); and has
+the run write bytecode for the checkout's Python even under PYTHONDONTWRITEBYTECODE (see
+`pytest_configure`)."""
 
 from __future__ import annotations
 
 import compileall
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,23 @@ if TESTS not in sys.path:
 # Every worker imports every test module, with pytest rewriting its asserts: without a cache
 # of the rewritten bytecode (tests/**/__pycache__, git-ignored) that is ~3 s of CPU per worker.
 sys.dont_write_bytecode = False
+
+from llm_server import LLMServer  # noqa: E402  (found through the path set above)
+
+
+@pytest.fixture
+def server_models() -> list[dict[str, Any]] | None:
+    """The models list the `server` fixture serves: None for llm_server's DEFAULT_MODELS. A
+    module whose tests need others (Anthropic's, in messages_api's shape) overrides this."""
+    return None
+
+
+@pytest.fixture
+def server(server_models: list[dict[str, Any]] | None) -> Iterator[LLMServer]:
+    """The scripted model server (tests/llm_server.py) on 127.0.0.1 for one test: tests push
+    its responses and read the requests it got."""
+    with LLMServer(models=server_models) as running:
+        yield running
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -134,12 +134,6 @@ class Chat:
 
 
 @pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
-
-
-@pytest.fixture
 def chat(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Chat]:
     # Keep the global store and the user's instruction file inside the test's directory.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

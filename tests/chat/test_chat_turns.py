@@ -11,7 +11,6 @@ import msgspec
 import pytest
 from test_chat_send import Chat
 from test_chat_send import chat as chat  # the fixtures
-from test_chat_send import server as server
 
 from bb7.chat import events as ev
 from bb7.files.fileid import file_id

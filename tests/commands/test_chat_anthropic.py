@@ -6,7 +6,6 @@ turn, 529 then success is one retry, an error event mid-stream keeps what arrive
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +53,8 @@ class Cli:
 
 
 @pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer(models=[model()]) as running:
-        yield running
+def server_models() -> list[dict[str, Any]]:
+    return [model()]
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +53,6 @@ class Host:
                 return done[0]
             time.sleep(0.01)
         raise AssertionError("no done event")
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 @pytest.fixture

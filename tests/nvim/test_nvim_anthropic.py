@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +44,9 @@ MODEL = "claude-sonnet-4-5-20250929"
 
 
 @pytest.fixture
-def server() -> Iterator[LLMServer]:
+def server_models() -> list[dict[str, Any]]:
     text_only = model("claude-3-5-haiku-20241022", images=False, thinking=False)
-    with LLMServer(models=[model(MODEL), text_only]) as running:
-        yield running
+    return [model(MODEL), text_only]
 
 
 # The API is the host's; the view draws its events as any provider's (every version runs those).

@@ -6,7 +6,7 @@ shows as aborted, provider errors read as messages, and the model picker."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +41,6 @@ from llm_server import (
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 A_ID = entry_file_id("a.py", A_TEXT)
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 @pytest.fixture

@@ -11,11 +11,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from chat_state import Seeded
 from chat_view_helpers import (
     DISPLAYS,
@@ -60,12 +59,6 @@ vim.api.nvim_create_autocmd('User', {
 })
 """
 MARK = "↓ new answer below: G"
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 def shown(nvim: Any) -> list[str]:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +75,6 @@ def test_an_installed_bb7_offers_the_same_plugin_class_to_pynvims_host() -> None
     classes = dict(inspect.getmembers(bb7, inspect.isclass))  # how pynvim's host looks
     assert classes["BB7RemotePlugin"] is BB7RemotePlugin
     assert BB7RemotePlugin._nvim_plugin is True
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 # The chat view's Lua is the same on every version; the remote-plugin transport's start is

@@ -4,7 +4,6 @@ repaired by the next send, and the model picker."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +28,6 @@ LISTEN = """
     callback = function(ev) table.insert(_G.user, ev.match) end,
   })
 """
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 @pytest.fixture

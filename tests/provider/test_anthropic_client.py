@@ -6,7 +6,6 @@ line, and the models list with the preset's prices."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +27,8 @@ KEY = "sk-ant-test-key"
 
 
 @pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer(models=[model(), model("claude-3-5-haiku-20241022", images=False)]) as s:
-        yield s
+def server_models() -> list[dict[str, Any]]:
+    return [model(), model("claude-3-5-haiku-20241022", images=False)]
 
 
 def client(server: LLMServer, *, attempts: int = 1) -> OpenAICompatClient:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -39,12 +38,6 @@ from llm_server import (
 SECRET = "sk-or-v1-test-secret-0123456789"
 REQUEST = ChatRequest(model="test/model", messages=[Message("user", "hello")])
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05, max_retry_after=5.0)
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 class Recorder:

@@ -3,8 +3,6 @@ dialect, limits), checked in the requests a real local server receives."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import msgspec
 import pytest
 
@@ -15,12 +13,6 @@ from bb7.provider.presets import PRESETS, preset_for
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import ChatRequest, Message, request_body
 from llm_server import LLMServer, finish, stream, text_chunk
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 def test_the_issue_s_presets_are_all_there_with_openrouter_first() -> None:

@@ -7,10 +7,7 @@ the limit, and keeps what had arrived. Retries stay inside the retry window and 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from bb7.provider.client import OpenAICompatClient, ProviderConfig, RetryPolicy, Timeouts
 from bb7.provider.events import Done, Retrying, StreamError, StreamEvent
@@ -24,12 +21,6 @@ TEXT_FOREVER = {"repeat": text_chunk("more "), "every": 0.02}
 # with four test workers (0.5 s was missed once). Which limit fired is told by the message; the
 # bound only tells a limit from a stream that never ends.
 SLACK = 3.0
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 def run(
