@@ -92,8 +92,8 @@ luacheck-installed:
 lint: $(TEST_STAMP) lint-tools
 	$(BIN)/ruff check python tests benchmarks rplugin
 	$(BIN)/ruff format --check python tests benchmarks rplugin
-	$(STYLUA) --check lua plugin scripts
-	luacheck -q --no-color lua plugin scripts
+	$(STYLUA) --check lua plugin scripts tests/lua
+	luacheck -q --no-color lua plugin scripts tests/lua
 ifneq ($(EMMYLUA_HERE),)
 	$(BIN)/python scripts/lua_typecheck.py --server $(EMMYLUA) --runtime "$(NVIM_RUNTIME)"
 else

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the Neovims the tests run (tests/neovims.py)
 sys.path.insert(0, str(ROOT / "tests" / "nvim"))
 from editor import NVIMS  # noqa: E402
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import pynvim
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the Neovims the tests run (tests/neovims.py)
 sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the chat state the tests seed, one Neovim
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

@@ -21,6 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests"))  # the Neovims the tests run (tests/neovims.py)
 sys.path.insert(0, str(ROOT / "tests" / "nvim"))  # the test harness's way to start an editor
 
 from chat_state import Seeded  # noqa: E402

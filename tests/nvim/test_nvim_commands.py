@@ -1,5 +1,7 @@
-"""Every command exists with `desc` and completion; usage mistakes are messages. What each
-command does with the real host is in test_nvim_apply.py and test_nvim_send.py."""
+"""Commands with the real host: completion from its status cache, jumps to pending lines, the
+log. That every command and mapping is defined with its description, and the usage mistakes
+said without a host, are in tests/lua/commands_spec.lua; what each command does is in
+test_nvim_apply.py and test_nvim_send.py."""
 
 from __future__ import annotations
 
@@ -8,51 +10,12 @@ from typing import Any
 
 from editor import (
     emit,
-    notifications,
     publish_status,
     start_host,
     type_command,
     wait_for,
     wait_for_message,
 )
-
-COMMANDS = [
-    "BB7Init",
-    "BB7Chat",
-    "BB7NewChat",
-    "BB7Add",
-    "BB7PasteImage",
-    "BB7AddReadonly",
-    "BB7Remove",
-    "BB7Apply",
-    "BB7ApplyAll",
-    "BB7Discard",
-    "BB7Diff",
-    "BB7Review",
-    "BB7Merge",
-    "BB7Cancel",
-    "BB7Agent",
-    "BB7Prompt",
-    "BB7Model",
-    "BB7Paste",
-    "BB7UndoApply",
-    "BB7EditInstructions",
-    "BB7Install",
-    "BB7Version",
-    "BB7RefreshModels",
-    "BB7Log",
-]
-
-
-def test_every_command_is_defined_with_a_description(nvim: Any) -> None:
-    commands = nvim.api.get_commands({})
-    assert sorted(name for name in commands if name.startswith("BB7")) == sorted(COMMANDS)
-    for name in COMMANDS:
-        assert commands[name]["definition"].startswith("bb7: "), name
-        if commands[name]["nargs"] != "0" and name != "BB7NewChat":  # a free-form name
-            assert commands[name]["complete"], f"{name} takes an argument but completes nothing"
-    assert commands["BB7Apply"]["bang"] is True
-    assert commands["BB7Add"]["range"] == "."
 
 
 def test_cancel_with_nothing_streaming_says_so(nvim: Any) -> None:
@@ -63,17 +26,6 @@ def test_cancel_with_nothing_streaming_says_so(nvim: Any) -> None:
     type_command(nvim, "BB7Cancel")  # the host answers: nothing is streaming
     wait_for(nvim, "#_G.notifications == 2")
     assert nvim.exec_lua("return _G.notifications[2].msg") == "bb7: nothing to cancel"
-
-
-def test_a_file_command_outside_a_file_buffer_says_what_to_give(nvim: Any) -> None:
-    type_command(nvim, "BB7Add")
-    wait_for_message(nvim, "bb7: no file: give a path, or run the command from a file buffer")
-    assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
-
-
-def test_paste_from_an_empty_register_says_what_to_do(nvim: Any) -> None:
-    type_command(nvim, "BB7Paste q")
-    wait_for_message(nvim, "bb7: register q is empty: copy the model response first")
 
 
 def test_file_arguments_complete_the_files_of_the_chat_from_the_cache(
@@ -92,19 +44,6 @@ def test_file_arguments_complete_the_files_of_the_chat_from_the_cache(
     assert nvim.exec_lua(complete, "BB7Discard b") == []
     assert "a" in nvim.exec_lua(complete, "BB7Paste ")
     assert "a.py" in nvim.exec_lua(complete, "BB7Add ")
-
-
-def test_plug_mappings_have_descriptions_and_nothing_is_mapped_globally(nvim: Any) -> None:
-    plugs = nvim.exec_lua(
-        "return vim.tbl_map(function(p) return { p[1], p[2] } end, require('bb7.commands').plugs)"
-    )
-    for lhs, mode in plugs:
-        mapping = nvim.funcs.maparg(lhs, mode, False, True)
-        assert mapping["desc"].startswith("bb7: "), lhs
-    for mode in ("n", "x", "i", "o"):
-        for mapping in nvim.api.get_keymap(mode):
-            if mapping.get("desc", "").startswith("bb7"):
-                assert mapping["lhs"].startswith("<Plug>(bb7-"), mapping
 
 
 def test_next_pending_jumps_to_the_lines_a_pending_change_touches(nvim: Any, project: Path) -> None:
@@ -138,12 +77,3 @@ def test_a_cut_message_is_logged_whole_at_its_own_level(nvim: Any) -> None:
     assert any(line.endswith("[lua] INFO applied 1 of 2 pending changes") for line in lines), lines
     assert "skipped a.py: local changes" in lines
     assert not any("ERROR" in line or "a short note" in line for line in lines), lines
-
-
-def test_the_log_says_when_logging_is_off(nvim: Any) -> None:
-    nvim.exec_lua("vim.env.BB7_LOG_LEVEL = 'off'")
-    type_command(nvim, "BB7Log")
-    wait_for(nvim, "vim.fn.tabpagenr('$') == 2")
-    assert notifications(nvim)[-1] == (
-        "bb7: logging is off (log_level = 'off'): nothing new is written here"
-    )

@@ -87,14 +87,6 @@ def test_a_file_opened_after_the_event_shows_its_status_from_the_cache(
     assert screen(nvim)[0].startswith("A   print('b')")
 
 
-def test_reading_a_status_never_starts_or_calls_the_host(nvim: Any) -> None:
-    nvim.command("edit a.py")
-    assert nvim.exec_lua("return require('bb7').status(0)") == ""
-    assert nvim.exec_lua("return require('bb7').statusline()") == ""
-    screen(nvim)  # draws the statusline, which calls bb7
-    assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
-
-
 def test_signs_follow_the_options(launch: Any, project: Path) -> None:
     nvim = launch()
     nvim.exec_lua("require('bb7').setup({ signs = { priority = 9, conflict = { text = '!!' } } })")
@@ -133,27 +125,6 @@ def test_editing_a_chat_file_refreshes_its_status_after_a_pause(ready: Any, proj
     wait_for_status(ready, project / "a.py", "~")  # the unsaved text counts
     ready.command("edit!")  # back to the file on disk
     wait_for_status(ready, project / "a.py", "")
-
-
-def test_every_status_of_the_vocabulary_has_a_presentation_row(nvim: Any) -> None:
-    assert nvim.exec_lua("return require('bb7.status').unpresented()") == []
-    # A status added to the vocabulary without its row (or its question) is reported.
-    new = "{ status = 'D', pending = true, needs_force = true, meaning = 'a pending deletion' }"
-    missing = nvim.exec_lua(
-        f"local s = vim.deepcopy(require('bb7.vocab').statuses); table.insert(s, {new})"
-        " return require('bb7.status').unpresented(s)"
-    )
-    assert missing == ["D"]
-
-
-def test_apply_asks_first_exactly_for_the_statuses_the_host_refuses_without_force(
-    nvim: Any,
-) -> None:
-    asks = nvim.exec_lua(
-        "local out = {} for _, f in ipairs(require('bb7.vocab').statuses) do"
-        " out[f.status] = require('bb7.status').confirm(f.status) ~= nil end return out"
-    )
-    assert {s for s, ask in asks.items() if ask} == {"~M", "!A"}
 
 
 def test_a_file_of_the_project_shows_its_status_without_any_bb7_command(
