@@ -12,6 +12,8 @@ Run: .venv/bin/python benchmarks/llm_stream.py [--chunks N]
    Target: < 50 ms. Then the same size read from a real project store, as a send builds it.
 4. Token estimate accuracy against real tokenizers, when `bpe-openai` is installed
    (pip install bpe-openai); otherwise reported as not measured.
+5. Cancel: from `cancel()` mid-stream (the server stalling) to the server seeing the connection
+   closed, and to the stream's end. Target: < 100 ms.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,7 +56,7 @@ from bb7.state.chats import append_user_message, new_chat  # noqa: E402
 from bb7.state.context import Target  # noqa: E402
 from bb7.state.store import init_project  # noqa: E402
 from bb7.text.tokens import estimate_tokens  # noqa: E402
-from llm_server import encode_steps, finish, stream, text_chunk  # noqa: E402
+from llm_server import LLMServer, encode_steps, finish, stream, text_chunk  # noqa: E402
 
 Row = tuple[str, str, str, str]
 
@@ -126,6 +129,37 @@ def stream_latency(chunks: int) -> list[Row]:
         ("stream: bb7 client, median / p99", f"{_stat(ms)} ms", "", f"{len(ms)} chunks, 200/s"),
         ("stream: client overhead, median", f"{overhead:.3f} ms", "< 1 ms", _ok(overhead < 1)),
         ("stream: client CPU per chunk", f"{cpu_ms:.3f} ms", "< 1 ms", _ok(cpu_ms < 1)),
+    ]
+
+
+def cancel_latency(runs: int = 20) -> list[Row]:
+    """From cancel() mid-stream to the server seeing the connection closed, and to the end."""
+    closed: list[float] = []
+    ended: list[float] = []
+    request = ChatRequest(model="bench", messages=[Message("user", "go")])
+    for _ in range(runs):
+        first = threading.Event()
+
+        def on_event(event: StreamEvent, first: threading.Event = first) -> None:
+            if isinstance(event, TextDelta):
+                first.set()
+
+        with LLMServer([stream(text_chunk("first"), {"stall": 10}, done=False)]) as server:
+            client = OpenAICompatClient(ProviderConfig(base_url=server.base_url))
+            handle = client.stream(request, on_event)
+            assert first.wait(10), "no text came"
+            at = time.monotonic()
+            handle.cancel()
+            handle.wait(10)
+            ended.append((time.monotonic() - at) * 1000)
+            seen = server.wait_for_disconnect(timeout=10)
+            assert seen is not None, "the connection stayed open"
+            closed.append((seen - at) * 1000)
+    worst = max(max(closed), max(ended))
+    return [
+        ("cancel: to the connection closed", f"{_stat(sorted(closed))} ms", "", f"{runs} runs"),
+        ("cancel: to the stream's end", f"{_stat(sorted(ended))} ms", "", ""),
+        ("cancel: slowest", f"{worst:.1f} ms", "< 100 ms", _ok(worst < 100)),
     ]
 
 
@@ -255,6 +289,7 @@ def main() -> int:
         *prompt_assembly(),
         *turn_from_store(),
         *token_accuracy(),
+        *cancel_latency(),
     ]
     headers = ("measurement", "value", "target", "note")
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(4)]

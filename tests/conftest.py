@@ -51,8 +51,16 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(Path(TESTS).parent / "python", quiet=1, rx=examples)
 
 
+# What a `long` test may take (a real install, minutes under load) where others have the
+# 120 s of pyproject.toml's `timeout`.
+LONG_TIMEOUT_S = 600
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked `long` (seconds of real installs) go first. `--dist worksteal` hands each
     worker a slice of the list in order and lets idle workers take from the ends of the
     others' slices: a long test late in a slice would start last and run alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            item.add_marker(pytest.mark.timeout(LONG_TIMEOUT_S))

@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,6 +45,7 @@ from llm_server import (
     tool_call_chunk,
     usage_chunk,
 )
+from waits import WAIT_S, until
 
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 'x'\n"
 SECRET = "sk-or-v1-chat-secret-9876543210"
@@ -518,11 +518,9 @@ def test_cancel_mid_stream_keeps_the_partial_answer_as_aborted_and_commits_nothi
 def test_cancel_before_any_answer_says_nothing_came(chat: Chat) -> None:
     chat.server.push(stream({"stall": 10}, done=False))
     handle, _ = chat.start("Hello?")
-    deadline = time.monotonic() + 5
-    while not chat.server.chat_requests() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until(chat.server.chat_requests, "the request")
     handle.cancel()
-    outcome = handle.wait(5)
+    outcome = handle.wait(WAIT_S)
     assert isinstance(outcome, ev.Failed) and outcome.kind == "cancelled"
     assert outcome.message == CANCELLED_EMPTY
     assert chat.roles()[-2:] == [("user", "Hello?"), ("system", CANCELLED_EMPTY)]

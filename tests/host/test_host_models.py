@@ -4,7 +4,6 @@ capabilities with who said them, and how each model's edits landed in this proje
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from bb7.state.responses import record_outputs
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 from llm_server import LLMServer
+from waits import until
 
 OLLAMA = Path(__file__).parents[1] / "provider" / "local_servers" / "ollama.json"
 
@@ -44,10 +44,7 @@ def test_the_picker_list_says_who_told_the_tools_and_how_edits_landed(
 
 
 def _wait_for_models(host: Host) -> Any:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        found = [event[1] for event in list(host.events) if event[0] == "models"]
-        if found:
-            return found[0]
-        time.sleep(0.01)
-    raise AssertionError(f"no models event: {host.events}")
+    found = until(
+        lambda: [event[1] for event in list(host.events) if event[0] == "models"], "models"
+    )
+    return found[0]

@@ -8,6 +8,8 @@ from typing import Any, NamedTuple
 import pytest
 from editor import VERSIONS, screen, type_command, wait_for
 
+from waits import WAIT_MS
+
 ROWS, COLS = 24, 80
 
 
@@ -81,7 +83,7 @@ def open_view(nvim: Any, expect: str) -> list[str]:
     return screen(nvim)
 
 
-def wait_for_conversation(nvim: Any, needle: str, timeout_ms: int = 5000) -> None:
+def wait_for_conversation(nvim: Any, needle: str, timeout_ms: int = WAIT_MS) -> None:
     buf = "require('bb7.chat').buf('conversation')"
     wait_for(
         nvim,
@@ -91,7 +93,7 @@ def wait_for_conversation(nvim: Any, needle: str, timeout_ms: int = 5000) -> Non
     )
 
 
-def wait_for_screen(nvim: Any, needle: str, timeout_ms: int = 3000) -> list[str]:
+def wait_for_screen(nvim: Any, needle: str, timeout_ms: int = WAIT_MS) -> list[str]:
     """The screen once a row shows `needle`."""
     deadline = time.monotonic() + timeout_ms / 1000
     while True:

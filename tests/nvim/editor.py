@@ -13,6 +13,7 @@ import pytest
 from neovims import NVIM
 from neovims import NVIMS as NVIMS  # for the tests that import them from here
 from neovims import VERSIONS as VERSIONS
+from waits import WAIT_MS, until
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES, COLUMNS = 12, 60
@@ -39,15 +40,22 @@ def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = (), nvim: 
     return pynvim.attach("child", argv=argv)
 
 
-def wait_for(nvim: Any, condition: str, timeout_ms: int = 5000) -> None:
+def wait_for(nvim: Any, condition: str, timeout_ms: int = WAIT_MS) -> None:
     """Let Neovim run its loop until the Lua expression `condition` is true."""
     ok = nvim.exec_lua(f"return vim.wait({timeout_ms}, function() return {condition} end, 5)")
     assert ok, f"timed out waiting for: {condition}"
 
 
+def poll(nvim: Any, condition: str) -> None:
+    """Waits until the Lua expression `condition` is true, asking in short calls from here:
+    keys fed to Neovim (a completion menu, a picker's Terminal mode) are handled between
+    them, not while a vim.wait() runs."""
+    until(lambda: nvim.exec_lua(f"return {condition}"), condition)
+
+
 def start_host(nvim: Any) -> dict[str, Any]:
     """Starts the host through a real request and returns the `ready` info."""
-    err = nvim.exec_lua("return require('bb7.backend').request_sync('ping', {}, 5000)")
+    err = nvim.exec_lua("return require('bb7.backend').request_sync('ping', {}, ...)", WAIT_MS)
     assert err is None, err
     info: dict[str, Any] = nvim.exec_lua("return require('bb7.backend').status().info")
     return info
@@ -58,7 +66,7 @@ def messages(nvim: Any) -> str:
     return text
 
 
-def wait_for_message(nvim: Any, needle: str, timeout_ms: int = 5000) -> str:
+def wait_for_message(nvim: Any, needle: str, timeout_ms: int = WAIT_MS) -> str:
     """Waits until `needle` appears in the message history; returns the history."""
     wait_for(
         nvim,
@@ -112,7 +120,7 @@ def publish_status(nvim: Any, path: Path, status: str, lines: Sequence[int] = ()
     wait_for_status(nvim, path, status)
 
 
-def wait_for_status(nvim: Any, path: Path, status: str | None, timeout_ms: int = 5000) -> None:
+def wait_for_status(nvim: Any, path: Path, status: str | None, timeout_ms: int = WAIT_MS) -> None:
     """Waits until Lua's status cache has `status` for `path` (None: not in the chat)."""
     entry = f"require('bb7.status').files()[{str(path)!r}]"
     if status is None:

@@ -17,6 +17,8 @@ import pytest
 from chat_state import chat_with_code
 from chat_view_helpers import open_view, with_ui
 
+from waits import WAIT_MS
+
 # The stream leaves a code fence open, as a streaming answer does mid-block: the open block
 # reaches to the last line of the buffer.
 STREAM = """
@@ -38,12 +40,13 @@ highlighter.parsing[win] = true
 """
 
 FINISH = """
+local wait_ms = ...
 local events = require('bb7.events')
 local view = require('bb7.chat.view')
 local buf = view.buf('conversation')
 local before = vim.api.nvim_buf_line_count(buf)
 events.dispatch({ { 'done', { request_id = 'r', ok = true } } })
-assert(vim.wait(3000, function() return not view.streaming()
+assert(vim.wait(wait_ms, function() return not view.streaming()
   and vim.api.nvim_buf_line_count(buf) < before end, 2), 'the stored chat was not drawn')
 vim.cmd('redraw')
 """
@@ -71,7 +74,7 @@ def test_lines_removed_while_a_parse_is_in_flight_redraw_cleanly(
     nvim = with_ui(launch())
     open_view(nvim, "answer 2")
     nvim.exec_lua(STREAM)
-    nvim.exec_lua(step)
+    nvim.exec_lua(step, WAIT_MS)
     _clean(nvim)
     lines = nvim.exec_lua(
         "return vim.api.nvim_buf_get_lines(require('bb7.chat.view').buf('conversation'), 0, -1,"

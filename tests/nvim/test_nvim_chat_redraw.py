@@ -23,6 +23,8 @@ from chat_state import Seeded
 from chat_view_helpers import COLS, QUIET_NOTIFY, ROWS, open_view
 from editor import messages, notifications
 
+from waits import WAIT_MS
+
 ROUNDS = 6
 EXCHANGES = 120  # ~2,400 lines: a parse takes the highlighter more than its 3 ms
 ANSWER = """answer {i}, with `code` and a [link](https://example.com/{i}):
@@ -46,7 +48,7 @@ CUT = "Here it is:\n\n```python\ndef test_it():\n    assert it\n"
 # 3. a chunk grows the answer, the highlighter starts a parse it cannot finish in time, then
 #    the answer ends while that parse is pending.
 REPLAY = """
-local rounds = ...
+local rounds, wait_ms = ...
 local events = require('bb7.events')
 local view = require('bb7.chat.view')
 local buf = view.buf('conversation')
@@ -80,7 +82,7 @@ for i = 1, rounds do
   if highlighter.parsing[win] then pending = pending + 1 end
   local before = count()
   events.dispatch({ { 'done', { request_id = 'r', ok = true } } })
-  assert(vim.wait(5000, function() return not view.streaming() and count() < before end, 2),
+  assert(vim.wait(wait_ms, function() return not view.streaming() and count() < before end, 2),
     'no redraw in round ' .. i)
   vim.cmd('redraw')
   vim.notify('round ' .. i)
@@ -113,7 +115,7 @@ def test_drawing_the_finished_answer_again_never_trips_the_highlighter(
         " ~= nil"
     )
     assert active, "the conversation is not highlighted by treesitter"
-    lines, pending = nvim.exec_lua(REPLAY, ROUNDS)
+    lines, pending = nvim.exec_lua(REPLAY, ROUNDS, WAIT_MS)
     assert pending > 0, "the highlighter finished every parse in time: make the chat longer"
     assert lines[-1] == "    assert it"  # the stored chat, as it was
     assert not any(line.startswith("Streamed") for line in lines)

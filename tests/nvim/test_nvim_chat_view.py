@@ -27,7 +27,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, screen, type_command, wait_for
+from editor import notifications, poll, screen, type_command, wait_for
 
 from bb7.provider.models import cache_file, default_cache_dir
 from bb7.state.records import Usage
@@ -467,11 +467,7 @@ def test_the_picker_and_at_completion_add_project_files(
     assert files_panel(editor) == ["   b.py"]
     focus(editor, "input")
     editor.input("ilook at @")
-    # Polled from here: keys fed to Neovim (the completion's) wait while vim.wait() runs.
-    deadline = time.monotonic() + 10
-    while editor.funcs.pumvisible() != 1:
-        assert time.monotonic() < deadline, "no completion menu"
-        time.sleep(0.02)
+    poll(editor, "vim.fn.pumvisible() == 1")  # the completion menu
     info = editor.exec_lua("return vim.fn.complete_info({ 'selected', 'items' })")
     assert [item["word"] for item in info["items"]] == ["b.py", "a.py", "notes.txt"]
     # Nothing put in as the menu opens: a path typed on goes after the `@`, not after b.py

@@ -17,6 +17,8 @@ from editor import (
     wait_for_message,
 )
 
+from waits import until
+
 REQUEST = """
   _G.replies = _G.replies or {}
   require('bb7.backend').request('ping', { payload = ... }, function(err, value)
@@ -111,20 +113,20 @@ def test_a_missing_interpreter_is_named_with_what_to_do(launch: Any) -> None:
     assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_quitting_neovim_stops_the_host(launch: Any) -> None:
     nvim = launch()
     nvim.exec_lua("require('bb7').setup()")
     pid = start_host(nvim)["pid"]
     nvim.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.01)
-    else:
-        raise AssertionError("host still running")
+    until(lambda: not alive(pid), "the host to exit")
     assert "exited" not in nvim.api.exec2("messages", {"output": True})["output"]
 
 

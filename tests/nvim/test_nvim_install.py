@@ -33,6 +33,11 @@ CACHES = {
 }
 
 
+# A real install: about 50 s by pip on a quiet machine (benchmarks/install.py), minutes when the
+# cores are busy. The tests are marked `long`, whose limit in tests/conftest.py is above this.
+INSTALL_MS = 480_000
+
+
 def copy_plugin(target: Path) -> Path:
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "test_*.py")
     for name in PLUGIN_FILES:
@@ -87,7 +92,7 @@ def check_install(nvim: Any, plugin: Path, venv: Path, steps: list[str]) -> None
 
     before = len(notifications(nvim))
     type_command(nvim, "BB7Install")
-    wait_for_message(nvim, "bb7: installed into", timeout_ms=120_000)
+    wait_for_message(nvim, "bb7: installed into", timeout_ms=INSTALL_MS)
     said = notifications(nvim)[before:]
     assert said[:-1] == [f"bb7: install {step}" for step in steps]
     assert said[-1].startswith(f"bb7: installed into {venv} in ")

@@ -12,12 +12,13 @@ InsertEnter, completes `@` and adds the accepted file."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from chat_view_helpers import OPEN, pick_with
-from editor import notifications, wait_for
+from editor import notifications, poll, wait_for
+
+from waits import until
 
 STUBS = Path(__file__).parent / "stubs"
 
@@ -35,20 +36,8 @@ def said(nvim: Any, lua: str, *args: Any) -> str:
 def next_notification(nvim: Any, before: int) -> str:
     """The notification after the first `before`, once given. Polled from here, in short
     calls: Neovim leaves Terminal mode (fzf-lua's) only between them, not in a vim.wait()."""
-    deadline = time.monotonic() + 5
-    while len(found := notifications(nvim)) <= before:
-        assert time.monotonic() < deadline, f"no notification after {found}"
-        time.sleep(0.01)
-    return re.sub(r" to Chat .*$", "", found[before])
-
-
-def poll(nvim: Any, condition: str) -> None:
-    """Waits until the Lua expression `condition` is true, asking in short calls: keys typed
-    (and fzf-lua's Terminal mode) are handled between them, not while a vim.wait() runs."""
-    deadline = time.monotonic() + 5
-    while not nvim.exec_lua(f"return {condition}"):
-        assert time.monotonic() < deadline, f"timed out waiting for: {condition}"
-        time.sleep(0.01)
+    found = until(lambda: notifications(nvim)[before:], f"a notification after {before}")
+    return re.sub(r" to Chat .*$", "", found[0])
 
 
 def wait_in_chat(nvim: Any, *names: str) -> None:

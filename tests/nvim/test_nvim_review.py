@@ -4,7 +4,6 @@ overlaps pending, the model's lines and the user's get different signs."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from editor import (
 
 from bb7.refusal import Problem
 from bb7.state.store import open_project
+from waits import until
 
 A = ["one = 1", "two = 2", "three = 3"]
 C = [f"c{i} = {i}" for i in range(1, 11)]
@@ -128,9 +128,7 @@ def test_amend_one_hunk_reject_one_for_a_reason_and_apply_the_rest_around_an_edi
     wait_for(ready, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'mine'\"")
     type_keys(ready, "5G")
     ready.input("gr")  # alone: typed ahead, `grn` would be Neovim's rename
-    deadline = time.monotonic() + 5
-    while ready.api.get_mode()["mode"] != "c" and time.monotonic() < deadline:
-        time.sleep(0.005)  # until the prompt for the reason is up
+    until(lambda: ready.api.get_mode()["mode"] == "c", "the prompt for the reason")
     ready.input("not c5<CR>")
     wait_for(ready, "#require('bb7.review').hunks(0) == 1")
     type_keys(ready, "q")

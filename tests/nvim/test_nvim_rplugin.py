@@ -9,17 +9,17 @@ import inspect
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chat_state import Seeded
 from chat_view_helpers import answered, open_view, wait_for_conversation, with_ui
-from editor import ROOT, VERSIONS, emit, run, wait_for, wait_for_status
+from editor import ROOT, VERSIONS, emit, poll, run, wait_for, wait_for_status
 
 from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, stream, text_chunk, tool_call
+from waits import until
 
 A_ID = entry_file_id("a.py", "one = 1\ntwo = 2\nthree = 3\n")
 EDIT_TWO = edits(("a.py", A_ID, "two = 2", "two = 22"))
@@ -103,10 +103,7 @@ def test_the_chat_view_over_the_remote_plugin_maps_its_keys_completes_sends_and_
 
     # `@` completes a project path; accepting it adds the file.
     nvim.input("isee @")
-    deadline = time.monotonic() + 10
-    while nvim.funcs.pumvisible() != 1:  # keys fed to Neovim wait while vim.wait() runs
-        assert time.monotonic() < deadline, "no completion menu after @"
-        time.sleep(0.02)
+    poll(nvim, "vim.fn.pumvisible() == 1")  # the completion menu after @
     words = [i["word"] for i in nvim.exec_lua("return vim.fn.complete_info({ 'items' }).items")]
     assert words == ["a.py", "b.py"]
     nvim.input("<C-n>" * (1 - nvim.funcs.complete_info(["selected"])["selected"]) + "<C-y>")
@@ -114,10 +111,7 @@ def test_the_chat_view_over_the_remote_plugin_maps_its_keys_completes_sends_and_
     nvim.input("<Esc>")
 
     # The draft is saved (debounced) while the view stays open.
-    deadline = time.monotonic() + 10
-    while (row := seeded.store.chat(chat)) is None or row.draft != "see @b.py":
-        assert time.monotonic() < deadline, "the draft was not saved"
-        time.sleep(0.05)
+    until(lambda: getattr(seeded.store.chat(chat), "draft", None) == "see @b.py", "the draft")
 
     # <CR> sends; the answer's edit is pending, and reviewed: `ga` takes its hunk.
     server.push(stream(text_chunk("Done."), *tool_call("edit_file", EDIT_TWO)))

@@ -9,7 +9,6 @@ their date."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from editor import VERSIONS, type_command, wait_for
 
 from bb7.state import chats
 from bb7.state.records import Message, TextPart, Usage
+from waits import until
 
 FILES = ("a.py", "b.py", "c.py", "d.py", "e.py")
 CHANGED = ("c.py", "e.py")  # pending changes, as an answer left them
@@ -69,11 +69,12 @@ return heights
 
 def bar_showing(nvim: Any, pane: str, needle: str) -> str:
     """The bar of `pane` once it shows `needle`."""
-    deadline = time.monotonic() + 3
-    while needle not in (bar := pane_screen(nvim, pane)[0]):
-        assert time.monotonic() < deadline, bar
-        nvim.exec_lua("vim.wait(20)")
-    return bar
+
+    def bar() -> str:
+        drawn = pane_screen(nvim, pane)[0]
+        return drawn if needle in drawn else ""
+
+    return until(bar, f"{needle!r} on the {pane} bar")
 
 
 def row_after(rows: list[str], start: str) -> int:

@@ -49,7 +49,7 @@ def send(nvim: Any, text: str) -> str:
 
 
 def done(nvim: Any, count: int = 1) -> dict[str, Any]:
-    wait_for(nvim, f"#_G.got.done == {count}", timeout_ms=10000)
+    wait_for(nvim, f"#_G.got.done == {count}")
     last: dict[str, Any] = nvim.exec_lua(f"return _G.got.done[{count}]")
     return last
 
@@ -91,7 +91,7 @@ def test_cancel_stops_a_streaming_answer_and_keeps_no_change(
 ) -> None:
     server.push(stream(text_chunk("Let me think"), {"stall": 30}))
     send(chat, "Take your time")
-    wait_for(chat, "#_G.got.chunk == 1", timeout_ms=10000)
+    wait_for(chat, "#_G.got.chunk == 1")
     chat.command("BB7Cancel")
     outcome = done(chat)
     assert (outcome["ok"], outcome["kind"]) == (False, "cancelled")

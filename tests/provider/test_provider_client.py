@@ -34,6 +34,11 @@ from llm_server import (
     tool_call_chunk,
     usage_chunk,
 )
+from waits import WAIT_S, until
+
+# A cancelled stream's connection closes long before the server's 10 s stall would end it,
+# with room for a busy machine; how soon (< 100 ms) is benchmarks/llm_stream.py's figure.
+STALL_LEFT = 5.0
 
 SECRET = "sk-or-v1-test-secret-0123456789"
 REQUEST = ChatRequest(model="test/model", messages=[Message("user", "hello")])
@@ -293,21 +298,19 @@ def test_a_stall_before_any_output_is_retried(server: LLMServer) -> None:
     assert isinstance(result, Done) and result.text == "woke" and result.attempts == 2
 
 
-def test_cancel_mid_stream_closes_the_connection_within_100_ms_and_keeps_the_text(
+def test_cancel_mid_stream_closes_the_connection_at_once_and_keeps_the_text(
     server: LLMServer,
 ) -> None:
     server.push(stream(text_chunk("first words"), {"stall": 10}, done=False))
     recorder = Recorder()
     handle = client_for(server, read=30).stream(REQUEST, recorder)
-    deadline = time.monotonic() + 5
-    while not recorder.of(TextDelta) and time.monotonic() < deadline:
-        time.sleep(0.001)
+    until(lambda: recorder.of(TextDelta), "the first words")
     cancelled_at = time.monotonic()
     handle.cancel()
-    closed_at = server.wait_for_disconnect(timeout=2)
-    result = handle.wait(2)
+    closed_at = server.wait_for_disconnect(timeout=WAIT_S)
+    result = handle.wait(WAIT_S)
     assert closed_at is not None
-    assert closed_at - cancelled_at < 0.1
+    assert closed_at - cancelled_at < STALL_LEFT  # not held by the stall, nor the read timeout
     assert isinstance(result, StreamError)
     assert (result.kind, result.text) == ("cancelled", "first words")
 
@@ -317,15 +320,13 @@ def test_cancel_while_waiting_for_response_headers(server: LLMServer) -> None:
     server.push(stream(text_chunk("never sent"), stall_before_headers=10))
     recorder = Recorder()
     handle = client_for(server, read=30).stream(REQUEST, recorder)
-    deadline = time.monotonic() + 5
-    while not server.chat_requests() and time.monotonic() < deadline:
-        time.sleep(0.001)
+    until(server.chat_requests, "the request")
     time.sleep(0.05)
     cancelled_at = time.monotonic()
     handle.cancel()
-    closed_at = server.wait_for_disconnect(timeout=2)
-    assert closed_at is not None and closed_at - cancelled_at < 0.1
-    result = handle.wait(2)
+    closed_at = server.wait_for_disconnect(timeout=WAIT_S)
+    assert closed_at is not None and closed_at - cancelled_at < STALL_LEFT
+    result = handle.wait(WAIT_S)
     assert isinstance(result, StreamError) and result.kind == "cancelled"
 
 
@@ -333,13 +334,11 @@ def test_cancel_during_retry_backoff_ends_at_once(server: LLMServer) -> None:
     server.push(error_response(429, "wait", headers={"Retry-After": "4"}))
     recorder = Recorder()
     handle = client_for(server).stream(REQUEST, recorder)
-    deadline = time.monotonic() + 5
-    while not recorder.of(Retrying) and time.monotonic() < deadline:
-        time.sleep(0.001)
+    until(lambda: recorder.of(Retrying), "the retry")
     started = time.monotonic()
     handle.cancel()
-    result = handle.wait(2)
-    assert time.monotonic() - started < 0.1
+    result = handle.wait(WAIT_S)
+    assert time.monotonic() - started < 3  # not the 4 s Retry-After
     assert isinstance(result, StreamError) and result.kind == "cancelled"
 
 

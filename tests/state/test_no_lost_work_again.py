@@ -16,7 +16,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from bb7.process import identity
 from bb7.refusal import Problem
 from bb7.state.workspace import open_workspace
 from llm_server import LLMServer, finish, stream, text_chunk, tool_call_chunk
+from waits import until
 
 NEWER = "line 1\nline 2\nline 3\nthe newer line\n"
 
@@ -391,10 +391,7 @@ def _chat_waiting_for_its_answer(bb7: Bb7) -> Iterator[subprocess.Popen[str]]:
             text=True,
         )
         try:
-            deadline = time.monotonic() + 20
-            while not server.chat_requests():
-                assert time.monotonic() < deadline, "no request reached the server"
-                time.sleep(0.01)
+            until(server.chat_requests, "a request to reach the server")
             yield chat
         finally:
             server.open_gate("go")

@@ -12,6 +12,7 @@ from state_helpers import Project
 from bb7.refusal import Problem
 from bb7.state import lock
 from bb7.state.records import Lease
+from waits import until
 
 _CONTEND = """
 import sys, time
@@ -21,6 +22,7 @@ from bb7.state.records import Lease
 from bb7.state.store import init_project
 store = init_project(Path(sys.argv[1]))
 go = Path(sys.argv[3])
+print("ready", flush=True)
 while not go.exists():
     time.sleep(0.001)
 got = lock.acquire(store, sys.argv[2])
@@ -41,7 +43,8 @@ def _contender(project: Project, go: Path) -> subprocess.Popen[str]:
 def test_two_processes_racing_for_a_chat_one_wins(project: Project, tmp_path: Path) -> None:
     go = tmp_path / "go"
     children = [_contender(project, go) for _ in range(2)]
-    time.sleep(0.3)  # let both start and wait at the line
+    # Both at the line (each says so), then off at once.
+    assert [child.stdout.readline().strip() for child in children if child.stdout] == ["ready"] * 2
     go.touch()
     results = [child.stdout.readline().strip() for child in children if child.stdout]
     assert sorted(results) == ["lost", "won"]
@@ -95,9 +98,7 @@ def test_a_keeper_renews_the_heartbeat_and_releases_the_chat(project: Project) -
     keeper = lock.keep(project.store, project.chat_id, interval=0.02)
     assert isinstance(keeper, lock.LeaseKeeper)
     first = keeper.lease.heartbeat
-    deadline = time.monotonic() + 5
-    while keeper.lease.heartbeat == first and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until(lambda: keeper.lease.heartbeat != first, "a renewed heartbeat")
     stored = project.store.lease(project.chat_id)
     assert stored is not None and stored.heartbeat > first
     assert stored.token == keeper.lease.token
@@ -110,8 +111,6 @@ def test_a_keeper_reports_a_lease_lost_to_a_force_unlock(project: Project) -> No
     keeper = lock.keep(project.store, project.chat_id, interval=0.02, on_lost=lost.append)
     assert isinstance(keeper, lock.LeaseKeeper)
     lock.force_unlock(project.store, project.chat_id)
-    deadline = time.monotonic() + 5
-    while not lost and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until(lambda: lost, "the lease reported lost")
     assert [p.kind for p in lost] == ["lost"]
     keeper.release()  # nothing left to release; must not fail
