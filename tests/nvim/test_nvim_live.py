@@ -6,11 +6,10 @@ and one is removed like a file."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from chat_state import Seeded
 from chat_view_helpers import answered, files_panel, open_view, send, with_ui
 from editor import type_command, wait_for, wait_for_notification
@@ -23,12 +22,6 @@ local ns = vim.api.nvim_create_namespace('bb7-test-lsp')
 vim.diagnostic.set(ns, buf, { { lnum = 1, col = 0, severity = vim.diagnostic.severity.ERROR,
   message = select(2, ...), source = 'testls' } })
 """
-
-
-@pytest.fixture
-def server() -> Iterator[LLMServer]:
-    with LLMServer() as running:
-        yield running
 
 
 def git(root: Path, *args: str) -> None:
