@@ -6,7 +6,6 @@ refuses in one line, before sending, for a model the list says reads only text."
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +32,8 @@ def listed(id: str, modalities: list[str]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def server() -> Iterator[LLMServer]:
-    models = [listed("test/vision", ["text", "image"]), listed("test/text", ["text"]), model()]
-    with LLMServer(models=models) as running:
-        yield running
+def server_models() -> list[dict[str, Any]]:
+    return [listed("test/vision", ["text", "image"]), listed("test/text", ["text"]), model()]
 
 
 @pytest.fixture
