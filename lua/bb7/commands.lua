@@ -333,7 +333,8 @@ ends and gives the bar back):
 the other hunks stay pending), `gr` rejects it (dropped from the pending
 change; the next request tells the model), `gA` / `gR` all hunks, `q` (or
 :BB7Review again) ends the review. When no hunk is left the review ends and
-says so; |:w| writes what you accepted.]],
+says so; |:w| writes what you accepted. An edit that matches several places shows one hunk per
+place (see |bb7-review-choose|).]],
     run = function(opts)
       local path = opts.fargs[1] and target(opts) or nil
       require('bb7.review').toggle(path)

@@ -15,6 +15,9 @@ M.ns = vim.api.nvim_create_namespace('bb7_review')
 ---@field overlap boolean the user changed these lines too
 ---@field applied boolean? an agent's own write: `start`/`removed` its lines in the buffer,
 --- `added` the lines from before its turn (which rejecting the hunk puts back)
+---@field choice integer? an edit waiting for a choice of place (its id), this hunk one place
+---@field place integer? which place (1-based) of the edit's `places`
+---@field places integer?
 
 --- sessions: buf -> { path, hunks, mapped }; bars: win -> the 'winbar' the review's replaced
 local H = { sessions = {}, bars = {} }
@@ -133,6 +136,9 @@ local function draw_pending(buf, hunk, i, total, count, pad, empty)
   end
   local above = hunk.removed == 0 and hunk.start == 0
   local label = ('bb7 hunk %d/%d'):format(i, total)
+  if (hunk.choice or 0) > 0 then
+    label = ('%s: place %d of %d of one edit'):format(label, hunk.place, hunk.places)
+  end
   if hunk.overlap then label = label .. ': over your own edit' end
   local onto = empty and above and #virt > 0
   if onto then
@@ -389,7 +395,15 @@ function M.show(buf, reply)
     reveal_top(buf, reply.hunks[1])
     show_bar(buf)
     -- The action and the count; the keys are on the bar.
-    notify(('reviewing %s: %s'):format(shown(reply.path), plural(#reply.hunks, 'hunk')))
+    local edits = {}
+    for _, hunk in ipairs(reply.hunks) do
+      if (hunk.choice or 0) > 0 then edits[hunk.choice] = true end
+    end
+    local placing = vim.tbl_count(edits)
+    local choose = placing > 0
+        and ('; %s to place: accept the place meant'):format(plural(placing, 'edit'))
+      or ''
+    notify(('reviewing %s: %s%s'):format(shown(reply.path), plural(#reply.hunks, 'hunk'), choose))
   end
 end
 
@@ -530,9 +544,15 @@ function M.accept(buf) act(buf, 'review_accept', false) end
 ---@param all boolean
 local function reject(buf, all)
   local session = H.sessions[buf]
-  if not session or (not all and not hunk_here(session)) then return end
-  local prompt = all and 'bb7: why reject every hunk? (empty: no reason) '
-    or 'bb7: why reject this hunk? (empty: no reason) '
+  local hunk = session and not all and hunk_here(session)
+  if not session or (not all and not hunk) then return end
+  local prompt = 'bb7: why reject this hunk? (empty: no reason) '
+  if all then
+    prompt = 'bb7: why reject every hunk? (empty: no reason) '
+  elseif hunk and (hunk.choice or 0) > 0 then
+    -- A place of an edit waiting for a choice: rejecting it refuses the edit, every place.
+    prompt = 'bb7: why refuse this edit? (empty: no reason) '
+  end
   vim.ui.input({ prompt = prompt }, function(reason)
     if reason == nil then return end
     act(buf, 'review_reject', all, { reason = reason })

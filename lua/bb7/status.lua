@@ -65,7 +65,8 @@ function M.confirm(status)
 end
 
 local H = {
-  files = {}, -- absolute path -> { status = 'M', lines = { 3, 4 }, user_lines = { 7 } }
+  ---@type table<string, bb7.StatusItem> absolute path -> its status, sign lines, choices
+  files = {},
   dirty = {}, -- buffers waiting for the debounce timer
   timer = nil,
   quiet = false, -- while bb7 itself writes a buffer (the host sends the new status)
@@ -94,7 +95,18 @@ end
 ---@return string
 function M.statusline(buf)
   local status = M.get(buf)
-  return status == '' and '' or ('bb7:' .. status)
+  if status == '' then return '' end
+  return 'bb7:' .. status .. (M.choosing(buf) and ' choose' or '')
+end
+
+--- Whether an edit of the buffer's pending change waits for the user's choice of place.
+---@param buf integer?
+---@return boolean
+function M.choosing(buf)
+  buf = bufnr(buf)
+  if not vim.api.nvim_buf_is_valid(buf) then return false end
+  local entry = H.files[vim.api.nvim_buf_get_name(buf)]
+  return entry ~= nil and (entry.choose or 0) > 0
 end
 
 --- With `signcolumn` one sign wide (`auto`, `yes`: the defaults) a two-cell sign such as
@@ -208,7 +220,12 @@ function M.on_status_changed(event)
     H.files = {}
   end
   for path, file in pairs(event.files or {}) do
-    H.files[path] = { status = file.status, lines = file.lines, user_lines = file.user_lines }
+    H.files[path] = {
+      status = file.status,
+      lines = file.lines,
+      user_lines = file.user_lines,
+      choose = file.choose,
+    }
     changed[path] = true
   end
   for _, path in ipairs(event.removed or {}) do

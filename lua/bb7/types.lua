@@ -121,7 +121,7 @@
 
 --- Why an action was refused, for the user: `kind` for code, `message` says what to do.
 ---@class bb7.Problem
----@field kind 'bad_name'|'empty'|'ignored'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'not_image'|'clipboard_failed'|'no_clipboard_tool'|'no_image'|'always_readonly'|'ambiguous'|'busy'|'changed'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'live'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'no_title'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'no_match'|'secret'|'too_many'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'|'ignored'|'no_agent'|'path_conflict'|'git'
+---@field kind 'bad_name'|'empty'|'ignored'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'not_image'|'clipboard_failed'|'no_clipboard_tool'|'no_image'|'always_readonly'|'ambiguous'|'busy'|'changed'|'choose'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'live'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'no_title'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'no_match'|'secret'|'too_many'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'|'ignored'|'no_agent'|'path_conflict'|'git'
 ---@field message string
 ---@field reported? boolean set by Lua once the user was told
 
@@ -203,6 +203,9 @@
 ---@field added string[]
 ---@field overlap boolean
 ---@field applied boolean
+---@field choice integer
+---@field place integer
+---@field places integer
 
 --- Where a message starts: its heading line (1-based), id and role.
 ---@class bb7.Anchor
@@ -226,11 +229,12 @@
 
 --- Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
 --- the model's pending change touches, `user_lines` the user changed since the snapshot the
---- model saw.
+--- model saw; `choose`: edits of the change waiting for the user's choice of place.
 ---@class bb7.StatusItem
 ---@field status ''|'!A'|'A'|'M'|'R'|'S'|'~'|'~M'
 ---@field lines integer[]
 ---@field user_lines integer[]
+---@field choose integer
 
 -- Events: `events.dispatch` gets batches of `{ name, payload }` ---------------------------------
 

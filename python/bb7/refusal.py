@@ -74,6 +74,7 @@ StateProblemKind = Literal[
     "edits_failed",
     "nothing_pending",
     "pending_output",
+    "choose",
     # apply and undo
     "no_output",
     "changed",

@@ -144,6 +144,13 @@ def test_the_files_panel_is_a_tree_with_statuses_and_tokens() -> None:
     assert (shown.total_tokens, shown.total_tokens_text) == (1525, "1.5k")
 
 
+def test_a_file_with_an_edit_waiting_for_a_choice_of_place_says_choose() -> None:
+    shown = panel(
+        [status("a.py", "M", 9, has_output=True, choose=1), status("b.py", "M", 9)], locate
+    )
+    assert [r.text for r in shown.rows] == ["M  a.py  choose", "M  b.py"]
+
+
 def test_sections_and_outside_files_get_their_own_rows() -> None:
     shown = panel(
         [

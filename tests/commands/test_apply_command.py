@@ -120,6 +120,20 @@ def test_one_bad_edit_among_good_ones_changes_nothing_on_disk(
     assert _snapshot(root) == before
 
 
+def test_an_edit_matching_several_places_fails_the_response_naming_their_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No one is there to choose: bb7 apply stays all or nothing.
+    root = _project(tmp_path)
+    (root / "steps.txt").write_text("start\nstep\nstop\nstep\n")
+    before = _snapshot(root)
+    twice = GOOD_TEXT + "\nsteps.txt\n<<<<<<< SEARCH\nstep\n=======\nstep 1\n>>>>>>> REPLACE\n"
+    code, out, err = _run(capsys, "--root", str(root), str(_response(tmp_path, twice)))
+    assert code == 1 and out == ""
+    assert "steps.txt [ambiguous]: old_string matches 2 places exactly: lines 2, 4." in err
+    assert _snapshot(root) == before
+
+
 def test_dry_run_prints_a_plain_diff_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -485,3 +485,81 @@ def test_bb7_add_diff_adds_a_live_part_that_bb7_chat_reads_again(cli: Cli, serve
     prompt = server.chat_requests()[-1]["json"]["messages"][1]["content"]
     assert "The unstaged changes (git diff):" in str(prompt)
     assert "-    return 1\n+    return 3" in str(prompt)
+
+
+TOOLS = "# tools\n\ndef a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+
+
+def test_an_edit_matching_two_places_waits_for_bb7_output_choose(cli: Cli, server: Server) -> None:
+    (cli.root / "tools.py").write_text(TOOLS)
+    assert cli("add", "tools.py").returncode == 0
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    # Three edits of one answer: two match one place each, the middle one two (lines 4, 9).
+    edits = [
+        ("tools.py", "# tools", "# the tools"),
+        ("tools.py", "    x = 1\n", "    x = 2\n"),
+        ("app.py", "    return 1", "    return 2"),
+    ]
+    calls = [
+        {"path": path, "file_id": file_id(path, TOOLS if path == "tools.py" else APP),
+         "old_string": old, "new_string": new}
+        for path, old, new in edits
+    ]  # fmt: skip
+    arguments = json.dumps({"edits": calls})
+    server.push(
+        stream(
+            text_chunk("Done."),
+            tool_call_chunk(0, id="call_1", name="edit_file", arguments=arguments),
+            finish("tool_calls"),
+        )
+    )
+    done = cli("chat", *args, "x is 2 in b, main returns 2.")
+    assert done.returncode == 0, done.stderr
+    assert "  an edit matches several places: `bb7 output choose tools.py` lists them" in (
+        done.stdout.splitlines()
+    )
+    status = cli("status").stdout
+    assert " M  app.py  [" in status
+    assert re.search(r" M  tools\.py  \[\d+\]  choose", status), status
+    # All or nothing: the file waits; the rest of the answer is pending as usual.
+    refused = cli("output", "apply", "--all")
+    assert refused.returncode != 0
+    assert "tools.py: an edit of it waits for a choice of place" in refused.stdout
+    assert (cli.root / "app.py").read_text() == APP.replace("return 1", "return 2")
+    assert (cli.root / "tools.py").read_text() == TOOLS
+    listed = cli("output", "choose", "tools.py").stdout.splitlines()
+    assert listed[:5] == [
+        "tools.py: an edit matches 2 places:",
+        "  1: line 4",
+        "           x = 1",
+        "  2: line 9",
+        "           x = 1",
+    ]
+    chosen = cli("output", "choose", "tools.py", "2")
+    assert chosen.returncode == 0, chosen.stderr
+    assert chosen.stdout.startswith("tools.py: took place 2 (line 9);")
+    assert cli("output", "apply", "tools.py").returncode == 0
+    want = TOOLS.replace("# tools", "# the tools").replace("b():\n    x = 1", "b():\n    x = 2")
+    assert (cli.root / "tools.py").read_text() == want
+
+
+def test_an_edit_refused_instead_of_placed_reaches_the_model(cli: Cli, server: Server) -> None:
+    args = ("--base-url", server.base_url, "--model", "test/tools-model")
+    twice = APP + "\n\ndef other():\n    return 1\n"
+    (cli.root / "app.py").write_text(twice)
+    assert cli("update", "app.py").returncode == 0
+    server.push(
+        stream(
+            text_chunk("2."), *edit_call("    return 1", "    return 2", file_id("app.py", twice))
+        )
+    )
+    assert cli("chat", *args, "Return 2.").returncode == 0
+    assert "choose" in cli("status").stdout
+    refused = cli("output", "choose", "app.py", "--refuse", "--reason", "which one?")
+    assert refused.returncode == 0, refused.stderr
+    assert cli("status").stdout.splitlines()[-1] == "    app.py  [14]"  # nothing pending
+    server.push(stream(text_chunk("Main."), finish()))
+    assert cli("chat", *args, "main, sorry").returncode == 0
+    prompt = _prompt(server.chat_requests()[-1])
+    assert "action=user_refused_edit path=app.py" in prompt
+    assert 'lines=2-2 reason="which one?"\n-    return 1\n+    return 2\n' in prompt

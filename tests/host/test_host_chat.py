@@ -107,7 +107,9 @@ def test_switching_chats_shows_the_other_chats_files_statuses(
         [
             "status_changed",
             {
-                "files": {str(root / "a.py"): {"status": "", "lines": [], "user_lines": []}},
+                "files": {
+                    str(root / "a.py"): {"status": "", "lines": [], "user_lines": [], "choose": 0}
+                },
                 "removed": [],
                 "full": True,
             },

@@ -76,7 +76,14 @@ def test_a_refused_apply_still_shows_the_files_status(host: Host, root: Path, st
         [
             "status_changed",
             {
-                "files": {str(root / "a.py"): {"status": "~M", "lines": [1], "user_lines": []}},
+                "files": {
+                    str(root / "a.py"): {
+                        "status": "~M",
+                        "lines": [1],
+                        "user_lines": [],
+                        "choose": 0,
+                    }
+                },
                 "removed": [],
                 "full": False,
             },

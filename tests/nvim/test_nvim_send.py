@@ -204,3 +204,53 @@ def test_add_again_refreshes_and_an_edit_between_two_turns_goes_as_a_diff(
     assert "-n2 = 2\n+n2 = 'TWO'\n" in prompt and prompt.count("n30 = 30") == 1
     assert f"- {new} a.py rw original" in prompt
     wait_for_status(chat, project / "a.py", "")  # nor after it
+
+
+C_TEXT = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+
+
+def test_an_answer_with_an_edit_matching_two_places_offers_both_in_the_review(
+    chat: Any, server: LLMServer, project: Path
+) -> None:
+    (project / "c.py").write_text(C_TEXT)
+    run(chat, "BB7Add c.py")
+    # Three edits: a.py's and b.py's match one place each, c.py's `    x = 1` two (lines 2, 7).
+    server.push(
+        stream(
+            text_chunk("Done."),
+            *tool_call(
+                "edit_file",
+                edits(
+                    ("a.py", entry_file_id("a.py", A_TEXT), "two = 2", "two = 22"),
+                    ("c.py", entry_file_id("c.py", C_TEXT), "    x = 1", "    x = 2"),
+                    ("b.py", entry_file_id("b.py", "print('b')\n"), "'b'", "'bb'"),
+                ),
+            ),
+            finish("tool_calls"),
+        )
+    )
+    send(chat, "x is 2 in b")
+    assert done(chat)["ok"] is True
+    for name in ("a.py", "b.py", "c.py"):
+        wait_for_status(chat, project / name, "M")  # the rest of the answer pends as usual
+    chat.command("edit c.py")
+    assert chat.exec_lua("return require('bb7.status').statusline()") == "bb7:M choose"
+    said = run(chat, "BB7Apply")
+    assert "c.py: an edit waits for a choice of place; :BB7Review" in said
+    run(chat, "BB7Review")
+    wait_for(chat, "require('bb7.review').active(0)")
+    assert "reviewing c.py: 2 hunks; 1 edit to place" in "\n".join(notifications(chat))
+    rows = screen(chat)
+    assert any("bb7 hunk 1/2: place 1 of 2 of one edit" in row for row in rows), rows
+    chat.input("]h]h")  # the first place, in a(), then the second, in b()
+    wait_for(chat, "vim.fn.line('.') == 7")
+    chat.input("ga")
+    wait_for(chat, "vim.api.nvim_buf_get_lines(0, 6, 7, false)[1] == '    x = 2'")
+    assert (
+        chat.current.buffer[:]
+        == C_TEXT.replace("b():\n    x = 1", "b():\n    x = 2").split("\n")[:-1]
+    )
+    chat.command("write")
+    assert (project / "c.py").read_text() == C_TEXT.replace("b():\n    x = 1", "b():\n    x = 2")
+    wait_for_status(chat, project / "c.py", "")
+    assert (project / "a.py").read_text() == A_TEXT  # its change still pending, not written

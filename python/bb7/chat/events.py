@@ -82,9 +82,11 @@ class Repairing(msgspec.Struct, frozen=True, tag="repairing", tag_field="type"):
 
 class WrittenFile(msgspec.Struct, frozen=True):
     """A file the answer changed (its status is the front end's to compute, once, with the
-    editor's buffers as they are at the end)."""
+    editor's buffers as they are at the end); `choose`: its edits waiting for the user's
+    choice of place."""
 
     path: str
+    choose: int = 0
 
 
 class Done(msgspec.Struct, frozen=True, tag="done", tag_field="type"):

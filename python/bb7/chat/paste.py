@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import msgspec
 
 from bb7.chat.failures import error_lines
+from bb7.chat.waiting import waiting
 from bb7.formats.apply import (
     ApplyError,
     FileState,
@@ -56,7 +57,7 @@ def paste_response(
         with store.transaction():
             added = _add_named_files(store, chat_id, text, mode, buffers or {})
             bases = edit_bases(store, chat_id)
-            result = apply_response(_file_states(bases), text, mode, root=store.root)
+            result = apply_response(_file_states(bases), text, mode, root=store.root, choices=True)
             if not result.calls:
                 raise Abort(
                     Problem(
@@ -73,6 +74,7 @@ def paste_response(
                 {change.path: change.content for change in result.files},
                 bases=bases,
                 message=Message(role="assistant", parts=[TextPart(text)]),
+                choices=waiting(result),
             )
             if isinstance(recorded, Problem):
                 raise Abort(recorded)

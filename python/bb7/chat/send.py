@@ -53,6 +53,7 @@ from bb7.chat import events as ev
 from bb7.chat.failures import failure_note
 from bb7.chat.stream import Forward
 from bb7.chat.title import title_chat
+from bb7.chat.waiting import waiting
 from bb7.formats.apply import Result, apply_response
 from bb7.formats.fallback import NOTE, text_edits
 from bb7.formats.file_requests import AskedFile, FileRequest, check_request, read_request
@@ -323,6 +324,7 @@ class _Send:
             root=self.store.root,
             # Edits read from the text carry no file_id, as in a text mode.
             require_file_id=turn.edit_format == "tools" and not from_text,
+            choices=True,
         )
         if self.handle.cancelled:  # cancelled while applying: nothing is committed
             return self._interrupted(end, usage)
@@ -371,6 +373,7 @@ class _Send:
             bases=turn.bases,
             message=reply,
             clear_retry=True,
+            choices=waiting(result),
         )
         if isinstance(recorded, Problem):
             # The user changed a file meanwhile: the answer is kept, its changes cannot be.
@@ -466,8 +469,9 @@ class _Send:
     ) -> ev.Done:
         written: list[ev.WrittenFile] = []
         if recorded is not None:
-            paths = sorted([o.path for o in recorded.outputs] + recorded.reverted)
-            written = [ev.WrittenFile(path) for path in paths]
+            waiting_on = [c.path for c in recorded.choices]
+            paths = sorted({o.path for o in recorded.outputs} | {*recorded.reverted, *waiting_on})
+            written = [ev.WrittenFile(path, waiting_on.count(path)) for path in paths]
         return ev.Done(
             chat_id=self.chat_id,
             ok=ok,

@@ -79,6 +79,7 @@ EVENT_TEXT = {
     "user_accepted_hunk": "Hunk taken",
     "user_amended_hunk": "Hunk amended and taken",
     "user_rejected_hunk": "Hunk rejected",
+    "user_refused_edit": "Edit refused (it matched several places)",
     "fork_warning_modified": "Changed since this message was sent",
     "fork_warning_deleted": "Deleted since this message was sent",
 }

@@ -19,6 +19,7 @@ from bb7.text.tokens import format_tokens
 
 STATUS_WIDTH = 3  # the widest status is two cells ('~M', '!A') plus a space
 INDENT = "  "
+CHOOSE = "  choose"
 
 
 class Row(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -100,6 +101,8 @@ def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) 
         _rows(child, depth + 1, locate, out)
     for status in sorted(node.files, key=lambda s: (_name(s), s.start_line)):
         text = status.status.ljust(STATUS_WIDTH) + INDENT * depth + _name(status)
+        if status.choose:
+            text += CHOOSE  # an edit waits for the user's choice of place (:BB7Review)
         out.append(
             Row(
                 text=text,

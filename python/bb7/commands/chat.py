@@ -172,6 +172,10 @@ def run(args: argparse.Namespace) -> int:
         status = {row.path: row.status for row in statuses if row.start_line == 0}
         for written in outcome.files:
             print(f"wrote {written.path} ({status.get(written.path) or 'unchanged'})")
+            if written.choose:
+                # One line per file: how many edits wait, and the command that lists them.
+                edits = "an edit matches" if written.choose == 1 else "edits match"
+                print(f"  {edits} several places: `bb7 output choose {written.path}` lists them")
         fresh = store.chat(chat.id) or chat
         print_statuses(fresh, statuses)
         _print_requested(outcome.requested, outcome.why)

@@ -1,22 +1,25 @@
-"""`bb7 output apply|discard|reject|diff|undo`: act on the model's pending outputs in the active
-chat."""
+"""`bb7 output apply|discard|reject|choose|diff|undo`: act on the model's pending outputs in the
+active chat."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bb7.commands.session import active_chat, add_root_option, reported
 from bb7.files.fsio import atomic_write, load_text
 from bb7.refusal import Abort, Problem, advise, unwrap
-from bb7.state import outputs
+from bb7.state import choices, outputs
 from bb7.state.context import resolve
 from bb7.state.local import local_file
 from bb7.state.merge import merge_output
 from bb7.state.review import reject_hunks
 from bb7.state.store import Store
 from bb7.text.merge import describe_lines
+
+if TYPE_CHECKING:
+    from bb7.edits.types import Candidate
 
 
 def register(subparsers: Any) -> None:
@@ -48,6 +51,18 @@ def register(subparsers: Any) -> None:
     reject.add_argument("--reason", default="", metavar="TEXT", help="why, for the model")
     reject.set_defaults(func=run_reject)
 
+    choose = actions.add_parser(
+        "choose",
+        help="an edit matching several places: list them, take place N, or --refuse it",
+    )
+    choose.add_argument("path", metavar="PATH")
+    choose.add_argument("place", nargs="?", type=int, metavar="N", help="the place to take")
+    choose.add_argument(
+        "--refuse", action="store_true", help="take none; the next request tells the model"
+    )
+    choose.add_argument("--reason", default="", metavar="TEXT", help="why, for the model")
+    choose.set_defaults(func=run_choose)
+
     diff = actions.add_parser("diff", help="unified diff from the local file to the output")
     diff.add_argument("path", metavar="PATH")
     diff.set_defaults(func=run_diff)
@@ -57,7 +72,7 @@ def register(subparsers: Any) -> None:
     undo.add_argument("--force", action="store_true", help="even if the file changed since")
     undo.set_defaults(func=run_undo)
 
-    for sub in (apply, discard, reject, diff, undo):
+    for sub in (apply, discard, reject, choose, diff, undo):
         add_root_option(sub)
 
 
@@ -69,12 +84,14 @@ APPLY = {
     "gone": "apply with --force to write it again, or discard the output",
     "conflict": "--merge takes the rest and leaves those pending, --force overwrites them (undo "
     "with `bb7 output undo`)",
+    "choose": "`bb7 output choose PATH` lists the places",
 }
 # Why `apply --all` left a file, and how to apply it alone.
 SKIPPED = {
     "gone": "apply it alone with --force",
     "conflict": "merge or apply it alone with --force",
     "exists": "apply it alone with --force",
+    "choose": "`bb7 output choose PATH` lists the places",
 }
 UNDO = {"changed": "use --force to undo anyway", "conflict": "use --force to undo anyway"}
 
@@ -166,6 +183,56 @@ def run_reject(args: argparse.Namespace) -> int:
         said = f" ({' '.join(args.reason.split())})" if args.reason.strip() else ""
         print(f"rejected the pending change of {path}{said}")
     return 0
+
+
+@reported
+def run_choose(args: argparse.Namespace) -> int:
+    if args.refuse and args.place is not None:
+        raise Abort(Problem("invalid_args", "give either N or --refuse"))
+    if "\n" in args.reason.strip():
+        raise Abort(Problem("invalid_args", "--reason should be one line"))
+    with active_chat(args) as (_, store, chat):
+        path = _path(store, args.path)
+        if args.refuse:
+            left = unwrap(choices.refuse(store, chat.id, path, reason=args.reason))
+            print(f"refused the edit of {path}; the next request tells the model{_left(left)}")
+            return 0
+        if args.place is not None:
+            chosen = unwrap(choices.choose(store, chat.id, path, args.place))
+            print(
+                f"{path}: took place {args.place} ({_lines(chosen.place)}); `bb7 output apply "
+                f"{path}` writes the change{_left(chosen.left)}"
+            )
+            return 0
+        _list_places(store, chat.id, path)
+    return 0
+
+
+def _list_places(store: Store, chat_id: str, path: str) -> None:
+    """The first waiting edit of `path` and its places, each with its lines as they are."""
+    waiting = store.choices(chat_id, path)
+    choice = unwrap(choices.first_choice(store, chat_id, path))
+    found = unwrap(choices.places(store, chat_id, choice))
+    more = f" (1 of {len(waiting)} waiting)" if len(waiting) > 1 else ""
+    print(f"{path}: an edit matches {len(found.places)} places{more}:")
+    lines = found.base.splitlines()
+    for number, place in enumerate(found.places, 1):
+        print(f"{number:>3}: {_lines(place)}")
+        for line in lines[place.start_line - 1 : min(place.end_line, place.start_line + 2)]:
+            print(f"       {line}")
+    print(f"`bb7 output choose {path} N` takes place N; --refuse takes none")
+
+
+def _lines(place: Candidate) -> str:
+    if place.start_line == place.end_line:
+        return f"line {place.start_line}"
+    return f"lines {place.start_line}-{place.end_line}"
+
+
+def _left(left: int) -> str:
+    if not left:
+        return ""
+    return f"; {left} more edit{'s' if left > 1 else ''} of it wait{'s' if left == 1 else ''}"
 
 
 @reported

@@ -21,8 +21,9 @@ def register(subparsers: Any) -> None:
         "status",
         description="Statuses: blank in sync, M pending change, A pending new file, !A new "
         "file whose path exists, ~ local differs from the snapshot, ~M conflict, R read-only, "
-        "S section. Tokens are a fast estimate (about 4 characters of code or English, or one "
-        "CJK character, a token).",
+        "S section; `choose`: an edit of the change matches several places and waits for "
+        "`bb7 output choose`. Tokens are a fast estimate (about 4 characters of code or "
+        "English, or one CJK character, a token).",
     )
     parser.add_argument("--json", action="store_true", help='print {"files": [...]}')
     add_root_option(parser)
@@ -49,4 +50,5 @@ def print_statuses(chat: Chat, rows: list[StatusRow]) -> None:
     print(f"chat {chat.id} {chat.name}")
     for row in rows:
         label = f"{row.path}:{row.start_line}-{row.end_line}" if row.start_line else row.path
-        print(f"{row.status:>2}  {label}  [{row.tokens}]")
+        choose = "  choose" if row.choose else ""
+        print(f"{row.status:>2}  {label}  [{row.tokens}]{choose}")

@@ -16,6 +16,9 @@ failure (an engine refusal, a file_id mismatch, write_file and edit_file on one 
 write_files on one path, a path outside the root or into `.git/`/`.bb7/`, a read-only path,
 editing a missing file, an unreadable call or block) makes `ok` False and `files` empty;
 `errors` lists every failure, and `partial` holds what the successful edits alone produce.
+With `choices`, an edit whose old text matches several places (and nothing in the answer tells
+them apart) is no failure but a `Choice` for the user, when it is the answer's only kind of
+problem: `files` hold every other edit, and the choice waits to be made on them.
 An edit whose new text equals its old text is skipped with a line in `notes` once `old` is
 found (it still fails when `old` matches nothing or several places).
 
@@ -128,10 +131,27 @@ class CallSummary(msgspec.Struct, frozen=True, kw_only=True):
     line: int | None = None
 
 
+class Choice(msgspec.Struct, frozen=True, kw_only=True):
+    """An edit whose old text matches several places of `path` with nothing in the answer to
+    tell them apart: the user chooses one (`bb7.state.choices`), or refuses it. `places` are
+    where it matched in the content it was tried on; `message` the engine's refusal, for the
+    model when the edit ends refused."""
+
+    path: str
+    block: int | None
+    edit: int | None
+    old: str
+    new: str
+    whole_lines: bool = False
+    places: list[Candidate]
+    message: str
+
+
 class Result(msgspec.Struct, frozen=True, kw_only=True):
     """`files`: the new contents, only when `ok`. `partial`: contents after the edits that did
     succeed (equal to `files` when ok), for repair flows. `base_ids`: the file_id of each touched
-    path's base version."""
+    path's base version. `choices`: the edits waiting for the user's choice of place (only when
+    ok, and asked for)."""
 
     ok: bool
     mode: str
@@ -141,6 +161,7 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
     partial: list[FileChange]
     base_ids: dict[str, str] = {}
     notes: list[str] = []
+    choices: list[Choice] = []
 
 
 def resolve_path(root: Path, raw: str) -> str | PathProblem:
@@ -175,11 +196,14 @@ def apply_response(
     *,
     root: Path,
     require_file_id: bool = False,
+    choices: bool = False,
 ) -> Result:
     """Apply every call of `response` to `files`; see the module docstring for the rules.
 
     `require_file_id`: an edit of an existing file without file_id fails (for tool calls in a
     chat, where the model was shown the ids; pasted responses and text blocks carry none).
+    `choices`: an ambiguous edit waits for the user's choice instead of failing the answer,
+    when nothing else fails.
     """
     parsed = parse_response(response) if isinstance(response, str) else response
     if isinstance(parsed, ArgumentError):
@@ -188,6 +212,7 @@ def apply_response(
         summary = CallSummary(block=None, kind="response", raw=raw, ok=False)
         return Result(ok=False, mode=mode, files=[], errors=[error], calls=[summary], partial=[])
     run = _Run(files, Path(root), mode, require_file_id)
+    run.allow_choices = choices
     summaries = [run.call(call) for call in read_calls(parsed, mode)]
     changes = run.changes()
     for change in changes:  # what bb7 writes it must be able to read back (and undo)
@@ -200,6 +225,8 @@ def apply_response(
                 )
             )
     ok = not run.errors
+    if not ok:
+        run.choices_failed(summaries)
     return Result(
         ok=ok,
         mode=mode,
@@ -209,6 +236,7 @@ def apply_response(
         partial=changes,
         base_ids=run.base_ids(),
         notes=run.notes,
+        choices=run.choices if ok else [],
     )
 
 
@@ -222,6 +250,7 @@ class _Track:
     written: bool = False  # by write_file
     edited: bool = False  # by edit_file or a text block
     failed: bool = False  # an earlier operation on it failed
+    choosing: bool = False  # an earlier edit of it waits for a choice of place
     edits: list[EditRecord] = field(default_factory=list)
     shifts: list[tuple[int, int]] = field(default_factory=list)  # (line, lines added) per edit
     index: LineIndex | None = None  # of `content` without its BOM, reused while it is current
@@ -270,6 +299,30 @@ class _Run:
         self.tracks: dict[str, _Track] = {}
         self.errors: list[ApplyError] = []
         self.notes: list[str] = []
+        self.allow_choices = False
+        # Each choice with the number of errors before it: where its error goes if the answer
+        # fails for another reason.
+        self.choices: list[Choice] = []
+        self._choice_at: list[int] = []
+
+    def choices_failed(self, summaries: list[CallSummary]) -> None:
+        """The answer fails for another reason: its choices fail as the ambiguities they are,
+        each error at its place among the others, and their calls as not applied."""
+        for choice, at in reversed(list(zip(self.choices, self._choice_at, strict=True))):
+            error = ApplyError(
+                block=choice.block,
+                edit=choice.edit,
+                path=choice.path,
+                kind="ambiguous",
+                message=choice.message,
+                best=choice.places[0],
+                line=next((s.line for s in summaries if s.block == choice.block), None),
+            )
+            self.errors.insert(at, error)
+        for k, summary in enumerate(summaries):
+            if summary.ok and any(c.block == summary.block for c in self.choices):
+                summaries[k] = msgspec.structs.replace(summary, ok=False)
+        self.choices = []
 
     def call(self, call: Call) -> CallSummary:
         before = len(self.errors)
@@ -446,10 +499,13 @@ class _Run:
                 tab_width=self._tab_width(track),
             )
         if not isinstance(outcome, Applied):
+            if self.allow_choices and len(outcome.places) > 1 and not op.replace_all:
+                self._choosing(call, edit, track, op, outcome.places, outcome.message)
+                return
             message = outcome.message
             if outcome.kind == "not_found" and op.new.strip() and op.new in content:
                 message += _ALREADY
-            if track.failed:
+            if track.failed or track.choosing:
                 message += _DEPENDS
             self._fail(call, edit, track.path, outcome.kind, message, outcome.best)
             track.failed = True
@@ -458,6 +514,32 @@ class _Run:
             (outcome.start_line, _line_count(outcome.content) - _line_count(content))
         )
         track.record(call, edit, outcome)
+
+    def _choosing(
+        self,
+        call: Call,
+        edit: int | None,
+        track: _Track,
+        op: ReplaceOp,
+        places: tuple[Candidate, ...],
+        message: str,
+    ) -> None:
+        """An edit that matches several places: it waits for the user's choice, and the
+        content goes on without it."""
+        self._choice_at.append(len(self.errors))
+        self.choices.append(
+            Choice(
+                path=track.path,
+                block=call.block,
+                edit=edit,
+                old=op.old,
+                new=op.new,
+                whole_lines=op.whole_lines,
+                places=list(places),
+                message=message,
+            )
+        )
+        track.choosing = True
 
     def _tab_width(self, track: _Track) -> int | None:
         if track.tab_width is None:  # 0: read, and nothing set

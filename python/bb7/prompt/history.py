@@ -50,6 +50,7 @@ _SAME: dict[str, EventAction] = {
     "user_accepted_hunk": "user_accepted_hunk",
     "user_amended_hunk": "user_amended_hunk",
     "user_rejected_hunk": "user_rejected_hunk",
+    "user_refused_edit": "user_refused_edit",
     "user_undid_apply": "user_undid_apply",
     "assistant_wrote": "assistant_wrote",
 }

@@ -40,6 +40,7 @@ EventAction = Literal[
     "user_accepted_hunk",
     "user_amended_hunk",
     "user_rejected_hunk",
+    "user_refused_edit",
     "user_undid_apply",
     "assistant_wrote",
 ]
@@ -62,6 +63,11 @@ EVENT_MEANINGS: dict[str, str] = {
     "user_rejected_hunk": "the user rejected one hunk (lines as above), for reason= when "
     "given; the lines after the event are `-` the lines kept and `+` your dropped ones; do "
     "not propose it again unless asked",
+    "user_refused_edit": "the user refused one of your edits without applying it: its old "
+    "text matched several places of the file (lines= the first of them in version file_id) "
+    "and the user chose none, for reason= when given; the lines after the event are `-` its "
+    "old text and `+` its new text; if it is still wanted, send it again with enough lines "
+    "around it to match one place only",
     "user_undid_apply": "the user took back applying your change: it is pending again",
     "assistant_wrote": "you proposed a change to the file (it became a pending version)",
 }

@@ -14,6 +14,7 @@ import msgspec
 
 from bb7.files.fileid import entry_file_id
 from bb7.refusal import Problem
+from bb7.state.choices import choosing
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import ContextEntry, Event, PendingOutput
 from bb7.state.store import Store
@@ -85,6 +86,9 @@ def _merge_output(
         output = store.output(chat_id, path)
         if output is None:
             return Problem("no_output", f"{path} has no pending change to merge")
+        waiting = choosing(store, chat_id, path)
+        if waiting is not None:
+            return waiting
         entry = store.entry(chat_id, path)
         if entry is None:
             return Problem("new_file", f"{path} is a new file: nothing to merge it with")
@@ -150,21 +154,21 @@ def rebase_output(
             f"{output.path}: the pending output and your local edits change the same lines "
             f"({plural(merged.conflicts, 'region')}); merge them first or discard the output",
         )
-    if same_text(merged.text, new_base):
-        store.delete_output(chat_id, output.path)
-        return None
-    store.put_output(
-        chat_id,
-        PendingOutput(
-            path=output.path,
-            blob=store.put_blob(merged.text),
-            file_id=entry_file_id(output.path, merged.text),
-            base_file_id=new_entry.file_id,
-            added=False,
-            created=output.created,
-        ),
+    moved = PendingOutput(
+        path=output.path,
+        blob=store.put_blob(merged.text),
+        file_id=entry_file_id(output.path, merged.text),
+        base_file_id=new_entry.file_id,
+        added=False,
+        created=output.created,
     )
+    if not (same_text(merged.text, new_base) and store.settle_output(chat_id, moved)):
+        store.put_output(chat_id, moved)
     return None
+
+
+def _partly(event: Event) -> Event:
+    return msgspec.structs.replace(event, action="user_partially_applied")
 
 
 def finish_merge(
@@ -195,9 +199,10 @@ def finish_merge(
         event = Event.applied(new_entry, entry)
         if same_text(local, out_text):
             store.put_entry(chat_id, new_entry)
-            store.delete_output(chat_id, path)
-            store.append_event(chat_id, event)
-            return MergeOutcome(path, "full")
+            moved = msgspec.structs.replace(output, base_file_id=new_entry.file_id)
+            settled = store.settle_output(chat_id, moved)
+            store.append_event(chat_id, event if settled else _partly(event))
+            return MergeOutcome(path, "full" if settled else "partial")
         if snapshot is not None and not any(
             o.kind == "taken" for o in outcomes(snapshot, out_text, local)
         ):
@@ -217,7 +222,7 @@ def finish_merge(
             rebase_output(store, chat_id, output, snapshot, new_entry, prefer_output=True)
         full = store.output(chat_id, path) is None
         if not full:
-            event = msgspec.structs.replace(event, action="user_partially_applied")
+            event = _partly(event)
         store.append_event(chat_id, event)
         if snapshot is not None:
             for taken in taken_events(output, out_text, entry, snapshot, local, amended=False):

@@ -29,6 +29,7 @@ from bb7.files.fsio import (
 from bb7.files.paths import project_path
 from bb7.process import identity
 from bb7.refusal import Abort, Problem, ProblemKind, from_path
+from bb7.state.choices import choosing
 from bb7.state.local import (
     Buffers,
     LocalText,
@@ -256,6 +257,9 @@ def _plan(
     output = store.output(chat_id, path)
     if output is None:
         raise Abort(Problem("no_output", f"{path} has no pending output"))
+    waiting = choosing(store, chat_id, path)
+    if waiting is not None:
+        raise Abort(waiting)
     entry = store.entry(chat_id, path)
     if entry is not None and not entry.facts.writable:
         raise Abort(Problem("readonly", f"{path} is read-only in this chat"))

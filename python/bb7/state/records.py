@@ -114,6 +114,7 @@ EventAction = Literal[
     "user_accepted_hunk",  # lines of `file_id` the user took as proposed
     "user_amended_hunk",  # lines of `file_id` the user took with changes (`diff`)
     "user_rejected_hunk",  # lines of `file_id` the user dropped from a pending change
+    "user_refused_edit",  # an edit matching several places, refused without choosing one
     "user_undid_apply",
     "assistant_wrote",
     "agent_wrote_disk",  # an agent changed the file on disk itself: an apply to review or undo
@@ -244,6 +245,23 @@ class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
             file_id=file_id,
             start_line=start,
             end_line=end,
+            reason=reason,
+            diff=change,
+        )
+
+    @classmethod
+    def refused_edit(
+        cls, path: str, file_id: str, lines: tuple[int, int], change: str, reason: str = ""
+    ) -> Event:
+        """The user refused an edit whose old text matched several places of the pending
+        version `file_id` (`lines`: the first of them, (0, 0) when none is left), choosing
+        none: its `change` (`-` the old text, `+` the new), for `reason` if given."""
+        return cls(
+            action="user_refused_edit",
+            path=path,
+            file_id=file_id,
+            start_line=lines[0],
+            end_line=lines[1],
             reason=reason,
             diff=change,
         )
@@ -481,6 +499,24 @@ class PendingOutput(msgspec.Struct, kw_only=True):
     file_id: str
     base_file_id: str
     added: bool
+    created: float = 0.0
+
+
+class PendingChoice(msgspec.Struct, kw_only=True):
+    """An edit of the model's answer to `path` whose old text matches several places, with
+    nothing in the answer to tell them apart: the pending output goes on without it until the
+    user takes one of its places (`bb7.state.choices`) or refuses it. Its places are found
+    again on the pending output whenever they are shown. `block`/`edit` say where it was in
+    the answer; `message` is the engine's refusal."""
+
+    id: int = 0  # assigned by the store
+    path: str
+    old: str
+    new: str
+    whole_lines: bool = False
+    block: int | None = None
+    edit: int | None = None
+    message: str = ""
     created: float = 0.0
 
 

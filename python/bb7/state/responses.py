@@ -25,6 +25,7 @@ from bb7.state.records import (
     EventPart,
     Message,
     OutputRef,
+    PendingChoice,
     PendingOutput,
 )
 from bb7.state.store import Store
@@ -50,6 +51,7 @@ class Recorded(msgspec.Struct, frozen=True):
     reverted: list[str]  # paths written back to their snapshot (pending output dropped)
     message: Message | None  # the stored assistant message, when one was given
     events: list[Event] = []  # the "assistant wrote" events, when the caller stores them
+    choices: list[PendingChoice] = []  # edits now waiting for a choice of place
 
 
 class RetryOutput(msgspec.Struct, frozen=True):
@@ -107,6 +109,7 @@ def record_outputs(
     message: Message | None = None,
     clear_retry: bool = False,
     store_events: bool = True,
+    choices: Sequence[PendingChoice] = (),
 ) -> Recorded | Problem:
     """Store a successful response's new file contents as pending outputs, all or nothing.
 
@@ -117,7 +120,9 @@ def record_outputs(
     without it the events are stored as an assistant message of their own. `clear_retry`
     drops the chat's retry state in the same transaction (the response repaired it).
     Without `store_events` (and `message`) the events are returned instead, for the caller to
-    store with a message of its own (an agent's, at the end of its turn).
+    store with a message of its own (an agent's, at the end of its turn). `choices`: the
+    response's edits that wait for the user's choice of place (`bb7.state.choices`); each
+    file of one is pending, though nothing else of the response changed it.
     """
     if store.scope == GLOBAL or store.root is None:
         return Problem("global", "global chats are read-only: the model cannot write files")
@@ -163,19 +168,54 @@ def record_outputs(
                     continue
                 store.put_output(chat_id, output)
                 stored.append(output)
+            waiting = [
+                _wait(store, chat_id, current.get(c.path), contents.get(c.path), c) for c in choices
+            ]
             saved = None
             if message is None and not store_events:
                 kept = [part.event for part in events]
-                return Recorded(stored, unchanged, reverted, None, kept)
+                return Recorded(stored, unchanged, reverted, None, kept, waiting)
             if message is not None or events:
                 reply = message or Message(role="assistant", parts=[])
                 reply = msgspec.structs.replace(reply, parts=[*reply.parts, *events])
                 saved = store.append_message(chat_id, reply)
             if clear_retry:
                 store.set_retry(chat_id, "", [])
-            return Recorded(outputs=stored, unchanged=unchanged, reverted=reverted, message=saved)
+            return Recorded(
+                outputs=stored,
+                unchanged=unchanged,
+                reverted=reverted,
+                message=saved,
+                choices=waiting,
+            )
     except Abort as abort:
         return abort.problem
+
+
+def _wait(
+    store: Store,
+    chat_id: str,
+    base: EditBase | None,
+    text: str | None,
+    choice: PendingChoice,
+) -> PendingChoice:
+    """Store `choice` beside its file's pending output, which the file gets (`text`, the
+    response's new content of it, else its base as it is) when it has none now."""
+    if base is None or not base.writable:
+        raise Abort(Problem("readonly", f"{choice.path} cannot be edited in this chat"))
+    if store.output(chat_id, choice.path) is None:
+        content = base.content if text is None else text
+        store.put_output(
+            chat_id,
+            PendingOutput(
+                path=choice.path,
+                blob=store.put_blob(content),
+                file_id=file_id(choice.path, content),
+                base_file_id=_base_id(base),
+                added=False,
+            ),
+        )
+    return store.add_choice(chat_id, choice)
 
 
 def record_failure(

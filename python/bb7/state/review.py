@@ -5,6 +5,11 @@ one transaction. Accepting moves the hunk into the snapshot and, through `put` (
 buffer, never the disk), into the local text; rejecting drops it from the pending output and
 records which lines the user rejected, so the next request tells the model.
 
+An edit of the pending change waiting for the user's choice of place (`bb7.state.choices`) is
+offered as one hunk per place (`Hunk.choice`, `place`): accepting one takes that place (the edit
+goes into the pending output there, and its hunk into the local text), rejecting one refuses
+the edit, which the next request tells the model.
+
 A file without a pending change whose last apply an agent made itself (`UndoRecord.by_agent`,
 `bb7.state.agent_writes`) is reviewed as an applied change: keeping a hunk takes it into the
 text undo would restore, rejecting one puts the lines from before the agent's turn back
@@ -19,6 +24,7 @@ import msgspec
 
 from bb7.files.fileid import entry_file_id
 from bb7.refusal import Abort, Problem
+from bb7.state import choices
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.merge import taken_events
 from bb7.state.records import ContextEntry, Event, PendingOutput, UndoRecord
@@ -95,7 +101,34 @@ def current(
     found = texts(store, chat_id, path, buffers)
     if isinstance(found, Problem):
         return found
-    return Reviewed(path, found.hunks())
+    if found.applied:
+        return Reviewed(path, found.hunks())
+    return Reviewed(path, offered(store, chat_id, path, found))
+
+
+def _key(hunk: Hunk) -> tuple[int, int, tuple[str, ...]]:
+    return hunk.start, hunk.removed, tuple(hunk.added)
+
+
+def offered(store: Store, chat_id: str, path: str, found: Texts) -> list[Hunk]:
+    """The hunks the review offers, in line order: the pending change's, and for each edit
+    waiting for a choice of place, the hunk each of its places would add."""
+    plain = found.hunks()
+    seen = {_key(hunk) for hunk in plain}
+    every = list(plain)
+    for choice in store.choices(chat_id, path):
+        got = choices.places(store, chat_id, choice)
+        if isinstance(got, Problem):
+            continue  # its old text went with other hunks: refusing it is all that is left
+        for number, text in enumerate(got.outputs, 1):
+            for hunk in text_hunks.hunks(found.base, found.local, text):
+                if _key(hunk) not in seen:
+                    every.append(
+                        msgspec.structs.replace(
+                            hunk, choice=choice.id, place=number, places=len(got.outputs)
+                        )
+                    )
+    return sorted(every, key=lambda h: (h.start, h.place))
 
 
 Act = Callable[[Texts, PendingOutput, ContextEntry | None], list[Hunk]]
@@ -157,6 +190,10 @@ def accept_hunks(
     hunk may be taken `amended` (the user's lines instead of the model's)."""
     if amended is not None and (hunks is None or len(hunks) != 1):
         return Problem("invalid_args", f"{path}: amend one hunk at a time")
+    if hunks is not None and any(hunk.choice for hunk in hunks):
+        if len(hunks) != 1 or amended is not None:
+            return Problem("invalid_args", f"{path}: take one place at a time, as proposed")
+        return _take_place(store, chat_id, path, hunks[0], buffers, put)
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[Hunk]:
         base, local, out = found.base, found.local, found.output
@@ -167,11 +204,10 @@ def accept_hunks(
             base, local, out = split.base, split.local, split.output
         new_entry = ContextEntry.taken(path, store.put_blob(base), base, entry)
         store.put_entry(chat_id, new_entry)
-        done = same_text(base, out)
-        if done:
-            store.delete_output(chat_id, path)
-        else:
-            store.put_output(chat_id, _moved_on(store, output, out, new_entry))
+        moved = _moved_on(store, output, out, new_entry)
+        done = same_text(base, out) and store.settle_output(chat_id, moved)
+        if not done:
+            store.put_output(chat_id, moved)
         store.append_event(
             chat_id,
             Event.applied(new_entry, entry, partly=not done),
@@ -179,7 +215,7 @@ def accept_hunks(
         for event in taken_events(output, found.output, entry, found.base, base):
             store.append_event(chat_id, event)
         put(local)
-        return [] if done else text_hunks.hunks(base, local, out)
+        return [] if done else offered(store, chat_id, path, Texts(base, local, out))
 
     def keep(found: Texts, record: UndoRecord) -> list[Hunk]:
         if amended is not None:
@@ -216,6 +252,47 @@ def _moved_on(store: Store, output: PendingOutput, text: str, entry: ContextEntr
     )
 
 
+def _take_place(
+    store: Store, chat_id: str, path: str, hunk: Hunk, buffers: Buffers | None, put: Put
+) -> Reviewed | Problem:
+    """Accept a place of an edit waiting for a choice: the edit goes into the pending output
+    there (the choice is made), and the hunks that makes are accepted into the local text."""
+    try:
+        with store.transaction():
+            found = texts(store, chat_id, path, buffers)
+            if isinstance(found, Problem):
+                raise Abort(found)
+            if hunk not in offered(store, chat_id, path, found):
+                raise Abort(_gone(path))
+            before = {_key(h) for h in found.hunks()}
+            chosen = choices.choose(store, chat_id, path, hunk.place, hunk.choice)
+            if isinstance(chosen, Problem):
+                raise Abort(chosen)
+            now = texts(store, chat_id, path, buffers)
+            assert not isinstance(now, Problem)  # the output is there: the choice just made it
+            made = [h for h in now.hunks() if _key(h) not in before]
+            if not made:  # the edit changes nothing there any more: the choice is all
+                return Reviewed(path, offered(store, chat_id, path, now))
+            taken = accept_hunks(store, chat_id, path, made, buffers, put)
+            if isinstance(taken, Problem):
+                raise Abort(taken)  # the choice is undone with the rest
+    except Abort as abort:
+        return abort.problem
+    return taken
+
+
+def _refuse(
+    store: Store, chat_id: str, path: str, hunk: Hunk, buffers: Buffers | None, reason: str
+) -> Reviewed | Problem:
+    """Reject a place of an edit waiting for a choice: the edit is refused, every place."""
+    refused = choices.refuse(store, chat_id, path, hunk.choice, reason)
+    if isinstance(refused, Problem):
+        return refused
+    if store.output(chat_id, path) is None:
+        return Reviewed(path, [])
+    return current(store, chat_id, path, buffers)
+
+
 def reject_hunks(
     store: Store,
     chat_id: str,
@@ -231,8 +308,20 @@ def reject_hunks(
     user's one-line `reason` if given. For an agent's applied change the lines from before its
     turn go back into the local text through `put` (required then)."""
     reason = " ".join(reason.split())
+    if hunks is not None and any(hunk.choice for hunk in hunks):
+        if len(hunks) != 1:
+            return Problem("invalid_args", f"{path}: refuse one edit at a time")
+        return _refuse(store, chat_id, path, hunks[0], buffers, reason)
 
     def act(found: Texts, output: PendingOutput, entry: ContextEntry | None) -> list[Hunk]:
+        if hunks is None:
+            # Every hunk: the edits waiting for a choice of place go too.
+            for choice in store.choices(chat_id, path):
+                refused = choices.refuse(store, chat_id, path, choice.id, reason)
+                if isinstance(refused, Problem):
+                    raise Abort(refused)
+            if store.output(chat_id, path) is None:
+                return []
         out = found.output
         for hunk in _chosen(found, hunks):
             split = text_hunks.reject(found.base, found.local, out, hunk)
@@ -246,16 +335,13 @@ def reject_hunks(
                     path, named, split.lines[0], split.lines[1], split.change, reason
                 ),
             )
-        if same_text(out, found.base):
-            store.delete_output(chat_id, path)
-            return []
-        store.put_output(
-            chat_id,
-            msgspec.structs.replace(
-                output, blob=store.put_blob(out), file_id=entry_file_id(path, out)
-            ),
+        left = msgspec.structs.replace(
+            output, blob=store.put_blob(out), file_id=entry_file_id(path, out)
         )
-        return text_hunks.hunks(found.base, found.local, out)
+        if same_text(out, found.base) and store.settle_output(chat_id, left):
+            return []
+        store.put_output(chat_id, left)
+        return offered(store, chat_id, path, Texts(found.base, found.local, out))
 
     def revert(found: Texts, record: UndoRecord) -> list[Hunk]:
         if put is None:

@@ -208,6 +208,19 @@ DROP TABLE context_v8;
 """
 
 
+# Version 10: the edits of an answer that wait for the user's choice of place (an old text
+# matching several places), one row each, beside their file's pending output.
+_V10 = """
+CREATE TABLE choices (
+    id INTEGER PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX choices_by_path ON choices (chat_id, path);
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -221,12 +234,13 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (7, _V7),
     (8, _V8),
     (9, _V9),
+    (10, _V10),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # The tables `SCHEMA_VERSION` has: one missing is a damaged database, said at open.
 TABLES = frozenset(
     {"settings", "blobs", "chats", "messages", "context", "outputs", "undo", "leases", "search",
-     "retry_outputs", "intents", "schema_version"}
+     "retry_outputs", "intents", "choices", "schema_version"}
 )  # fmt: skip
 
 

@@ -4,7 +4,8 @@
 |---|---|
 | ``''`` | in sync: local text equals the snapshot, nothing pending |
 | ``M`` | the model's pending change to a writable file (the user's own edits, if any, touch
-  other lines: the change is rebased onto them) |
+  other lines: the change is rebased onto them); marked `choose` (`StatusRow.choose`) while an
+  edit of it waits for the user's choice of place (`bb7.state.choices`) |
 | ``A`` | the model's pending new file |
 | ``!A`` | a pending new file, but the path now exists locally |
 | ``~`` | the local text differs from the snapshot (or the file is gone) |
@@ -88,8 +89,11 @@ def status_of(
     output: str | None,
     local: str | None,
     local_exists: bool,
+    choosing: bool = False,
 ) -> Status:
-    """The status of one entry; `kind` None means the path is only a pending output."""
+    """The status of one entry; `kind` None means the path is only a pending output.
+    `choosing`: an edit of the output waits for a choice of place (pending, though the output
+    may equal the snapshot yet)."""
     if kind is None:
         return ADDED_EXISTS if local_exists else ADDED
     facts = ENTRY_KINDS[kind]
@@ -98,7 +102,7 @@ def status_of(
     out_of_sync = not same_text(local, snapshot)
     if not facts.writable:
         return OUT_OF_SYNC if out_of_sync else facts.in_sync
-    if output is not None and not same_text(output, snapshot):
+    if output is not None and (choosing or not same_text(output, snapshot)):
         if not out_of_sync:
             return MODIFIED
         # The user edited the file too: the change is rebased onto their text (the diff3 of
@@ -127,6 +131,8 @@ class StatusRow(msgspec.Struct, kw_only=True):
     start_line: int = 0
     end_line: int = 0
     has_output: bool = False
+    # Edits of the pending change waiting for the user's choice of place (`choose`).
+    choose: int = 0
     original_tokens: int = 0
     output_tokens: int = 0
     local_hash: str = ""
@@ -143,6 +149,9 @@ def file_statuses(
     """Every context entry and pending output of the chat with its status, sorted by path;
     only those of `paths` when given (an editor refreshing a few buffers)."""
     outputs = {o.path: o for o in store.outputs(chat_id) if paths is None or o.path in paths}
+    waiting: dict[str, int] = {}
+    for choice in store.choices(chat_id):
+        waiting[choice.path] = waiting.get(choice.path, 0) + 1
     rows: list[StatusRow] = []
     seen_paths: set[str] = set()
     for entry, snapshot in store.entries_with_text(chat_id):
@@ -160,7 +169,14 @@ def file_statuses(
         else:
             local = read_local(store, entry.path, buffers)
             local_view = view_of(local)
-            status = status_of(entry.kind, snapshot, output_text, text_of(local), exists(local))
+            status = status_of(
+                entry.kind,
+                snapshot,
+                output_text,
+                text_of(local),
+                exists(local),
+                choosing=output is not None and entry.path in waiting,
+            )
         original = (
             data_url_tokens(snapshot) if facts.sent_as == "image" else estimate_tokens(snapshot)
         )
@@ -175,6 +191,7 @@ def file_statuses(
                 start_line=entry.start_line,
                 end_line=entry.end_line,
                 has_output=output is not None,
+                choose=waiting.get(entry.path, 0) if output is not None else 0,
                 original_tokens=original,
                 output_tokens=produced,
                 local_hash=local_view.hash,
@@ -195,6 +212,7 @@ def file_statuses(
                 tokens=produced,
                 kind="",
                 has_output=True,
+                choose=waiting.get(path, 0),
                 output_tokens=produced,
                 local_hash=local_view.hash,
                 changedtick=local_view.changedtick,

@@ -38,6 +38,7 @@ from bb7.state.records import (
     Lease,
     Message,
     OutputRef,
+    PendingChoice,
     PendingOutput,
     Scope,
     UndoRecord,
@@ -104,6 +105,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 
 _SELECT_OUTPUTS = f"SELECT {columns(rows.OUTPUT)} FROM outputs WHERE chat_id = ?"
+_decode_choice = msgspec.json.Decoder(PendingChoice).decode
 
 
 class Store:
@@ -587,10 +589,48 @@ class Store:
         return self.append_message(chat_id, Message(role="event", parts=[EventPart(event)]))
 
     def delete_output(self, chat_id: str, path: str) -> None:
+        """The pending output of `path` goes, and the choices waiting on it with it."""
         self.conn.execute("DELETE FROM outputs WHERE chat_id = ? AND path = ?", (chat_id, path))
+        self.conn.execute("DELETE FROM choices WHERE chat_id = ? AND path = ?", (chat_id, path))
+
+    def settle_output(self, chat_id: str, output: PendingOutput) -> bool:
+        """`output` now holds nothing its snapshot does not: it goes, unless an edit of it
+        still waits for a choice of place, when it stays as `output`. True when it went."""
+        if self.choices(chat_id, output.path):
+            self.put_output(chat_id, output)
+            return False
+        self.delete_output(chat_id, output.path)
+        return True
 
     def clear_outputs(self, chat_id: str) -> None:
         self.conn.execute("DELETE FROM outputs WHERE chat_id = ?", (chat_id,))
+        self.conn.execute("DELETE FROM choices WHERE chat_id = ?", (chat_id,))
+
+    # -- choices (edits waiting for the user's choice of place) ----------------------------------
+
+    def choices(self, chat_id: str, path: str | None = None) -> list[PendingChoice]:
+        """The chat's pending choices (of `path` only, when given), in the answer's order."""
+        query = "SELECT id, record FROM choices WHERE chat_id = ?"
+        params: tuple[str, ...] = (chat_id,)
+        if path is not None:
+            query, params = query + " AND path = ?", (chat_id, path)
+        found = self.conn.execute(query + " ORDER BY id", params).fetchall()
+        return [
+            msgspec.structs.replace(_decode_choice(record), id=choice_id)
+            for choice_id, record in found
+        ]
+
+    def add_choice(self, chat_id: str, choice: PendingChoice) -> PendingChoice:
+        record = msgspec.structs.replace(choice, id=0, created=choice.created or time.time())
+        found = self.conn.execute(
+            "INSERT INTO choices (chat_id, path, record) VALUES (?, ?, ?)",
+            (chat_id, choice.path, to_json(record)),
+        )
+        assert found.lastrowid is not None
+        return msgspec.structs.replace(record, id=found.lastrowid)
+
+    def delete_choice(self, chat_id: str, choice_id: int) -> None:
+        self.conn.execute("DELETE FROM choices WHERE chat_id = ? AND id = ?", (chat_id, choice_id))
 
     # -- retry state -----------------------------------------------------------------------------
 

@@ -36,6 +36,11 @@ class Hunk(msgspec.Struct, frozen=True):
     # A change already applied (`applied_hunks`): `start`/`removed` are the local lines it
     # wrote, `added` the lines before it, which rejecting the hunk puts back.
     applied: bool = False
+    # One place of an edit waiting for the user's choice (`bb7.state.choices`): the choice's
+    # id, and which of its `places` (1-based) this hunk would take; 0 for any other hunk.
+    choice: int = 0
+    place: int = 0
+    places: int = 0
 
 
 class Marks(msgspec.Struct, frozen=True):

@@ -40,6 +40,9 @@ APPLY_REFUSALS = {
     "read_only_file": "{path} is read-only on disk; :BB7Apply! overwrites it\n"
     "{path}: nothing was written. :BB7Apply! writes the pending change over it; the file stays "
     "read-only.",
+    "choose": "{path}: an edit waits for a choice of place; :BB7Review\n"
+    "{path}: an edit of the pending change matches several places. :BB7Review shows each place "
+    "as a hunk: accept the one meant, or reject the edit (the model is told).",
 }
 
 # Why apply-all skipped a file, by the refusal's kind, in editor terms.
@@ -47,6 +50,7 @@ SKIPPED = {
     "conflict": "changed locally; :BB7Merge keeps both, :BB7Apply! applies over them",
     "exists": "now exists locally; :BB7Apply! overwrites it",
     "gone": "gone (deleted or renamed); :BB7Apply! writes it again",
+    "choose": "an edit waits for a choice of place; :BB7Review offers them",
 }
 
 MERGE_OUTCOMES = {

@@ -53,9 +53,9 @@ def status_changed(
         shown.add(row.path)
         marks = pending_marks(store, chat_id, row.path, buffers) if row.has_output else None
         files[r.editor_path(row.path)] = (
-            StatusItem(row.status)
+            StatusItem(row.status, choose=row.choose)
             if marks is None
-            else StatusItem(row.status, marks.model, marks.user)
+            else StatusItem(row.status, marks.model, marks.user, choose=row.choose)
         )
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]

@@ -38,6 +38,7 @@ from bb7.host.protocol import (
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.keys import KeyProblem, resolve_api_key
 from bb7.refusal import Abort, Problem, unwrap
+from bb7.text.words import plural
 
 
 def send(c: Call, args: SendArgs) -> None:
@@ -119,13 +120,15 @@ def paste(h: Held, args: PasteArgs) -> Said:
     buffers = h.buffers(args.buffers).text
     pasted = unwrap(paste_response(h.store, h.chat.id, args.text, diff_mode(h.session), buffers))
     recorded = pasted.recorded
-    changed = [o.path for o in recorded.outputs]
+    choosing = [c.path for c in recorded.choices]
+    changed = list(dict.fromkeys([o.path for o in recorded.outputs] + choosing))
     publish(h, buffers, [*changed, *recorded.reverted, *pasted.added])
     if not changed:
         return Said("the pasted edits change nothing: every file already has that content")
     added = f"; added to the chat: {', '.join(pasted.added)}" if pasted.added else ""
+    places = f"; {plural(len(choosing), 'edit')} to place" if choosing else ""
     # One short line: a longer message makes Neovim wait for Enter.
-    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Review, :BB7Merge){added}")
+    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Review, :BB7Merge){places}{added}")
 
 
 # Once a title came (or not): the chat list and the view show the chat's name again.

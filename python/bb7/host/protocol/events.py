@@ -35,11 +35,12 @@ class Notify(msgspec.Struct, frozen=True):
 class StatusItem(msgspec.Struct, frozen=True):
     """Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
     the model's pending change touches, `user_lines` the user changed since the snapshot the
-    model saw."""
+    model saw; `choose`: edits of the change waiting for the user's choice of place."""
 
     status: Status
     lines: list[int] = []
     user_lines: list[int] = []
+    choose: int = 0
 
 
 class StatusChanged(msgspec.Struct, frozen=True):
