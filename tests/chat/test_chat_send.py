@@ -45,15 +45,12 @@ from llm_server import (
     tool_call_chunk,
     usage_chunk,
 )
+from shared_folder import need_shared
 from waits import WAIT_S, until
 
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 'x'\n"
 SECRET = "sk-or-v1-chat-secret-9876543210"
 E = TypeVar("E")
-WIRE = next(
-    (p / "shared" / "wire" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
-    None,
-)
 
 
 class Recorder:
@@ -237,9 +234,7 @@ def test_the_usage_line_shows_the_cached_tokens_and_what_the_cache_saved(
 def test_the_recorded_openrouter_usage_chunk_is_priced_and_shown(
     chat: Chat, server: LLMServer
 ) -> None:
-    recording = WIRE / "openrouter-cache-usage.sse" if WIRE is not None else None
-    if recording is None or not recording.is_file():
-        pytest.skip("../shared/wire/openrouter-cache-usage.sse is not here")
+    recording = need_shared("wire", "openrouter-cache-usage.sse")
     server.push(stream({"raw": recording.read_bytes()}, done=False))
     outcome, _ = chat.send("Hi")
     assert isinstance(outcome, ev.Done) and outcome.usage is not None

@@ -1,7 +1,7 @@
 """A sampled part of the 10-seed generated run (`../shared/tools/gen_edits.py`, seeds 1-10):
-zero wrong applies on edits the engine has never seen. An extra that runs when the shared
-folder sits next to the repository; the full run is `gen_edits.py --seed N --per-category 200`
-scored with `bb7 eval-edits`."""
+zero wrong applies on edits the engine has never seen. It runs where the shared folder sits
+beside the repository, as in CI (tests/shared_folder.py); the full run is `gen_edits.py --seed
+N --per-category 200` scored with `bb7 eval-edits`."""
 
 from __future__ import annotations
 
@@ -11,25 +11,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
-
 from bb7.edits import Applied, replace
+from shared_folder import need_shared
 
-ROOT = Path(__file__).resolve().parents[2]
 SEEDS = range(1, 11)
 PER_CATEGORY = 1  # 22 cases a seed
 SOURCE_STRIDE = 3
-
-
-def _generator_path() -> Path | None:
-    for base in (ROOT, *ROOT.parents):
-        candidate = base.parent / "shared" / "tools" / "gen_edits.py"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-GENERATOR = _generator_path()
 
 
 def _load(path: Path) -> ModuleType:
@@ -62,15 +49,13 @@ def _load(path: Path) -> ModuleType:
 
 
 def _cases() -> list[dict[str, Any]]:
-    assert GENERATOR is not None
-    gen = _load(GENERATOR)
+    gen = _load(need_shared("tools", "gen_edits.py"))
     cases: list[dict[str, Any]] = []
     for seed in SEEDS:
         cases += gen.Gen("public", seed, PER_CATEGORY).run(gen.CATEGORY_ALIASES["base"])
     return cases
 
 
-@pytest.mark.skipif(GENERATOR is None, reason="no ../shared/tools/gen_edits.py beside the repo")
 def test_generated_edits_from_ten_seeds_are_never_applied_wrongly() -> None:
     cases = _cases()
     verdicts: Counter[str] = Counter()

@@ -16,9 +16,10 @@ from bb7.provider.events import Done, StreamError
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import ChatRequest, Message
 from llm_server import LLMServer, error_response, finish, stream, text_chunk
+from shared_folder import need_shared, shared_path
 
 REQUEST = ChatRequest(model="qwen2.5-coder:7b", messages=[Message("user", "Hi")])
-WIRE = Path(__file__).resolve().parents[2].parent / "shared" / "wire"
+WIRE = shared_path("wire")
 
 
 def _client(base_url: str, preset: str = "ollama") -> OpenAICompatClient:
@@ -147,7 +148,7 @@ def test_a_silent_local_server_ends_the_send_after_one_idle_limit() -> None:
 
 
 def _recordings() -> list[Path]:
-    if not WIRE.is_dir():
+    if WIRE is None:
         return []
     return sorted([*WIRE.glob("ollama-*.sse"), *WIRE.glob("llamacpp-*.sse")])
 
@@ -176,10 +177,9 @@ def test_a_recorded_local_stream_completes_and_its_cut_copy_names_the_server(
     assert error.after_first_token
 
 
-def test_recorded_local_streams_are_there_or_the_extra_is_skipped() -> None:
-    if not WIRE.is_dir():
-        pytest.skip(f"{WIRE} is absent: the recorded local streams are an extra")
-    assert _recordings(), f"{WIRE} holds no ollama-*.sse or llamacpp-*.sse"
+def test_recorded_local_streams_are_there() -> None:
+    wire = need_shared("wire")
+    assert _recordings(), f"{wire} holds no ollama-*.sse or llamacpp-*.sse"
 
 
 def test_ollama_s_error_string_in_the_stream_is_shown_with_what_to_check() -> None:

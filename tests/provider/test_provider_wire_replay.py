@@ -5,10 +5,10 @@ finish reason and surfaced errors.
 The recordings are data kept outside the repository (`SOURCES.md` there says where each comes
 from); they are read, never copied. An `.sse` file is served byte for byte; a file that starts
 with `{` is JSON lines, served as `data: <line>` events plus `data: [DONE]`, as the projects
-that recorded them replay them. The folder is looked for at `../shared/wire` from the repository
-root (and, for a git worktree, from the folders above it); without it these tests skip and
-say so. Each quirk they show is also a small stream of our own in streams/, replayed in every
-clone (test_provider_stream_quirks.py).
+that recorded them replay them. The folder is found as tests/shared_folder.py says; without
+it these tests skip and say so (under CI, which has it, they fail). Each quirk they show is
+also a small stream of our own in streams/, replayed in every clone
+(test_provider_stream_quirks.py).
 """
 
 from __future__ import annotations
@@ -20,18 +20,9 @@ from typing import Any
 import pytest
 from stream_replay import Expect, Served, body_of, check, replay, serving
 
-ROOT = Path(__file__).resolve().parents[2]
+from shared_folder import need_shared, shared_path
 
-
-def _wire_dir() -> Path | None:
-    for base in (ROOT, *ROOT.parents):
-        candidate = base.parent / "shared" / "wire"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-WIRE = _wire_dir()
+WIRE = shared_path("wire")
 RECORDINGS = sorted(WIRE.glob("*.sse")) if WIRE is not None else []
 ADD_MUL = (("add", {"a": 2, "b": 3}), ("multiply", {"a": 2, "b": 3}))
 
@@ -178,10 +169,6 @@ EXPECTED = {
     ),
 }
 
-needs_wire = pytest.mark.skipif(
-    WIRE is None, reason="no ../shared/wire next to the repository (the recordings live there)"
-)
-
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Served]:
@@ -190,14 +177,13 @@ def client() -> Iterator[Served]:
         yield served
 
 
-@needs_wire
 def test_every_recording_has_its_expectations() -> None:
+    need_shared("wire")
     assert RECORDINGS, f"{WIRE} holds no .sse recording"
     names = {path.stem for path in RECORDINGS}
     assert names - EXPECTED.keys() == set(), "a new recording: add what it holds to EXPECTED"
 
 
-@needs_wire
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
 def test_recording_replays_through_the_client(client: Served, path: Path) -> None:
     result, events = replay(client, body_of(path))
