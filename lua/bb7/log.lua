@@ -105,17 +105,15 @@ local function first_sentences(line, room)
   end
 end
 
---- `message` as one line of the command area (a longer one stops Neovim at "Press ENTER"):
---- its first line, cut to the room there; `true` second when something was left out.
+--- `message` as one line of `room` cells: its first line, cut where it must be; `true`
+--- second when something was left out.
 ---@param message string
+---@param room integer
 ---@return string line
 ---@return boolean cut
-function M.one_line(message)
-  -- Without a screen (a headless editor, a script) nothing can wait for Enter.
-  if #vim.api.nvim_list_uis() == 0 then return message, false end
+function M.fit(message, room)
   local first = message:match('^[^\n]*') --[[@as string]]
   local rest = message:sub(#first + 2)
-  local room = math.max(20, vim.v.echospace - #'bb7: ')
   if not rest:find('%S') and vim.api.nvim_strwidth(first) <= room then return first, false end
   -- Lines after the first: said to be in the log. A line too long gives its longest path
   -- away first (the `…` says so; the log has it whole), then its sentences after the first
@@ -131,6 +129,17 @@ function M.one_line(message)
   sentence = first_sentences(first, room)
   if sentence then return sentence, true end
   return vim.fn.strcharpart(first, 0, room - #more - 1) .. '…' .. more, true
+end
+
+--- `message` as one line of the command area (a longer one stops Neovim at "Press ENTER"):
+--- `fit` to the room there after "bb7: "; `true` second when something was left out.
+---@param message string
+---@return string line
+---@return boolean cut
+function M.one_line(message)
+  -- Without a screen (a headless editor, a script) nothing can wait for Enter.
+  if #vim.api.nvim_list_uis() == 0 then return message, false end
+  return M.fit(message, math.max(20, vim.v.echospace - #'bb7: '))
 end
 
 --- Tell the user in one line; the log gets the whole message (always, when it was cut).

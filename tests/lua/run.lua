@@ -10,6 +10,7 @@ package.path = here .. '/?.lua;' .. package.path
 vim.cmd.runtime('plugin/bb7.lua')
 
 local spec = require('spec')
+spec.root = root
 local passed, failed = 0, 0
 
 local function unload_bb7()

@@ -1,6 +1,6 @@
 --- What a spec file (tests/lua/*_spec.lua) is written with: `test(name, fn)` declares a case,
 --- and the checks below fail it with what was expected and what came. run.lua runs the cases.
-local M = { cases = {} }
+local M = { cases = {}, root = '' } -- root: the repository's (run.lua sets it)
 
 --- Declares a case. It runs with every bb7 module loaded afresh (no options set).
 ---@param name string
@@ -40,6 +40,16 @@ end
 function M.starts(prefix, text, note)
   if type(text) ~= 'string' or text:sub(1, #prefix) ~= prefix then
     error(('%s%s does not start with %s'):format(lead(note), show(text), show(prefix)), 2)
+  end
+end
+
+--- `text` ends with `suffix`.
+---@param suffix string
+---@param text string
+---@param note? string
+function M.ends(suffix, text, note)
+  if type(text) ~= 'string' or text:sub(-#suffix) ~= suffix then
+    error(('%s%s does not end with %s'):format(lead(note), show(text), show(suffix)), 2)
   end
 end
 

@@ -1,10 +1,10 @@
-"""`:checkhealth bb7` and `doc/bb7.txt`: generated from the same sources, a tag for everything."""
+"""`:checkhealth bb7` and `doc/bb7.txt`: generated from the same sources (its tags and links are
+checked in tests/lua/help_spec.lua)."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -94,46 +94,6 @@ def test_the_help_file_is_generated_from_the_current_sources() -> None:
         text=True,
     )
     assert result.returncode == 0, result.stderr
-
-
-def test_helptags_has_a_tag_for_every_option_command_function_and_group(
-    nvim: Any, tmp_path: Path
-) -> None:
-    doc = tmp_path / "doc"
-    shutil.copytree(ROOT / "doc", doc)
-    nvim.command(f"helptags {doc}")
-    tags = {line.split("\t")[0] for line in (doc / "tags").read_text().splitlines()}
-    expected = nvim.exec_lua(
-        """
-        local out = {}
-        for _, o in ipairs(require('bb7.config').schema) do
-          table.insert(out, 'bb7-option-' .. o.name)
-        end
-        for name in pairs(vim.api.nvim_get_commands({})) do
-          if name:match('^BB7') then table.insert(out, ':' .. name) end
-        end
-        for name, value in pairs(require('bb7')) do
-          if type(value) == 'function' then table.insert(out, 'bb7.' .. name .. '()') end
-        end
-        for _, g in ipairs(require('bb7.highlight').groups) do table.insert(out, g[1]) end
-        for _, p in ipairs(require('bb7.commands').plugs) do table.insert(out, p[1]) end
-        return out
-        """
-    )
-    expected += ["BB7StatusChanged", "BB7RequestStarted", "BB7ResponseDone", "b:bb7_status"]
-    assert len(expected) > 60
-    assert sorted(set(expected) - tags) == []
-
-
-def test_every_link_to_a_bb7_help_tag_leads_somewhere(nvim: Any, tmp_path: Path) -> None:
-    doc = tmp_path / "doc"
-    shutil.copytree(ROOT / "doc", doc)
-    nvim.command(f"helptags {doc}")
-    tags = {line.split("\t")[0] for line in (doc / "tags").read_text().splitlines()}
-    text = (doc / "bb7.txt").read_text()
-    links = set(re.findall(r"\|([^|\s]*(?:bb7|BB7)[^|\s]*)\|", text))
-    assert len(links) > 20
-    assert sorted(links - tags) == []
 
 
 @NEWEST_ONLY
