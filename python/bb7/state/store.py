@@ -169,7 +169,12 @@ class Store:
         # The write lock, taken through the new connection, keeps every other process from
         # committing while the old log is copied: a commit into the new log in between would
         # be indexed over frames the copy then marks as done, and lost.
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except BaseException:  # locked past the timeout: follow again at the next action
+            self.conn.close()
+            self.conn = stale
+            raise
         try:
             if _size(self._wal_path()) == 0:
                 # PASSIVE: TRUNCATE would wait for the writer, which is this process now.
