@@ -40,6 +40,7 @@ from llm_server import (
 )
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
+QUEUED = "vim.wo[require('bb7.chat.view').win('input')].winbar:find('queued', 1, true)"
 A_ID = entry_file_id("a.py", A_TEXT)
 
 
@@ -169,14 +170,28 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
     server.push(stream(text_chunk("Let me think about"), {"stall": 30}))
     send(view, "Take your time")
     wait_for_screen(view, "Let me think about")
-    view.input("iand another thing<Esc><CR>")  # one answer at a time: the text stays
-    wait_for(view, "_G.notifications[#_G.notifications].msg:find('an answer is streaming')")
+    view.input("iand another thing<Esc><CR>")  # queued behind the answer
+    wait_for(view, f"{QUEUED} ~= nil")
+    assert view.current.buffer[:] == [""]
+    view.input("<C-c>")  # in the input, it takes the queued text back first
+    wait_for(view, f"{QUEUED} == nil")
     assert view.current.buffer[:] == ["and another thing"]
+    view.input("<CR>")
+    wait_for(view, f"{QUEUED} ~= nil")
+    focus(view, "conversation")
     view.input("<C-c>")
     answered(view, "cancelled")
     rows = wait_for_screen(view, "⚠ Response cancelled by the user")
     assert any(row.startswith("Let me think about") for row in rows)  # the partial answer kept
     assert server.wait_for_disconnect(5) is not None
+    # A failed answer keeps the queue and says so; an empty send sends it.
+    wait_for(view, "_G.notifications[#_G.notifications].msg:find('queued message waits')")
+    assert view.exec_lua(f"return {QUEUED} ~= nil")
+    server.push(stream(text_chunk("Now, another thing."), finish()))
+    focus(view, "input")
+    view.input("<CR>")
+    answered(view, "Now, another thing.")
+    assert "and another thing" in str(server.chat_requests()[-1]["json"]["messages"])
 
 
 @pytest.mark.parametrize(

@@ -351,6 +351,7 @@ end
 --- `event`.
 M.handlers = {
   request_started = function(p)
+    require('bb7.chat.queue').started(p)
     start_live('waiting')
     clear_status()
     local title = heading(p.model or '') .. (p.repair and ' (repair)' or '')
@@ -405,8 +406,6 @@ M.handlers = {
       )
     )
   end,
-  -- The end of every send, refused, failed, cancelled or done: the stored chat again, and
-  -- the statuses from the same request (`bb7.events` leaves them to the open view).
   agent_tool = function(p)
     local live = view.state.live
     if not live then return end
@@ -478,10 +477,15 @@ M.handlers = {
     view.state.live.phase = 'notice'
     require('bb7.log').debug('agent: %s', p.message)
   end,
-  done = function()
+  -- The end of every send, refused, failed, cancelled or done: the stored chat again, and
+  -- the statuses from the same request (`bb7.events` leaves them to the open view); then a
+  -- message queued meanwhile goes (after the redraw, which would end its exchange).
+  done = function(p)
     require('bb7.chat.permission').clear()
     M.stop_live()
-    if view.is_open() and H.controller then H.controller.refresh({ statuses = true }) end
+    local queue, controller = require('bb7.chat.queue'), H.controller
+    if not view.is_open() or not controller then return queue.done(p) end
+    controller.refresh({ statuses = true }, function() queue.done(p) end)
   end,
   title = function(p)
     local shown = view.state.chat

@@ -126,6 +126,19 @@ function M.setup(buf)
   })
 end
 
+--- Takes the queued message back into the input (before what is typed there); false when
+--- none is queued.
+---@return boolean
+function M.take_back()
+  local shown = view.state.chat
+  local queued = shown and require('bb7.chat.queue').take(shown.id)
+  if not queued then return false end
+  local typed = text((view.buf('input')))
+  M.set(vim.trim(typed) == '' and queued or (queued .. '\n' .. typed))
+  view.winbars()
+  return true
+end
+
 ---@return boolean
 function M.is_empty() return vim.trim(text((view.buf('input')))) == '' end
 
@@ -138,10 +151,23 @@ function M.set(draft)
   vim.bo[buf].modified = false
 end
 
---- Sends the input's text in the shown chat.
+--- Sends the input's text in the shown chat; while an answer streams, queues it instead
+--- (|bb7-queue|). An empty send sends what a failed answer left queued.
 function M.send()
   local conversation = require('bb7.chat.conversation')
+  local queue = require('bb7.chat.queue')
   local message = text((view.buf('input')))
+  local shown = view.state.chat
+  if shown and view.streaming() and vim.trim(message) ~= '' then
+    queue.put(shown.id, message)
+    M.set('')
+    H.saved = nil
+    M.flush()
+    return view.winbars()
+  end
+  if shown and vim.trim(message) == '' and queue.get(shown.id) and not view.streaming() then
+    return queue.send(shown.id)
+  end
   if vim.trim(message) == '' then
     if not view.state.retry then
       return require('bb7.chat.ui').say('write a message first', 'warn')
@@ -152,7 +178,7 @@ function M.send()
     return require('bb7.chat.ui').say('a request to repair the failed edits is ready: send it')
   end
   if conversation.busy() then return end
-  if view.state.chat and view.state.chat.held_by ~= '' then
+  if shown and shown.held_by ~= '' then
     -- Read-only: the host takes the chat when its holder is gone, else says (in one line)
     -- who holds it and what to do; the text stays.
     return backend().request('active_chat', vim.empty_dict(), function(err)

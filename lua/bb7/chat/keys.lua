@@ -16,7 +16,11 @@ local function chats() return require('bb7.chat.chats') end
 M.actions = {
   send = function(ctx) ctx.view.send() end,
   send_insert = function(ctx) ctx.view.send() end,
-  cancel = function(ctx) ctx.view.cancel() end,
+  cancel = function(ctx)
+    -- In the input, a queued message is taken back first (the answer streams on).
+    if ctx.pane == 'input' and require('bb7.chat.input').take_back() then return end
+    ctx.view.cancel()
+  end,
   resend = function(ctx) ctx.view.resend() end,
   dismiss_retry = function(ctx) ctx.view.dismiss_retry() end,
   help = function(ctx) M.help(ctx.pane) end,

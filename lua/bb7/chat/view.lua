@@ -237,6 +237,10 @@ function M.winbars()
       -- estimate. In a narrow pane the keys (also under `?`) give way from the end, then the
       -- estimate is cut: Neovim would cut the bar from the left.
       local items = {} ---@type string[][] { text, highlight group? }
+      if S.chat and require('bb7.chat.queue').get(S.chat.id) then
+        local take = keys.cancel and (' · %s edits'):format(keys.cancel) or ''
+        table.insert(items, { 'queued' .. take, 'BB7RetryBanner' })
+      end
       if S.resend and keys.resend then
         table.insert(items, { keys.resend .. ' resends', 'BB7RetryBanner' })
       end
