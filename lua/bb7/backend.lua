@@ -33,7 +33,9 @@ local H = {
 
 local log = require('bb7.log')
 
----@alias bb7.HostState 'stopped'|'starting'|'ready'
+--- `exiting`: the host's channel closed before Neovim ran its exit callback; calls wait for
+--- that callback, which reports the exit and fails them (never a request to a dead channel).
+---@alias bb7.HostState 'stopped'|'starting'|'ready'|'exiting'
 
 ---@return bb7.HostState
 function M.state() return H.state end
@@ -229,6 +231,11 @@ local function transmit(kind, method, args)
 end
 
 local function send(call)
+  -- The host may have exited with its exit callback still to run: that callback says why.
+  if transport() ~= 'rplugin' and not next(vim.api.nvim_get_chan_info(H.chan or -1)) then
+    H.state = 'exiting'
+    return table.insert(H.queue, call)
+  end
   local ok, reply = transmit(call.kind, call.method, call.args or vim.empty_dict())
   if call.kind == 'request' then
     call.cb(decode(call.method, ok, reply))

@@ -35,7 +35,8 @@ local function done(p)
   local view = package.loaded['bb7.chat'] --[[@as table?]]
   local shown = view ~= nil and view.is_open()
   if not shown then require('bb7.status').refresh(vim.api.nvim_list_bufs(), true) end
-  if not p.ok and p.message and p.message ~= '' and not shown then
+  -- A send another bb7 ended by taking the chat over: `chat_lost` has said so.
+  if not p.ok and p.message and p.message ~= '' and not shown and p.kind ~= 'lost' then
     local lines = { p.message }
     vim.list_extend(lines, p.errors or {})
     local level = p.kind == 'cancelled' and 'info' or 'error'
@@ -54,6 +55,7 @@ local builtin = {
     user_event('BB7RequestStarted', p)
   end,
   warning = function(p) require('bb7.log').notify(p.event.message, 'warn') end,
+  chat_lost = function(p) require('bb7.chat').lost(p) end,
   done = done,
 }
 

@@ -250,6 +250,7 @@
 ---| 'agent_plan' # bb7.AgentPlan
 ---| 'agent_permission' # bb7.AgentPermission
 ---| 'agent_notice' # bb7.AgentNotice
+---| 'chat_lost' # bb7.ChatLost
 ---| 'chunk' # bb7.Streamed with bb7.event.Chunk
 ---| 'reasoning' # bb7.Streamed with bb7.event.Reasoning
 ---| 'tool_progress' # bb7.Streamed with bb7.event.ToolProgress
@@ -344,6 +345,13 @@
 ---@class bb7.AgentNotice
 ---@field request_id string
 ---@field message string
+
+--- Another bb7 took over the chat this host held (`:BB7Chat!` there): the sends running
+--- here ended, the view turns read-only. `held_by`: who has it now (`pid 4242 in ~/p`).
+---@class bb7.ChatLost
+---@field chat_id string
+---@field name string
+---@field held_by string
 
 --- Any other event of a running `send`, named by its `event.type` (`chunk`, `reasoning`,
 --- `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`).

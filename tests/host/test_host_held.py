@@ -58,8 +58,7 @@ def test_a_held_chat_opens_read_only_naming_its_holder_and_is_taken_only_when_fo
     refused = host.refused("discard", path=str(root / "a.py"))
     assert refused == {
         "kind": "locked",
-        "message": f"held by pid {holder.pid}: :BB7Chat! takes it over "
-        f"(read-only here; it runs in {root})",
+        "message": f"held by pid {holder.pid}: :BB7Chat! takes it over (read-only here)",
     }
     host.call("save_draft", chat_id=chat_id, draft="typed while read-only")
     chat = store.chat(chat_id)

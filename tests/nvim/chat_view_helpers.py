@@ -1,8 +1,10 @@
-"""Driving the chat view in tests: open it as a user does, read its panes and the screen."""
+"""Driving the chat view in tests: open it as a user does, read its panes and the screen, and
+the messages a sitting gives (each one line, never a wait for Enter)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
@@ -177,4 +179,84 @@ def view_on_server(nvim: Any, project: Any, base_url: str, *files: str) -> Any:
     seeded.store.close()
     with_ui(nvim, "{ provider = { base_url = ..., model = 'test/tools-model' } }", base_url)
     open_view(nvim, f"Context added: {files[0]}")
+    return nvim
+
+
+# Every message, as the real vim.notify gets it (and then shows it).
+RECORD = """
+_G.shown = {}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(_G.shown, msg)
+  return notify(msg, level, opts)
+end
+"""
+
+
+def shown(nvim: Any) -> list[str]:
+    found: list[str] = nvim.exec_lua("return _G.shown")
+    return found
+
+
+def never_waiting(nvim: Any) -> None:
+    mode = nvim.api.get_mode()
+    # Nothing else is answered while Neovim waits for Enter: the mode alone says it.
+    if mode["mode"] in ("r", "rm"):
+        nvim.input("<CR>")  # to read what stopped it
+        history = nvim.api.exec2("messages", {"output": True})["output"].splitlines()
+        raise AssertionError(f"Press ENTER after: {history[-3:]}")
+    assert not mode["blocking"], mode
+
+
+def said(nvim: Any, needle: str, since: int = 0) -> str:
+    """Waits for a message containing `needle` (after the first `since`); returns it. A
+    hit-enter prompt would hold every other request, so the mode (answered even then) is
+    asked first."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        never_waiting(nvim)
+        found = [m for m in shown(nvim)[since:] if needle in m]
+        if found:
+            return found[0]
+        time.sleep(0.02)
+    raise AssertionError(f"no message with {needle!r}: {shown(nvim)[since:]}")
+
+
+def gone(nvim: Any, needle: str) -> None:
+    """Waits until no row shows `needle`; the mode is asked first (a prompt waiting for a key
+    holds every other request)."""
+    deadline = time.monotonic() + 5
+    while True:
+        never_waiting(nvim)
+        rows = screen(nvim)
+        if not any(needle in row for row in rows):
+            return
+        assert time.monotonic() < deadline, "\n".join(rows)
+        time.sleep(0.02)
+
+
+def choosing(nvim: Any) -> None:
+    """Waits until Neovim's built-in vim.ui.select (inputlist()) waits for a number."""
+    deadline = time.monotonic() + 5
+    while nvim.api.get_mode()["mode"] != "c":
+        assert time.monotonic() < deadline, ("no list to choose from", shown(nvim))
+        time.sleep(0.02)
+
+
+def all_fit(nvim: Any) -> None:
+    """Every message shown fits one line of the command area, and whole: nothing cut off."""
+    room = nvim.exec_lua("return vim.v.echospace")
+    for message in shown(nvim):
+        assert "\n" not in message, message
+        width = nvim.exec_lua("return vim.api.nvim_strwidth(...)", message)
+        assert width <= room < nvim.exec_lua("return vim.o.columns"), (message, width, room)
+        assert "…" not in message, message
+
+
+def on_screen(launch: Callable[..., Any], display: Display = DISPLAYS[0], **spawn: Any) -> Any:
+    """An editor with a screen of `display`'s size whose messages are recorded."""
+    nvim = launch(**spawn)
+    nvim.command(f"set lines={display.rows} columns={display.cols}")
+    nvim.ui_attach(display.cols, display.rows, rgb=True)
+    nvim.exec_lua(RECORD)
     return nvim

@@ -10,7 +10,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,21 @@ from chat_view_helpers import (
     DISPLAYS,
     OPEN,
     Display,
+    all_fit,
     answered,
+    choosing,
     conversation,
     focus,
+    gone,
+    never_waiting,
     on_every_screen,
+    on_screen,
     open_chat_list,
     open_view,
     pane_screen,
+    said,
     send,
+    shown,
     wait_for_conversation,
     wait_for_screen,
 )
@@ -38,16 +44,6 @@ from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, 
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 B_TEXT = "print('b')\n"
-
-# Every message, as the real vim.notify gets it (and then shows it).
-RECORD = """
-_G.shown = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(_G.shown, msg)
-  return notify(msg, level, opts)
-end
-"""
 
 
 # The answers' states as `User BB7AnswerState` reports them.
@@ -61,61 +57,12 @@ vim.api.nvim_create_autocmd('User', {
 MARK = "↓ new answer below: G"
 
 
-def shown(nvim: Any) -> list[str]:
-    found: list[str] = nvim.exec_lua("return _G.shown")
-    return found
-
-
-def never_waiting(nvim: Any) -> None:
-    mode = nvim.api.get_mode()
-    # Nothing else is answered while Neovim waits for Enter: the mode alone says it.
-    if mode["mode"] in ("r", "rm"):
-        nvim.input("<CR>")  # to read what stopped it
-        history = nvim.api.exec2("messages", {"output": True})["output"].splitlines()
-        raise AssertionError(f"Press ENTER after: {history[-3:]}")
-    assert not mode["blocking"], mode
-
-
-def said(nvim: Any, needle: str) -> str:
-    """Waits for a message containing `needle`; returns it. A hit-enter prompt would hold
-    every other request, so the mode (answered even then) is asked first."""
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        never_waiting(nvim)
-        found = [m for m in shown(nvim) if needle in m]
-        if found:
-            return found[0]
-        time.sleep(0.02)
-    raise AssertionError(f"no message with {needle!r}: {shown(nvim)}")
-
-
-def gone(nvim: Any, needle: str) -> None:
-    """Waits until no row shows `needle`; the mode is asked first (a prompt waiting for a key
-    holds every other request)."""
-    deadline = time.monotonic() + 5
-    while True:
-        never_waiting(nvim)
-        rows = screen(nvim)
-        if not any(needle in row for row in rows):
-            return
-        assert time.monotonic() < deadline, "\n".join(rows)
-        time.sleep(0.02)
-
-
 def at_end(nvim: Any) -> None:
     """The conversation's cursor is on its last line."""
     assert nvim.exec_lua(
         "local c = require('bb7.chat') return vim.api.nvim_win_get_cursor(c.win('conversation'))[1]"
         " == vim.api.nvim_buf_line_count(c.buf('conversation'))"
     )
-
-
-def choosing(nvim: Any) -> None:
-    """Waits until Neovim's built-in vim.ui.select (inputlist()) waits for a number."""
-    deadline = time.monotonic() + 5
-    while nvim.api.get_mode()["mode"] != "c":
-        assert time.monotonic() < deadline, ("no list to choose from", shown(nvim))
-        time.sleep(0.02)
 
 
 # Another bb7 process holding a chat (as tests/host/test_host_held.py makes one): it takes the
@@ -344,25 +291,6 @@ def diff_taking_nothing(nvim: Any, project: Path) -> None:
     assert not any("partly" in m for m in shown(nvim))
     wait_for_status(nvim, project / "a.py", "~M")  # the user's edit is still theirs
     never_waiting(nvim)
-
-
-def all_fit(nvim: Any) -> None:
-    """Every message shown fits one line of the command area, and whole: nothing cut off."""
-    room = nvim.exec_lua("return vim.v.echospace")
-    for message in shown(nvim):
-        assert "\n" not in message, message
-        width = nvim.exec_lua("return vim.api.nvim_strwidth(...)", message)
-        assert width <= room < nvim.exec_lua("return vim.o.columns"), (message, width, room)
-        assert "…" not in message, message
-
-
-def on_screen(launch: Callable[..., Any], display: Display = DISPLAYS[0], **spawn: Any) -> Any:
-    """An editor with a screen of `display`'s size whose messages are recorded."""
-    nvim = launch(**spawn)
-    nvim.command(f"set lines={display.rows} columns={display.cols}")
-    nvim.ui_attach(display.cols, display.rows, rgb=True)
-    nvim.exec_lua(RECORD)
-    return nvim
 
 
 C_TEXT = "".join(f"c{i} = {i}\n" for i in range(1, 9))

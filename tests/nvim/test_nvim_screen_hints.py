@@ -6,16 +6,26 @@ changed since in one line, and a long path giving way before what a message says
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chat_state import Seeded
-from chat_view_helpers import DISPLAYS, OPEN, conversation, focus, open_view, pane_screen
+from chat_view_helpers import (
+    DISPLAYS,
+    OPEN,
+    RECORD,
+    all_fit,
+    conversation,
+    focus,
+    never_waiting,
+    open_view,
+    pane_screen,
+    said,
+    shown,
+)
 from editor import VERSIONS, emit, screen, type_command, wait_for
-from test_nvim_chat_session import RECORD, all_fit, never_waiting, shown
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 LISTED = [f"file_{i:02}.py" for i in range(14)]
@@ -43,18 +53,6 @@ def seed(project: Path) -> str:
     for name in LISTED[:2]:
         (project / name).write_text("changed = True\n")
     return chat
-
-
-def said(nvim: Any, needle: str, since: int) -> str:
-    """The one message after the first `since` that contains `needle` (waited for)."""
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        never_waiting(nvim)
-        found = [m for m in shown(nvim)[since:] if needle in m]
-        if found:
-            return found[0]
-        time.sleep(0.02)
-    raise AssertionError(f"no message with {needle!r}: {shown(nvim)}")
 
 
 def window_rows(nvim: Any) -> list[str]:

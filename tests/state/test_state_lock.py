@@ -7,11 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from state_helpers import Project
 
 from bb7.refusal import Problem
 from bb7.state import lock
 from bb7.state.records import Lease
+from bb7.state.store import StoreError
 from waits import until
 
 _CONTEND = """
@@ -114,3 +116,35 @@ def test_a_keeper_reports_a_lease_lost_to_a_force_unlock(project: Project) -> No
     until(lambda: lost, "the lease reported lost")
     assert [p.kind for p in lost] == ["lost"]
     keeper.release()  # nothing left to release; must not fail
+
+
+def test_a_keeper_notices_a_takeover_between_its_heartbeats(project: Project) -> None:
+    lost: list[Problem] = []
+    # Renewing only every minute; the lease row is looked at every 20 ms.
+    keeper = lock.keep(project.store, project.chat_id, interval=60, check=0.02, on_lost=lost.append)
+    assert isinstance(keeper, lock.LeaseKeeper)
+    lock.force_unlock(project.store, project.chat_id)
+    deadline = time.monotonic() + 5
+    while not lost and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [p.kind for p in lost] == ["lost"] and keeper.lost
+
+
+def test_a_refused_acquire_keeps_the_lost_token_that_stops_writes(project: Project) -> None:
+    ours = lock.acquire(project.store, project.chat_id)
+    assert isinstance(ours, Lease)
+    other = Lease(
+        chat_id=project.chat_id,
+        pid=1,
+        host="another-machine",
+        heartbeat=time.time(),
+        token="theirs",
+    )
+    with project.store.transaction(guarded=False):
+        project.store.put_lease(other)  # taken over while this process was busy
+    refused = lock.acquire(project.store, project.chat_id)
+    assert isinstance(refused, Problem) and refused.kind == "locked"
+    # What this process still ran in the chat must not store into the other's chat.
+    with pytest.raises(StoreError) as raised, project.store.transaction():
+        pass
+    assert raised.value.kind == "lost"

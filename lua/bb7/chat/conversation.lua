@@ -483,6 +483,7 @@ M.handlers = {
   done = function(p)
     require('bb7.chat.permission').clear()
     M.stop_live()
+    require('bb7.chat.input').done(p)
     local queue, controller = require('bb7.chat.queue'), H.controller
     if not view.is_open() or not controller then return queue.done(p) end
     controller.refresh({ statuses = true }, function() queue.done(p) end)

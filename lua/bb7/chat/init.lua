@@ -199,7 +199,10 @@ function M.take()
     end
     -- Said once the view is drawn, after the command: requests are answered within it, and
     -- a message given before the redraw's own requests could end up stacked with other output.
-    local function say() ui.say(('took over "%s"'):format(chat.name)) end
+    local function say()
+      ui.say(('took over "%s"'):format(chat.name))
+      require('bb7.chat.input').flush(true)
+    end
     if not view.is_open() then
       M.open()
       return vim.schedule(say)
@@ -210,6 +213,26 @@ function M.take()
     end)
   end
   backend().request('take_chat', { force = false }, taken)
+end
+
+--- Another bb7 took this host's chat over (the `chat_lost` event): an answer streaming here
+--- has ended, the view turns read-only in place (the input's banner names the holder), the
+--- typed text stays in the input as the chat's draft, and one line says how to take it back.
+---@param lost bb7.ChatLost
+function M.lost(lost)
+  local S = view.state
+  if S.chat and S.chat.id == lost.chat_id then
+    require('bb7.chat.conversation').stop_live()
+    S.chat.held_by = lost.held_by
+    view.winbars()
+    if view.is_open() then M.refresh() end
+  end
+  local pid = lost.held_by:match('^pid %d+') or lost.held_by
+  local said = ('%s took "%s" over: :BB7Chat! takes it back'):format(pid, lost.name)
+  if vim.api.nvim_strwidth(said) > vim.v.echospace - #'bb7: ' then
+    said = ('%s took the chat over: :BB7Chat! takes it back'):format(pid)
+  end
+  ui.say(said, 'warn')
 end
 
 --- Starts a new chat and shows it; with `same_context`, the new chat gets the active chat's

@@ -13,20 +13,29 @@ local DRAFT_DELAY_MS = 500
 -- Offered by an empty send while the last answer's edits failed (the errors go with it).
 local REPAIR = 'Your last file changes could not be applied; please fix them.'
 
-local H = { timer = nil, saved = nil }
+local H = {
+  timer = nil,
+  saved = nil,
+  -- The last send until it is answered: its text comes back to the input when the send was
+  -- refused before it was stored (another bb7 had taken the chat over).
+  unsent = nil, ---@type { id: string, text: string }?
+}
 
 local backend = require('bb7.util').backend
 
 local function text(buf) return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') end
 
---- Saves the draft now if it changed since the last save.
-function M.flush()
+--- Saves the draft now if it changed since the last save (`always`: whatever was saved; the
+--- host keeps no draft of a chat another bb7 holds, so one typed while read-only is saved
+--- when the chat is taken back).
+---@param always? boolean
+function M.flush(always)
   if H.timer then H.timer:stop() end
   local shown = view.state.chat
   local buf = view.state.bufs.input
   if not shown or not buf or not vim.api.nvim_buf_is_valid(buf) then return end
   local draft = text(buf)
-  if draft == H.saved then return end
+  if draft == H.saved and not always then return end
   H.saved = draft
   backend().request('save_draft', { chat_id = shown.id, draft = draft }, function(err)
     if err then backend().report(err) end
@@ -185,15 +194,28 @@ function M.send()
       if err then return backend().report(err) end
       require('bb7.chat').refresh(nil, function(failed)
         if failed then return backend().report(failed) end
-        M.send()
+        if view.state.chat.held_by == '' then M.send() end
       end)
     end)
   end
-  require('bb7').send(message)
+  H.unsent = { id = require('bb7').send(message), text = message }
   conversation.begin_exchange(message)
   M.set('')
   H.saved = nil
   M.flush()
+end
+
+--- A send ended (`done`): refused because another bb7 had taken the chat over, its text goes
+--- back to an empty input, to be sent once the chat is taken back.
+---@param done bb7.SendDone
+function M.done(done)
+  local unsent = H.unsent
+  if not unsent or unsent.id ~= done.request_id then return end
+  H.unsent = nil
+  if done.kind == 'locked' and M.is_empty() then
+    M.set(unsent.text)
+    H.saved = nil
+  end
 end
 
 return M

@@ -126,7 +126,8 @@ FailureKind = Literal[
     "readonly",
     "context_over",  # the prompt is larger than the model's context window: nothing was sent
     "no_images",  # the prompt has an image the model cannot read: nothing was sent
-    "store",  # the database failed, or another process took the chat over: nothing more stored
+    "store",  # the database failed: nothing more stored
+    "lost",  # another bb7 took the chat over (its editor shows it): nothing more stored
     "internal",  # a bug in bb7; the log has the traceback
 ]
 

@@ -213,7 +213,7 @@ class _Send:
                     client = OpenAICompatClient(self.config.provider, key)
                     outcome = self._exchange(client)
             except StoreError as exc:  # the database, or the chat's lease, was lost: one line
-                outcome = self._failed_with("store", str(exc), 0)
+                outcome = self._failed_with("lost" if exc.kind == "lost" else "store", str(exc), 0)
             except Exception as exc:  # a bug: the user still gets an outcome and their message
                 log.exception("send in chat %s failed", self.chat_id)
                 detail = redact(f"{type(exc).__name__}: {exc}", self.key)

@@ -39,6 +39,16 @@ def held_elsewhere(store: Store, chat: Chat) -> str:
     return lock.held_by(store, chat.id)
 
 
+def held_by_another(store: Store, chat_id: str) -> Problem:
+    """The refusal of a change to a chat another live bb7 holds, in one line (where that one
+    runs is on the view's read-only banner)."""
+    lease = lock.holder(store, chat_id)
+    by = "another bb7"
+    if lease is not None:
+        by = f"pid {lease.pid}" + ("" if lease.host == lock.this_host() else f" on {lease.host}")
+    return Problem("locked", f"held by {by}: {TAKE} (read-only here)")
+
+
 # Lua that writes one file through its loaded buffer; returns nil, or why it could not.
 REPLACE = "return require('bb7.buffer').replace(...)"
 
@@ -113,12 +123,7 @@ class Project(Call):
         read-only, and `:BB7Chat!` takes it over)."""
         problem = self.session.hold(store, chat)
         if problem is not None:
-            lease = lock.holder(store, chat.id) if problem.kind == "locked" else None
-            if lease is not None:  # what to do first: the place may be cut
-                where = lock.where(lease)
-                message = f"held by pid {lease.pid}: {TAKE} (read-only here; it runs {where})"
-                problem = Problem("locked", message)
-            raise Abort(problem)
+            raise Abort(held_by_another(store, chat.id) if problem.kind == "locked" else problem)
         return Held(self.ctx, self.session, self.ws, store, chat)
 
 

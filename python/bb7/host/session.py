@@ -48,8 +48,12 @@ class Session:
         self.workspace: Workspace | None = None
         self.unusable: Problem | None = None  # why the project's database cannot be opened
         self.settings = Settings()
-        # Called from the lease keeper's thread when another process took the chat over.
-        self.on_lease_lost: Callable[[Problem], None] | None = None
+        # Runs a function on the loop thread soon (the host's `ctx.post`): the lease keeper's
+        # thread reports a lost lease through it.
+        self.post: Callable[..., None] | None = None
+        # Called with the chat's id on the loop thread once another process took the held chat
+        # over (or it was unlocked), after `lost` ended what ran in it here.
+        self.on_lease_lost: Callable[[str], None] | None = None
         self._keeper: lock.LeaseKeeper | None = None
         # Per project path: the local text the last status shown was computed from. Apply
         # hands it back to the core, which refuses if the file changed since.
@@ -58,6 +62,7 @@ class Session:
         self.sends: dict[str, Handle[Any]] = {}
         # The agent of each agent chat that had a turn (its process runs until the host exits).
         self.agents: dict[str, AgentSession] = {}
+        self._lost: list[tuple[Store, str]] = []  # see `lost`
         self._recovered: list[str] = []
 
     # -- the project ---------------------------------------------------------------------------
@@ -126,16 +131,61 @@ class Session:
     def hold(self, store: Store, chat: Chat) -> Problem | None:
         """Hold `chat` for this host (a lease, renewed in the background), giving up the one
         held before; refused when another bb7 holds it."""
+        self.settle()
         keeper = self._keeper
         held = keeper is not None and keeper.chat_id == chat.id and keeper.store is store
-        if held and keeper is not None and not keeper.lost:
-            return None
+        # The keeper looks twice a second: a takeover since is read from the lease row, so
+        # this host never acts on a chat another one holds now.
+        if held and keeper is not None:
+            if not keeper.lost and lock.still_ours(store, keeper.lease):
+                return None
+            self.lost(keeper)
         self._release()
-        kept = lock.keep(store, chat.id, on_lost=self.on_lease_lost)
+        kept = lock.keep(store, chat.id, on_lost=self._keeper_lost)
         if isinstance(kept, Problem):
             return kept
         self._keeper = kept
         return None
+
+    def _keeper_lost(self, problem: Problem) -> None:
+        """From a keeper's thread: its lease was lost (it is marked `lost`)."""
+        if self.post is not None:
+            self.post(self._check_lost)
+
+    def _check_lost(self) -> None:
+        if self._keeper is not None and self._keeper.lost:
+            self.lost(self._keeper)
+
+    def lost(self, keeper: lock.LeaseKeeper) -> None:
+        """Another bb7 took the chat of `keeper` over: the sends running here end (the host
+        stays), the chat is no longer held, and `on_lease_lost` is told. Loop thread only;
+        nothing when `keeper` no longer holds this host's chat."""
+        if keeper is not self._keeper:
+            return
+        keeper.lost = True
+        keeper.stop()
+        self._keeper = None
+        self.seen.clear()
+        for handle in self.sends.values():
+            handle.cancel()
+        # The lost lease's token stays in the store's `held` while a cancelled send may still
+        # store its end: the store refuses that write instead of adding to the other's chat.
+        self._lost.append((keeper.store, keeper.chat_id))
+        self.settle()
+        if self.on_lease_lost is not None:
+            self.on_lease_lost(keeper.chat_id)
+
+    def settle(self) -> None:
+        """Forget the tokens of lost leases once no send runs that could write under them."""
+        if any(not h.finished for h in self.sends.values()):
+            return
+        for store, chat_id in self._lost:
+            store.held.pop(chat_id, None)
+        self._lost.clear()
+
+    def send_ended(self, request_id: str) -> None:
+        self.sends.pop(request_id, None)
+        self.settle()
 
     def _release(self) -> None:
         if self._keeper is not None:

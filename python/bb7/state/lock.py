@@ -27,6 +27,9 @@ from bb7.state.store import Store
 STALE_AFTER = 60.0
 # Renew well within STALE_AFTER, so a missed beat or two never lets another process take over.
 HEARTBEAT_EVERY = STALE_AFTER / 4
+# How soon a keeper notices that another process took its chat over (`:BB7Chat!` there): one
+# read of the lease row, so the editor that lost it turns read-only within half a second.
+CHECK_EVERY = 0.5
 
 
 def this_host() -> str:
@@ -65,10 +68,14 @@ def is_ours(lease: Lease) -> bool:
 
 def acquire(store: Store, chat_id: str) -> Lease | Problem:
     """Take the chat for this process, or say who holds it."""
-    store.held.pop(chat_id, None)  # taken afresh: an old, lost token must not refuse it
+    # Taken afresh: an old, lost token must not refuse it; kept when the chat is refused (it
+    # still stops what this process ran in the chat from storing more there).
+    old = store.held.pop(chat_id, None)
     with store.transaction():
         current = store.lease(chat_id)
         if current is not None and not is_ours(current) and not is_stale(current):
+            if old is not None:
+                store.held[chat_id] = old
             return Problem(
                 "locked",
                 f"chat {chat_id} is open in another bb7 process ({describe(current)}); close "
@@ -103,6 +110,12 @@ def heartbeat(store: Store, lease: Lease) -> Lease | Problem:
         return renewed
 
 
+def still_ours(store: Store, lease: Lease) -> bool:
+    """True while the lease row is still `lease`'s (not taken over, not unlocked): a read."""
+    current = store.lease(lease.chat_id)
+    return current is not None and current.token == lease.token
+
+
 def release(store: Store, lease: Lease) -> None:
     """Give the chat up (only if we still hold it)."""
     if store.held.get(lease.chat_id) == lease.token:
@@ -134,9 +147,9 @@ def held_by(store: Store, chat_id: str) -> str:
 
 class LeaseKeeper:
     """Holds a chat for this process until `release()`: a daemon thread renews the lease every
-    `interval` seconds over its own database connection (the owner's stays free). When the
-    lease is lost (force-unlocked, taken over as stale), `on_lost(problem)` runs in that thread
-    and renewing stops."""
+    `interval` seconds over its own database connection (the owner's stays free), and between
+    renewals looks every `check` seconds whether it is still ours. When the lease is lost
+    (taken over, force-unlocked), `on_lost(problem)` runs in that thread and renewing stops."""
 
     def __init__(
         self,
@@ -144,11 +157,13 @@ class LeaseKeeper:
         lease: Lease,
         *,
         interval: float = HEARTBEAT_EVERY,
+        check: float = CHECK_EVERY,
         on_lost: Callable[[Problem], None] | None = None,
     ) -> None:
         self.store = store
         self.lease = lease
         self._interval = interval
+        self._check = min(check, interval)
         self._on_lost = on_lost
         self.lost = False  # another process took the chat over, or it was unlocked
         self._stop = threading.Event()
@@ -164,8 +179,13 @@ class LeaseKeeper:
     def _run(self) -> None:
         own = Store(self.store.path, scope=self.store.scope, root=self.store.root)
         try:
-            while not self._stop.wait(self._interval):
-                renewed = heartbeat(own, self.lease)
+            beat = time.monotonic()
+            while not self._stop.wait(self._check):
+                renewed: Lease | Problem = self.lease
+                if time.monotonic() - beat >= self._interval:
+                    renewed, beat = heartbeat(own, self.lease), time.monotonic()
+                elif not still_ours(own, self.lease):
+                    renewed = Problem("lost", f"another bb7 took chat {self.chat_id} over")
                 if isinstance(renewed, Problem):
                     self.lost = True
                     if self._on_lost is not None:
@@ -175,10 +195,15 @@ class LeaseKeeper:
         finally:
             own.close()
 
+    def stop(self) -> None:
+        """Stop renewing (the lease is left as it is)."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
     def release(self) -> None:
         """Stop renewing and give the chat up (if this process still holds it)."""
-        self._stop.set()
-        self._thread.join(timeout=5)
+        self.stop()
         release(self.store, self.lease)
 
 
@@ -187,10 +212,11 @@ def keep(
     chat_id: str,
     *,
     interval: float = HEARTBEAT_EVERY,
+    check: float = CHECK_EVERY,
     on_lost: Callable[[Problem], None] | None = None,
 ) -> LeaseKeeper | Problem:
     """Take the chat (see `acquire`) and keep it until the keeper's `release()`."""
     lease = acquire(store, chat_id)
     if isinstance(lease, Problem):
         return lease
-    return LeaseKeeper(store, lease, interval=interval, on_lost=on_lost)
+    return LeaseKeeper(store, lease, interval=interval, check=check, on_lost=on_lost)

@@ -54,7 +54,6 @@ from bb7.host.protocol import (
     MoveChatArgs,
     NewChatArgs,
     NoArgs,
-    Notify,
     OpenArgs,
     PasteArgs,
     PathArgs,
@@ -205,8 +204,9 @@ def _import(modules: tuple[str, ...]) -> None:
 
 def _start(session: Session) -> Callable[[Context], None]:
     def start(ctx: Context) -> None:
-        # Called from the lease keeper's thread when another bb7 took the chat over.
-        session.on_lease_lost = lambda problem: ctx.emit("notify", Notify("warn", problem.message))
+        # Another bb7 took the held chat over: the editor is told.
+        session.post = ctx.post
+        session.on_lease_lost = lambda chat_id: chats.lease_lost(needs.call(ctx, session), chat_id)
         ctx.spawn(_import, WARM_UP, name="import the lazy handlers")
 
     return start

@@ -194,4 +194,4 @@ class _Forward:
             )
 
     def _forget(self) -> None:
-        self.r.session.sends.pop(self.request_id, None)
+        self.r.session.send_ended(self.request_id)

@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 from bb7.chatview import info
 from bb7.host.handlers.project import publish, publish_all
-from bb7.host.needs import Held, Project, Reading, held_elsewhere
+from bb7.host.needs import Call, Held, Project, Reading, held_elsewhere
 from bb7.host.protocol import (
     ChatIdArgs,
+    ChatLost,
     ChatRestored,
     ChatSearchHit,
     ChatSummary,
@@ -78,6 +79,20 @@ def take_chat(p: Project, args: TakeChatArgs) -> ChatSummary:
     h = p.held(create=True)
     publish_all(h)
     return summary(p.ws, h.chat)
+
+
+def lease_lost(c: Call, chat_id: str) -> None:
+    """Another bb7 took over the chat this host held (its sends here have ended): the editor
+    shows it read-only, saying who has it now (not when it was only unlocked: the next
+    request takes it again)."""
+    ws = c.session.workspace
+    found = None if ws is None else ws.find(chat_id)
+    if found is None or isinstance(found, Problem):
+        return
+    store, chat = found
+    by = held_elsewhere(store, chat)
+    if by:
+        c.emit("chat_lost", ChatLost(chat.id, chat.name, by))
 
 
 def active_chat(h: Held, args: NoArgs) -> Chat:

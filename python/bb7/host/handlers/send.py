@@ -23,7 +23,7 @@ from bb7.host.handlers.context import live_texts
 from bb7.host.handlers.model import provider
 from bb7.host.handlers.project import publish
 from bb7.host.handlers.prompt import diff_mode, send_config
-from bb7.host.needs import Call, Held, Project, Reading
+from bb7.host.needs import Call, Held, Project, Reading, held_by_another
 from bb7.host.protocol import (
     CancelArgs,
     ChatIdArgs,
@@ -38,12 +38,14 @@ from bb7.host.protocol import (
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.keys import KeyProblem, resolve_api_key
 from bb7.refusal import Abort, Problem, unwrap
+from bb7.state.store import StoreError
 from bb7.text.words import plural
 
 
 def send(c: Call, args: SendArgs) -> None:
     """Start a send in the active chat (a new one if none); the answer comes as events. In
     an agent chat, a turn of its agent (`bb7.host.handlers.agent`)."""
+    h: Held | None = None
     try:
         h = c.project().held(create=True)
         if h.chat.agent:  # the chat's agent answers, not the model
@@ -66,13 +68,19 @@ def send(c: Call, args: SendArgs) -> None:
                 live_problems=unread,
             )
         )
-    except Abort as refused:
-        # A send that could not start still ends with `done`, so nothing waits for it forever.
-        problem = refused.problem
+    except (Abort, StoreError) as refused:
+        # A send that could not start still ends with `done`, so nothing waits for it forever
+        # (a StoreError: the chat was taken over after it was checked; nothing was stored).
+        if isinstance(refused, Abort):
+            problem = refused.problem
+        elif refused.kind == "lost" and h is not None:
+            problem = held_by_another(h.store, h.chat.id)
+        else:
+            problem = Problem("unusable_state", str(refused))
         c.emit(
             "done", SendDone(args.request_id, ok=False, kind=problem.kind, message=problem.message)
         )
-        raise
+        raise Abort(problem) from None
     c.session.sends[args.request_id] = handle
     if config.follow_edits != "off":
         # The context followed the user's edits: their `~` goes at once, not at the answer.
@@ -100,7 +108,7 @@ class _Forward:
             ctx.emit(*convert.streamed(rid, event))
 
     def _forget(self) -> None:
-        self.r.session.sends.pop(self.request_id, None)
+        self.r.session.send_ended(self.request_id)
 
 
 def cancel(c: Call, args: CancelArgs) -> None:

@@ -306,6 +306,15 @@ class AgentNotice(msgspec.Struct, frozen=True):
     message: str
 
 
+class ChatLost(msgspec.Struct, frozen=True):
+    """Another bb7 took over the chat this host held (`:BB7Chat!` there): the sends running
+    here ended, the view turns read-only. `held_by`: who has it now (`pid 4242 in ~/p`)."""
+
+    chat_id: str
+    name: str
+    held_by: str
+
+
 # Every event Lua receives: its name -> its payload (the send's others are `Streamed`, named by
 # their tag: `chunk`, `reasoning`, ...).
 EVENTS: dict[str, type[msgspec.Struct]] = {
@@ -320,4 +329,5 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "agent_plan": AgentPlan,
     "agent_permission": AgentPermission,
     "agent_notice": AgentNotice,
+    "chat_lost": ChatLost,
 }
