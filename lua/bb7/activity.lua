@@ -40,7 +40,8 @@ function M.started(p)
   M.set('streaming')
 end
 
---- "answer ready in <chat>: 2 files changed, :BB7Review" (the chat's name from the host).
+--- "answer ready in <chat>: 2 files changed, :BB7Review" (one: its name; the chat's name from
+--- the host).
 ---@param chat_id string?
 ---@param files string[]
 local function announce(chat_id, files)
@@ -52,7 +53,8 @@ local function announce(chat_id, files)
       if chat.id == chat_id then name = chat.name end
     end
     local what = #files == 0 and ':BB7Chat shows it'
-      or ('%d file%s changed, :BB7Review'):format(#files, #files == 1 and '' or 's')
+      or #files == 1 and ('%s changed, :BB7Review'):format(vim.fn.fnamemodify(files[1], ':t'))
+      or ('%d files changed, :BB7Review'):format(#files)
     -- A long name gives way, so what to do stays on the line (`bb7: answer ready in : `).
     local room = vim.v.echospace - 23 - vim.api.nvim_strwidth(what)
     name = require('bb7.chat.view').truncate(name, math.max(room, 10))

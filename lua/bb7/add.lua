@@ -7,11 +7,13 @@ local M = {}
 local backend = require('bb7.util').backend
 
 --- Adds `specs` (relative to the current directory); `done(err, message)` afterwards
---- (`message` nil: the user cancelled).
+--- (`message` nil: the user cancelled). `gathered`: the editor gathered them (buffers, the
+--- quickfix list), so one that cannot be added is skipped, not a refusal of all.
 ---@param specs string[]
 ---@param readonly boolean
 ---@param done fun(err: any, message: string?)
-function M.paths(specs, readonly, done)
+---@param gathered? boolean
+function M.paths(specs, readonly, done, gathered)
   -- One file: its buffer even when unchanged (the host publishes its status through it).
   local one = #specs == 1 and vim.fn.fnamemodify(specs[1], ':p') or nil
   local function send(answer)
@@ -21,6 +23,7 @@ function M.paths(specs, readonly, done)
       readonly = readonly,
       answer = answer,
       buffers = require('bb7.buffer').for_request(one),
+      gathered = gathered or false,
     }
     backend().request('add_paths', args, function(err, plan)
       if err then return done(err) end

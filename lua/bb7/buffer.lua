@@ -90,20 +90,40 @@ local function set_changed_lines(buf, old, new)
   end
 end
 
---- Opens file `path` for editing from the current window; from one that keeps its buffer
---- ('winfixbuf': a chat view pane, where `:edit` fails) in the window the user came from when
---- that one can show it (the split layout's code window), else in a new tab.
+--- A window of the current tab page for code, not a chat view pane: the previous one when it
+--- is such, else the first; nil when the tab holds only the view.
+---@return integer?
+local function code_window()
+  local previous = vim.fn.win_getid(vim.fn.winnr('#'))
+  if previous ~= 0 and not vim.w[previous].bb7_pane then return previous end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if not vim.w[win].bb7_pane and vim.api.nvim_win_get_config(win).relative == '' then
+      return win
+    end
+  end
+  return nil
+end
+
+--- Opens file `path` for editing from the current window; from a chat view pane (which keeps
+--- its buffer) in the code window beside it (the split layout's), else in a new tab.
 ---@param path string
 function M.edit(path)
   local file = vim.fn.fnameescape(path)
-  if not vim.wo.winfixbuf then return vim.cmd.edit(file) end
-  local from = vim.api.nvim_get_current_win()
-  vim.cmd('silent! wincmd p')
-  if vim.api.nvim_get_current_win() ~= from and not vim.wo.winfixbuf then
-    return vim.cmd.edit(file)
-  end
-  vim.api.nvim_set_current_win(from)
-  vim.cmd.tabedit(file)
+  if not vim.w.bb7_pane then return vim.cmd.edit(file) end
+  local win = code_window()
+  if not win then return vim.cmd.tabedit(file) end
+  vim.api.nvim_set_current_win(win)
+  vim.cmd.edit(file)
+end
+
+--- Shows `buf` where code goes: the code window beside the chat view, else a new tab (a file
+--- opened in a pane, `:edit` typed there, goes there instead).
+---@param buf integer
+function M.show(buf)
+  local win = code_window()
+  if not win then return vim.cmd('tab sbuffer ' .. buf) end
+  vim.api.nvim_win_set_buf(win, buf)
+  vim.api.nvim_set_current_win(win)
 end
 
 local first_line = require('bb7.util').first_line

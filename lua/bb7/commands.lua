@@ -39,13 +39,16 @@ local function path_request(method)
 end
 
 --- What `:BB7Add`'s arguments name, as the host takes them (`PATH[:START-END]`, directories,
---- globs): `buffers` and `quickfix [sections]` are gathered here, the rest goes as typed
---- (`%`, `~` and `$VAR` expanded; wildcards are the host's).
+--- globs): `buffers` and `quickfix [sections]` are gathered here (`true` third: what cannot
+--- be added is skipped), the rest goes as typed (`%`, `~` and `$VAR` expanded; wildcards are
+--- the host's).
 local function add_specs(opts)
   local args, add = opts.fargs, require('bb7.add')
-  if args[1] == 'buffers' and #args == 1 then return add.buffers(), 'no listed file buffers' end
+  if args[1] == 'buffers' and #args == 1 then
+    return add.buffers(), 'no listed file buffers', true
+  end
   if args[1] == 'quickfix' and (#args == 1 or (#args == 2 and args[2] == 'sections')) then
-    return add.quickfix(args[2] == 'sections'), 'the quickfix list names no readable file'
+    return add.quickfix(args[2] == 'sections'), 'the quickfix list names no readable file', true
   end
   if opts.range > 0 then
     if #args > 1 then usage('a range takes one file') end
@@ -66,10 +69,10 @@ local function add(readonly)
       if readonly then usage('a live part is always read-only: use :BB7Add') end
       return live.add(opts.fargs, function(err, said) answer(err, said) end)
     end
-    local specs, none = add_specs(opts)
+    local specs, none, gathered = add_specs(opts)
     if #specs == 0 then usage(none) end
     local function done(err, message) answer(err, message and { message = message }) end
-    require('bb7.add').paths(specs, readonly, done)
+    require('bb7.add').paths(specs, readonly, done, gathered)
   end
 end
 
@@ -239,8 +242,10 @@ a section). `:BB7Add diagnostics [all]`, `:BB7Add diff [--staged|REF]`
 and `:BB7Add terminal [NAME]` add a live part, read again at each send
 (|bb7-live-parts|); `./diff` names a file called diff. A file that looks like a secret (`.env*`, `*.pem`, `*.key`,
 `id_rsa*`, a private key, an AWS or `sk-` API key inside) is added only
-after you say so. Adding a file already there refreshes it. All are added,
-or none. Without [path] in the chat view, picks project files (git-tracked
+after you say so. Adding a file already there refreshes it. The paths you
+name are added all or none; of a directory, a glob, `buffers` or `quickfix`
+what can be added is, and the message names what was skipped and why
+(`skipped .bb7/instructions (bb7's own)`). Without [path] in the chat view, picks project files (git-tracked
 first) in the `picker` option's picker, several at once in telescope,
 fzf-lua or snacks.]],
     run = add(false),
@@ -527,7 +532,8 @@ one line; starts the host if needed.]],
       backend().request('ping', vim.empty_dict(), function(err, pong)
         if err then return backend().report(err) end
         local info = backend().status().info or {}
-        local python = info.python and (', Python ' .. vim.fn.fnamemodify(info.python, ':t')) or ''
+        local python = (pong.python_version or '') ~= '' and (', Python ' .. pong.python_version)
+          or ''
         notify(
           ('bb7 %s (host pid %d, protocol %s%s)'):format(
             pong.version,
@@ -553,7 +559,7 @@ the chat view's model picker use it.]],
         if list.error and list.error ~= vim.NIL then return notify(list.error, 'error') end
         if list.warning and list.warning ~= vim.NIL then return notify(list.warning, 'warn') end
         require('bb7.chat.models').ids = vim.tbl_map(function(m) return m.id end, list.models)
-        notify(('models list refreshed: %d models'):format(#list.models))
+        notify('models list refreshed: ' .. require('bb7.util').plural(#list.models, 'model'))
       end)
       backend().request('models', { refresh = true }, function(err)
         if err then

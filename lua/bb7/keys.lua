@@ -87,14 +87,14 @@ M.specs = {
     'gA',
     { 'conversation', 'input' },
     'n',
-    'add the files the last answer asks for, read-only, and send your message again'
+    'add the files the last answer asks for, read-only, and send them in a new message'
   ),
   key(
     'add_requested_writable',
     'gW',
     { 'conversation', 'input' },
     'n',
-    'add the files the last answer asks for, writable, and send your message again'
+    'add the files the last answer asks for, writable, and send them in a new message'
   ),
   key('reasoning', 'ge', VIEW, 'n', "choose the chat's reasoning effort"),
   key(

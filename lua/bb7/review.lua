@@ -71,6 +71,33 @@ local function reveal_top(buf, hunk)
   vim.fn.winrestview({ topline = 1, topfill = #hunk.added })
 end
 
+--- Puts a hunk's `label` after the line `row` of `buf`, or on a line of its own above it when
+--- the window showing `buf` has no room after the line: Neovim would cut it at the edge (a
+--- 40-column window of the split layout).
+---@param buf integer
+---@param row integer 0-based
+---@param label string
+local function put_label(buf, row, label)
+  local win = vim.fn.bufwinid(buf)
+  local room = vim.o.columns
+  if win ~= -1 then
+    local info = vim.fn.getwininfo(win)[1]
+    room = info.width - info.textoff
+  end
+  local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ''
+  if vim.fn.strdisplaywidth(line) + 1 + vim.api.nvim_strwidth(label) <= room then
+    vim.api.nvim_buf_set_extmark(buf, M.ns, row, 0, {
+      virt_text = { { label, 'BB7ReviewHunk' } },
+      virt_text_pos = 'eol',
+    })
+  else
+    vim.api.nvim_buf_set_extmark(buf, M.ns, row, 0, {
+      virt_lines = { { { label, 'BB7ReviewHunk' } } },
+      virt_lines_above = true,
+    })
+  end
+end
+
 --- Draws a hunk of an agent's own write (already in the buffer): its lines highlighted as
 --- added, the lines from before the agent's turn as removed virtual lines above them.
 ---@param buf integer
@@ -92,10 +119,7 @@ local function draw_applied(buf, hunk, index, total, count, pad)
   first = math.min(first, count - 1)
   local label = ('bb7 agent hunk %d/%d'):format(index, total)
   if hunk.overlap then label = label .. ': you edited it since' end
-  vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
-    virt_text = { { label, 'BB7ReviewHunk' } },
-    virt_text_pos = 'eol',
-  })
+  put_label(buf, first, label)
   local virt = {}
   for _, line in ipairs(hunk.added) do
     table.insert(virt, { { line .. pad, 'BB7ReviewDelete' } })
@@ -150,10 +174,14 @@ local function draw_pending(buf, hunk, i, total, count, pad, empty)
     })
     above = false
   end
-  vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
-    virt_text = { { label, 'BB7ReviewHunk' } },
-    virt_text_pos = onto and 'right_align' or 'eol',
-  })
+  if onto then
+    vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
+      virt_text = { { label, 'BB7ReviewHunk' } },
+      virt_text_pos = 'right_align',
+    })
+  else
+    put_label(buf, first, label)
+  end
   if #virt > 0 then
     vim.api.nvim_buf_set_extmark(buf, M.ns, above and first or last, 0, {
       virt_lines = virt,

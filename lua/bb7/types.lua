@@ -12,10 +12,12 @@
 ---@field value any
 ---@field error? bb7.Problem
 
+--- `ping`'s answer: the payload back, bb7's version, the host's pid and Python version.
 ---@class bb7.Pong
 ---@field payload any
 ---@field version string
 ---@field pid integer
+---@field python_version string
 
 --- A reply whose `message` Lua shows to the user (`vim.notify`, info level).
 ---@class bb7.Said
@@ -463,6 +465,7 @@
 ---@field pricing bb7.Pricing
 ---@field capabilities_source string
 ---@field edits string
+---@field context string
 
 --- One answer to the agent's question: the key that gives it, its option and name.
 ---@class bb7.AgentChoice

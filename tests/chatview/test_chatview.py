@@ -10,6 +10,7 @@ from bb7.chatview.conversation import (
     format_cost,
     render,
     usage_line,
+    usage_lines,
 )
 from bb7.chatview.files import panel
 from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart, Usage
@@ -189,6 +190,7 @@ def test_an_answer_ends_with_a_quiet_usage_line_and_the_chat_has_totals() -> Non
 
 
 def test_costs_and_tokens_read_at_a_glance() -> None:
+    assert format_cost(0.000064) == "$0.000064"  # written out, never 6.4e-05
     assert [format_cost(c) for c in (0.0031, 0.123, 2.5, 0.0)] == [
         "$0.0031",
         "$0.12",
@@ -207,3 +209,13 @@ def test_a_long_note_shows_its_first_line_and_folds_the_rest() -> None:
     short = render([Message(role="system", parts=[TextPart("It failed.\n" + details[0])])])
     assert short.folds == []
     assert short.lines == ["⚠ It failed.", "• a.py, edit 1: not found"]
+
+
+def test_a_usage_line_too_wide_for_its_pane_breaks_between_its_parts() -> None:
+    usage = Usage(
+        prompt_tokens=12000, completion_tokens=350, cost=0.012, duration=4.1, first_token=0.4
+    )
+    assert usage_lines(usage) == [usage_line(usage)]
+    narrow = usage_lines(usage, 36)
+    assert narrow == ["↳ 12k in · 350 out · $0.012", "  4.1 s (first token 0.4 s)"]
+    assert all(len(line) <= 36 for line in narrow)

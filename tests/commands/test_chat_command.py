@@ -154,6 +154,11 @@ def test_bb7_chat_prints_the_usage_line_and_bb7_usage_counts_the_answer(
         "today: $0.0087 in 1 request (1 chat), 13k tokens in, 11k cached; the cache saved $0.029"
     )
     assert re.fullmatch(r"active chat '.+': 13k tokens · \$0\.0087 \(saved \$0\.029\)", chat)
+    # No provider named and no OpenRouter key: the credit is not asked about (the answer came
+    # from a local server; bb7 usage does not read the editor's setup).
+    assert cli("usage").stdout.splitlines() == [today, chat]
+    asked = cli("usage", "--provider", "openrouter").stdout.splitlines()
+    assert asked[-1].startswith("OpenRouter credit: unknown (No API key")
 
 
 def test_failed_edits_exit_1_and_the_next_bb7_chat_sends_the_retry_context(

@@ -98,4 +98,6 @@ def test_a_done_send_brings_its_usage_with_the_cache_and_its_cost() -> None:
 
 def test_models_reach_lua_as_wire_models() -> None:
     (model,) = convert.models([ModelInfo("m/1", "M", 8000, pricing=Pricing(prompt=1e-6))])
-    assert model == wire.ModelInfo("m/1", "M", 8000, pricing=wire.Pricing(prompt=1e-6))
+    assert model == wire.ModelInfo(
+        "m/1", "M", 8000, pricing=wire.Pricing(prompt=1e-6), context="8.0k"
+    )

@@ -27,8 +27,8 @@ PANEL_NOTE = (
 
 
 def said(nvim: Any, command: str) -> str:
-    """The command's notifications, without the chat's name (a date) at the end."""
-    return re.sub(r" to Chat [^\n]*$", "", run(nvim, command))
+    """The command's notifications, without the chat's name (a date)."""
+    return re.sub(r" (to|in) Chat \d{4}-\d\d-\d\d \d\d:\d\d", "", run(nvim, command))
 
 
 def in_chat(nvim: Any) -> list[str]:
@@ -67,11 +67,23 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     )
     assert said(ready, "BB7Add quickfix sections") == "bb7: added lib/z.txt:2-4 (section)"
     ready.command("edit lib/z.txt")
-    out = said(ready, "BB7AddReadonly buffers")  # a.py is writable: all or none
+    # Typed one by one, paths are added all or none; open buffers add what can be added, and
+    # say what they skipped (bb7's own files, one already in the chat as something else).
+    out = said(ready, "BB7AddReadonly lib/z.txt a.py")
     assert out.startswith("bb7: a.py is already in the context as writable"), out
-    assert said(ready, "BB7Add buffers") == "bb7: added 1 file, 1 already up to date"
+    (project / ".bb7" / "instructions").write_text("Be brief.\n")
+    ready.command("split .bb7/instructions")
+    out = said(ready, "BB7Add buffers")
+    assert out == ("bb7: added lib/z.txt; skipped .bb7/instructions (bb7's own)"), out
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 26")
     assert {"lib/z.txt", "lib/x.py", "lib/y.py"} < set(in_chat(ready))
+    out = said(ready, "BB7AddReadonly buffers")
+    assert out == (
+        "bb7: nothing new; skipped 3: a.py (already writable), lib/z.txt (already writable),"
+        " .bb7/instructions (bb7's own)"
+    ), out
+    ready.command("bwipeout .bb7/instructions")
+    (project / ".bb7" / "instructions").unlink()
 
     # A file that looks like a secret is added only when the user says so.
     (project / ".env").write_text("TOKEN=abc\n")

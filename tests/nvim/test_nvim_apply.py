@@ -206,7 +206,7 @@ def test_commands_before_bb7init_say_to_run_it_and_add_starts_a_global_chat(
     text = wait_for_message(nvim, f"bb7: no bb7 project in {project}: run :BB7Init there")
     assert "Traceback" not in text
     nvim.command("BB7Add")  # as after :BB7Chat, not refused until one opened a global chat
-    wait_for_message(nvim, "bb7: added a.py (external) to the global chat ")
+    wait_for_message(nvim, "bb7: added a.py (external) to [global] ")
     assert not (project / ".bb7").exists()
 
 

@@ -1,5 +1,6 @@
 """The model asks for files, the user consents: the request shows under the answer, and only
-`gA` (read-only) or `gW` (writable) adds the files and sends the message again."""
+`gA` (read-only) or `gW` (writable) adds the files and says so in a new message; the answer
+that asked stays."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from chat_view_helpers import (
     answered,
+    conversation,
     files_panel,
     focus,
     send,
@@ -21,7 +23,7 @@ from llm_server import LLMServer, finish, stream, text_chunk, tool_call
 FILES_BLOCK = "I need the helper.\n««« FILES\nwhy: c() is defined there\nc.py\n»»» FILES END\n"
 
 
-def test_asked_files_are_added_only_by_the_key_which_sends_the_message_again(
+def test_asked_files_are_added_only_by_the_key_which_sends_them_in_a_new_message(
     launch: Callable[..., Any], project: Path
 ) -> None:
     (project / "c.py").write_text("def c():\n    return 'from c'\n")
@@ -43,7 +45,10 @@ def test_asked_files_are_added_only_by_the_key_which_sends_the_message_again(
         wait_for_screen(nvim, "The model asks for files: c() is defined there")
         second = server.chat_requests()[-1]["body"]
         assert "print('b')" in second and second.count("Fix the import") == 1
+        assert "Here are the files you asked for: b.py." in second
         assert any("b.py" in line for line in files_panel(nvim))
+        # The answer that asked stays: two messages of the user, each answered.
+        assert conversation(nvim).count("## You") == 2
 
         server.push(stream(text_chunk("Fixed now."), finish()))
         nvim.input("gW")

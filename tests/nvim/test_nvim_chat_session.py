@@ -314,7 +314,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.command("edit c.py")
     nvim.input("5GA # mine<Esc>")
     type_command(nvim, "BB7Merge")
-    said(nvim, "c.py: merged, except lines 5: both changed them")
+    said(nvim, "c.py: merged, except line 5: both changed them")
     # :BB7Diff taking one of two hunks: part merged.
     nvim.command("edit d.py")
     type_command(nvim, "BB7Diff")

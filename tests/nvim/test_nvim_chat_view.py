@@ -486,7 +486,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     seeded.add(chat, "a.py")
     seeded.model_writes(chat, "a.py", "uno = 1\ntwo = 2\nthree = 3\n")
     open_view(editor, "Assistant modified: a.py")
-    # The panes keep their buffers ('winfixbuf'): the file opens in a tab of its own.
+    # The panes keep their buffers: the file opens in a tab of its own.
     type_command(editor, "BB7Review a.py")
     hint = "reviewing a.py: 1 hunk"
     deadline = time.monotonic() + 5

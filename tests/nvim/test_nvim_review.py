@@ -158,8 +158,8 @@ def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(
     type_keys(ready, "5GA # mine<Esc>8GA # mine<Esc>")
     wait_for_status(ready, project / "c.py", "~M")
     run(ready, "BB7Merge")
-    text = wait_for_message(ready, "except lines 5")
-    assert "c.py: merged, except lines 5:" in text
+    text = wait_for_message(ready, "except line 5")
+    assert "c.py: merged, except line 5:" in text
     wait_for(ready, "require('bb7.review').active(0)")
     lines = ready.current.buffer[:]
     assert lines[1] == "c2 = 'model'"  # the model's change

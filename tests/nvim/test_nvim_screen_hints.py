@@ -172,6 +172,14 @@ def test_hints_and_messages_fit_every_screen_and_layout(
     ), ready
     room = nvim.exec_lua("return vim.v.echospace")
     assert nvim.exec_lua("return vim.api.nvim_strwidth(...)", ready) <= room, ready
+    # One file changed: named.
+    before = len(shown(nvim))
+    emit(
+        nvim,
+        ("request_started", {"request_id": 8, "chat_id": chat}),
+        ("done", {"request_id": 8, "ok": True, "files": [str(project / "a.py")], "message": ""}),
+    )
+    assert said(nvim, "answer ready in", before).endswith(": a.py changed, :BB7Review")
 
     # At 80x24 still: a message too long for its line gives its longest path away first (the
     # log has it whole).

@@ -185,7 +185,7 @@ def test_add_again_refreshes_and_an_edit_between_two_turns_goes_as_a_diff(
     lines = [f"n{i} = {i}" for i in range(300)]
     chat.exec_lua("vim.api.nvim_buf_set_lines(0, 0, -1, true, ...)", lines)
     chat.command("write")
-    assert run(chat, "BB7Add").startswith("bb7: refreshed a.py (writable) to ")
+    assert run(chat, "BB7Add").startswith("bb7: refreshed a.py (writable) in ")
     server.push(stream(text_chunk("It is 2."), finish()))
     send(chat, "What is n2?")
     done(chat)

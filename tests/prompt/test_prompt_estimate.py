@@ -107,5 +107,8 @@ def test_the_prompt_view_lists_every_part_in_order_adding_up_to_the_estimate(
     )
     costs = [part.cost for part in found.parts]
     assert all(c is not None and c > 0 for c in costs)
-    assert found.cost == pytest.approx(sum(c for c in costs if c is not None))
+    # The parts are priced uncached; the total as the input's bar counts it, with the cache.
+    same = estimate_next(store, chat_id, config, MODEL, Instructions(), text="And f4?")
+    assert found.cost == pytest.approx(same.cost) and found.title == f"next request · {same.text}"
+    assert "cached" in found.title and found.cost < sum(c for c in costs if c is not None)
     assert "big.py" in found.parts[kinds.index("file")].line

@@ -150,7 +150,7 @@ def test_apply_merge_keeps_both_sides_and_leaves_overlaps_pending(cli: Cli) -> N
     mine = [*base[:2], "mine 3", base[3], "mine 5", base[5]]
     app.write_text("\n".join(mine) + "\n")
     done = cli("output", "apply", "--merge", "src/app.py", ok=False)
-    assert "merged src/app.py except lines 5: they overlap your local edits" in done.stderr
+    assert "merged src/app.py except line 5: they overlap your local edits" in done.stderr
     assert app.read_text() == "\n".join(["model 1", *mine[1:]]) + "\n"
     assert cli.statuses() == {"src/app.py": "~M"}
     assert "-mine 5\n+model 5\n" in cli("output", "diff", "src/app.py").stdout

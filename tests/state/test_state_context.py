@@ -139,6 +139,29 @@ def test_adding_several_paths_is_all_or_nothing(project: Project) -> None:
     assert project.store.entries(project.chat_id) == []
 
 
+def test_files_the_user_did_not_name_are_skipped_with_why(project: Project) -> None:
+    for name in ("a.md", "b.md", "c.md"):
+        project.write(name, f"{name}\n")
+    context.add(project.store, project.chat_id, Target("b.md"), readonly=True)
+    targets = [Target("a.md"), Target("b.md"), Target(".bb7/instructions"), Target("c.md")]
+    done = context.add_many(
+        project.store, project.chat_id, targets, skippable=[True, True, True, False]
+    )
+    assert isinstance(done, context.Added)
+    assert [e.path for e in done.entries] == ["a.md", "c.md"] == [t.path for t in done.kept]
+    assert done.skipped == [
+        (Target("b.md"), "already read-only"),
+        (Target(".bb7/instructions"), "bb7's own"),
+    ]
+    said = context.skipped_summary(done.skipped, str)
+    assert said == "; skipped 2: b.md (already read-only), .bb7/instructions (bb7's own)"
+    # One the user named refuses them all, as before.
+    refused = context.add_many(
+        project.store, project.chat_id, [Target("d.md"), Target("missing.md")], skippable=[True]
+    )
+    assert isinstance(refused, Problem) and refused.kind == "missing"
+
+
 def test_buffer_text_is_snapshotted_instead_of_the_disk(project: Project) -> None:
     project.write("a.py", "on disk\n")
     entry = _add(project, "a.py", text="unsaved buffer\n")

@@ -91,3 +91,22 @@ def test_text_without_edits_says_what_to_copy(project: Project) -> None:
     got = paste_response(project.store, project.chat_id, "Sure, happy to help!")
     assert isinstance(got, Problem) and got.kind == "no_edits"
     assert "copy the model's whole answer" in got.message
+
+
+def test_an_edit_on_a_chat_copy_older_than_the_file_is_made_on_the_file(project: Project) -> None:
+    # The chat took the model's change (its copy says "bb7"); the user undid it and saved.
+    project.write("greet.py", 'NAME = "bb7"\n')
+    assert not isinstance(context.add(project.store, project.chat_id, Target("greet.py")), Problem)
+    project.write("greet.py", 'NAME = "world"\n')
+    assert project.status("greet.py") == "~"
+    pasted = _pasted(paste_response(project.store, project.chat_id, SEARCH_REPLACE))
+    assert pasted.refreshed == ["greet.py"]
+    assert project.status("greet.py") == "M"
+    (entry,) = project.store.entries(project.chat_id)
+    assert project.store.blob(entry.blob) == 'NAME = "world"\n'  # what the edit was made on
+    # An edit that fails on the file too changes nothing, the older copy included.
+    project.write("greet.py", 'NAME = "someone"\n')
+    before = project.store.entries(project.chat_id)
+    got = paste_response(project.store, project.chat_id, SEARCH_REPLACE.replace("world", "x"))
+    assert isinstance(got, Problem) and got.kind == "edits_failed"
+    assert project.store.entries(project.chat_id) == before

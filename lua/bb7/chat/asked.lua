@@ -1,6 +1,7 @@
 --- Files the model asked for (`request_files`, or a FILES block): shown under the answer with
---- their tokens; `gA` adds the available ones read-only, `gW` writable, and sends the message
---- again. Nothing is added without one of these keys, and nothing is sent again by itself.
+--- their tokens; `gA` adds the available ones read-only, `gW` writable, and says so in a new
+--- message (the answer that asked stays). Nothing is added without one of these keys, and
+--- nothing is sent by itself.
 local M = {}
 
 local view = require('bb7.chat.view')
@@ -41,7 +42,7 @@ function M.lines(request)
     table.insert(out, { { ('  %s  %s'):format(label(file), state), 'BB7ChatStatus' } })
   end
   if any then
-    local how = ('  %s adds them read-only, %s writable; then sends again'):format(
+    local how = ('  %s adds them read-only, %s writable, and sends them'):format(
       keys.add_requested or '-',
       keys.add_requested_writable or '-'
     )
@@ -83,9 +84,8 @@ function M.subscribe()
   end)
 end
 
---- Sends the last user message again with the available files of the request added
---- (read-only or writable): the chat is cut before that message first (as `gr` does, which
---- restores the context it had), then the files are added, then the message is sent.
+--- Adds the available files of the request (read-only or writable) and tells the model so in
+--- a new message: the answer that asked stays in the chat, with the files after it.
 ---@param controller table
 ---@param readonly boolean
 function M.add(controller, readonly)
@@ -102,22 +102,17 @@ function M.add(controller, readonly)
     end
     return f.file
   end, todo)
-  local conversation = require('bb7.chat.conversation')
-  local last = conversation.last_user_message()
-  if conversation.busy() or not last then return end
+  if require('bb7.chat.conversation').busy() then return end
   M.request = nil
-  conversation.restore(controller, 'edit_message', last[2], function(err)
-    if err then return backend().report(err) end
-    -- Through `:BB7Add`'s way: a file that looks like a secret is asked about first.
-    require('bb7.add').paths(specs, readonly, function(add_err, message)
-      if add_err then
-        backend().report(add_err)
-      elseif message then
-        controller.send()
-      else
-        controller.refresh() -- the user said no: nothing is sent
-      end
-    end)
+  -- Through `:BB7Add`'s way: a file that looks like a secret is asked about first.
+  require('bb7.add').paths(specs, readonly, function(add_err, message)
+    if add_err then return backend().report(add_err) end
+    if not message then -- the user said no: nothing is sent
+      controller.refresh()
+      return
+    end
+    local names = table.concat(vim.tbl_map(label, todo), ', ')
+    controller.send_text(('Here are the files you asked for: %s.'):format(names))
   end)
 end
 

@@ -170,9 +170,11 @@ local function take_shapes(rendered)
 end
 
 --- Draws a `Rendered` from the host. The window keeps its place, or follows the end when
---- the cursor was on the last line.
+--- the cursor was on the last line. `has_files`: the chat has context files (an empty chat
+--- then says only where to write).
 ---@param rendered bb7.Rendered
-function M.render(rendered)
+---@param has_files? boolean
+function M.render(rendered, has_files)
   local b, w = buf(), win()
   take_shapes(rendered)
   local count = vim.api.nvim_buf_line_count(b)
@@ -199,7 +201,13 @@ function M.render(rendered)
   end
   if #rendered.lines == 0 then
     vim.api.nvim_buf_set_extmark(b, M.ns, 0, 0, {
-      virt_text = { { 'A new chat: write below, add files with :BB7Add', 'BB7ChatStatus' } },
+      virt_text = {
+        {
+          has_files and 'A new chat: write below'
+            or 'A new chat: write below, add files with :BB7Add',
+          'BB7ChatStatus',
+        },
+      },
     })
   end
   H.anchors = rendered.anchors

@@ -11,7 +11,7 @@ local ui = require('bb7.chat.ui')
 
 local ORDER = { 'conversation', 'files', 'input' }
 
-local H = { subscribed = false }
+local H = { subscribed = false, width = 0 }
 
 local backend = require('bb7.util').backend
 
@@ -59,7 +59,11 @@ function M.draw(chat_view, opts)
   local changed = S.chat ~= nil and S.chat.id ~= chat_view.chat.id
   S.chat, S.retry, S.resend = chat_view.chat, chat_view.retry, chat_view.resend or false
   S.usage = chat_view.conversation.usage or ''
-  require('bb7.chat.conversation').render(chat_view.conversation)
+  local has_files = false
+  for _, row in ipairs(chat_view.files.rows) do
+    has_files = has_files or row.path ~= nil
+  end
+  require('bb7.chat.conversation').render(chat_view.conversation, has_files)
   require('bb7.chat.asked').draw()
   require('bb7.chat.files').render(chat_view.files)
   local input = require('bb7.chat.input')
@@ -75,10 +79,12 @@ end
 ---@param opts? { draft?: 'replace'|'fill', create?: boolean, statuses?: boolean }
 ---@param cb? fun(err: table?)
 function M.refresh(opts, cb)
+  H.width = view.text_width('conversation')
   local args = {
     buffers = view.buffers(),
     create = opts and opts.create or false,
     statuses = opts and opts.statuses or false,
+    width = H.width,
   }
   backend().request('chat_view', args, function(err, chat_view)
     if err then
@@ -109,6 +115,32 @@ end
 
 local function watch_windows()
   local group = vim.api.nvim_create_augroup('bb7_chat_windows', { clear = true })
+  -- The host fits the usage lines to the conversation's width: drawn again when it changes.
+  vim.api.nvim_create_autocmd('WinResized', {
+    group = group,
+    desc = "bb7: fit the conversation to its pane's new width",
+    callback = function()
+      local width = view.text_width('conversation')
+      if width ~= H.width and not view.streaming() then M.refresh() end
+    end,
+  })
+  -- A buffer opened in a pane (`:edit` typed there, a picker's file) goes to the code window;
+  -- the pane gets its own back.
+  vim.api.nvim_create_autocmd('BufWinEnter', {
+    group = group,
+    desc = 'bb7: open files beside the chat view, not in its panes',
+    callback = function(ev)
+      local win = vim.api.nvim_get_current_win()
+      local pane = vim.w[win].bb7_pane
+      local own = pane and view.state.bufs[pane]
+      if not own or own == ev.buf or view.state.wins[pane] ~= win then return end
+      vim.schedule(function()
+        if not vim.api.nvim_win_is_valid(win) or not vim.api.nvim_buf_is_valid(own) then return end
+        vim.api.nvim_win_set_buf(win, own)
+        if vim.api.nvim_buf_is_valid(ev.buf) then require('bb7.buffer').show(ev.buf) end
+      end)
+    end,
+  })
   for _, pane in ipairs(ORDER) do
     vim.api.nvim_create_autocmd('WinClosed', {
       group = group,
@@ -271,6 +303,10 @@ end
 
 --- Sends the input's text.
 function M.send() require('bb7.chat.input').send() end
+
+--- Sends `text` as the next message (the input and its draft stay as they are).
+---@param text string
+function M.send_text(text) require('bb7.chat.input').send(text) end
 
 --- Cancels the streaming answer (it stays in the chat, marked aborted).
 function M.cancel()

@@ -161,13 +161,15 @@ function M.set(draft)
 end
 
 --- Sends the input's text in the shown chat; while an answer streams, queues it instead
---- (|bb7-queue|). An empty send sends what a failed answer left queued.
-function M.send()
+--- (|bb7-queue|). An empty send sends what a failed answer left queued. With `given`, that
+--- text is sent instead (the input and its draft stay as they are).
+---@param given? string
+function M.send(given)
   local conversation = require('bb7.chat.conversation')
   local queue = require('bb7.chat.queue')
-  local message = text((view.buf('input')))
+  local message = given or text((view.buf('input')))
   local shown = view.state.chat
-  if shown and view.streaming() and vim.trim(message) ~= '' then
+  if shown and not given and view.streaming() and vim.trim(message) ~= '' then
     queue.put(shown.id, message)
     M.set('')
     H.saved = nil
@@ -194,12 +196,14 @@ function M.send()
       if err then return backend().report(err) end
       require('bb7.chat').refresh(nil, function(failed)
         if failed then return backend().report(failed) end
-        if view.state.chat.held_by == '' then M.send() end
+        if view.state.chat.held_by == '' then M.send(given) end
       end)
     end)
   end
-  H.unsent = { id = require('bb7').send(message), text = message }
+  local id = require('bb7').send(message)
   conversation.begin_exchange(message)
+  if given then return end
+  H.unsent = { id = id, text = message }
   M.set('')
   H.saved = nil
   M.flush()

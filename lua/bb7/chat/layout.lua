@@ -18,7 +18,6 @@ local PLAIN = {
   signcolumn = 'no',
   foldcolumn = '0',
   fillchars = 'eob: ',
-  winfixbuf = true,
 }
 local OPTIONS = {
   conversation = vim.tbl_extend('force', PLAIN, {
@@ -76,6 +75,8 @@ function M.open(layout, bufs)
   vim.bo[bufs.conversation].formatlistpat = [[^\s*\([-*+•⚠↳]\|\d\+[.)]\)\s\+]]
   for pane, win in pairs(wins) do
     set(win, OPTIONS[pane])
+    -- What `bb7.buffer` reads: a file is never opened in a pane (the view puts it beside).
+    vim.w[win].bb7_pane = pane
   end
   if layout ~= 'tab' then
     -- Three panes in one column of a short screen (24 lines): three lines of input leave the
@@ -96,7 +97,7 @@ function M.close(wins)
       if #vim.api.nvim_tabpage_list_wins(tab) > 1 or #vim.api.nvim_list_tabpages() > 1 then
         vim.api.nvim_win_close(win, true)
       else
-        set(win, { winfixbuf = false })
+        vim.w[win].bb7_pane = nil
         vim.api.nvim_win_call(win, function() vim.cmd('enew') end)
       end
     end

@@ -44,9 +44,7 @@ function M.describe(m, favorites)
   elseif m.supports_tools == true and said ~= '' then
     table.insert(notes, 'tools' .. said)
   end
-  if set(m.context_length) then
-    table.insert(notes, ('%dk context'):format(math.floor(m.context_length / 1000)))
-  end
+  if set(m.context) and m.context ~= '' then table.insert(notes, m.context .. ' context') end
   local price = m.pricing and m.pricing.prompt
   if set(price) then table.insert(notes, ('$%.2f/M in'):format(price * 1e6)) end
   if set(m.edits) and m.edits ~= '' then table.insert(notes, m.edits) end

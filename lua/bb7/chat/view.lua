@@ -66,6 +66,16 @@ end
 ---@return boolean
 function M.is_open() return M.win('conversation') ~= nil end
 
+--- The columns text gets in `pane`'s window (0 while the view is closed).
+---@param pane bb7.Pane
+---@return integer
+function M.text_width(pane)
+  local win = M.win(pane)
+  if not win then return 0 end
+  local info = vim.fn.getwininfo(win)[1]
+  return info.width - info.textoff
+end
+
 ---@return boolean
 function M.streaming() return M.state.live ~= nil end
 
@@ -234,8 +244,9 @@ function M.winbars()
       text = '%#BB7RetryBanner#⚠ next send repairs edits%*' .. dismiss
     else
       -- After an error or a cancel, first: the key that sends the message again; then the
-      -- estimate. In a narrow pane the keys (also under `?`) give way from the end, then the
-      -- estimate is cut: Neovim would cut the bar from the left.
+      -- estimate and the keys. In a narrow pane (Neovim would cut the bar from the left) the
+      -- estimate keeps only its tokens, then `? help` goes, then the estimate is cut (or
+      -- goes); the send key stays.
       local items = {} ---@type string[][] { text, highlight group? }
       if S.chat and require('bb7.chat.queue').get(S.chat.id) then
         local take = keys.cancel and (' · %s edits'):format(keys.cancel) or ''
@@ -244,11 +255,12 @@ function M.winbars()
       if S.resend and keys.resend then
         table.insert(items, { keys.resend .. ' resends', 'BB7RetryBanner' })
       end
-      local kept = #items
-      local estimate = S.estimate and kept + 1
-      if S.estimate then table.insert(items, { S.estimate, 'BB7ChatStatus' }) end
-      if keys.send then table.insert(items, { keys.send .. ' send' }) end
-      if keys.help then table.insert(items, { keys.help .. ' help' }) end
+      local estimate = S.estimate and { S.estimate, 'BB7ChatStatus' }
+      if estimate then table.insert(items, estimate) end
+      local send = keys.send and { keys.send .. ' send' }
+      if send then table.insert(items, send) end
+      local help = keys.help and { keys.help .. ' help' }
+      if help then table.insert(items, help) end
       local function width()
         local plain = { 'Message' }
         for _, item in ipairs(items) do
@@ -257,14 +269,17 @@ function M.winbars()
         return vim.api.nvim_strwidth(' ' .. table.concat(plain, ' · '))
       end
       local room = vim.api.nvim_win_get_width(input)
-      while #items > kept and width() > room do
-        local last = items[#items]
-        local left = room - width() + vim.api.nvim_strwidth(last[1])
-        if #items == estimate and left >= 8 then
-          last[1] = M.truncate(last[1], left)
-          break
+      if estimate and width() > room then
+        estimate[1] = estimate[1]:match('^(.-) [(·]') or estimate[1] -- `~2.2k tok`
+      end
+      if help and width() > room then table.remove(items) end
+      if estimate and width() > room then
+        local left = room - width() + vim.api.nvim_strwidth(estimate[1])
+        if left >= 8 then
+          estimate[1] = M.truncate(estimate[1], left)
+        else
+          items = vim.tbl_filter(function(item) return item ~= estimate end, items)
         end
-        table.remove(items)
       end
       text = 'Message'
       for _, item in ipairs(items) do

@@ -37,11 +37,13 @@ _WILDCARD = re.compile(r"[*?\[]")
 
 
 class Found(msgspec.Struct, frozen=True):
-    """One file (or section) to add: `target.path` is absolute."""
+    """One file (or section) to add: `target.path` is absolute. `named`: the user named it
+    (not a file under a directory or glob), so adding it is all or nothing with the rest."""
 
     target: Target
     tokens: int
     secret: str | None  # why it looks like a secret, else None
+    named: bool = True
 
 
 class Expansion(msgspec.Struct, frozen=True):
@@ -186,7 +188,7 @@ def _listed(
         text = _text(Path(path), walk.max_bytes)
         if text is None:
             continue  # binary, too large or unreadable: a directory holds such files
-        out.append(_found(Target(path), text))
+        out.append(msgspec.structs.replace(_found(Target(path), text), named=False))
     if not out:
         why = f" (left out {plural(left_out, 'file')} linked out of the project)"
         return Problem("no_match", f"{spec} names no text file to add{why if left_out else ''}")

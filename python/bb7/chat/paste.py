@@ -4,8 +4,11 @@ exactly as if the model had sent them, so bb7 works with any web chat and withou
 All or nothing, in one transaction: a file the response edits that is on disk but not yet in the
 chat is added to the context first (writable: the user asked for its edits); every edit applies
 to the version the model edits (`edit_bases`: the pending output, else the snapshot); then the
-new contents and the pasted text (as the assistant's message) are recorded. A failure leaves the
-chat as it was and says, per edit, what went wrong. Nothing here touches project files.
+new contents and the pasted text (as the assistant's message) are recorded. An edit that fails
+on a chat's copy older than the file (the user edited it since, status `~`) is tried on the
+file as it is now, the copy brought up to date first (as `:BB7Add` would): a pasted answer was
+written against what the user copied, not against the chat. A failure leaves the chat as it
+was and says, per edit, what went wrong. Nothing here touches project files.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from bb7.formats.apply import (
 from bb7.formats.modes import DEFAULT_MODE, DiffMode
 from bb7.refusal import Abort, Problem
 from bb7.state import context
-from bb7.state.local import Buffers
+from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import GLOBAL, Message, TextPart
 from bb7.state.responses import EditBase, Recorded, edit_bases, record_outputs
 from bb7.state.store import Store
@@ -39,6 +42,7 @@ class Pasted(msgspec.Struct, frozen=True):
 
     recorded: Recorded
     added: list[str]
+    refreshed: list[str] = []  # files whose chat copy was older than the file, brought up to date
 
 
 def paste_response(
@@ -58,6 +62,14 @@ def paste_response(
             added = _add_named_files(store, chat_id, text, mode, buffers or {})
             bases = edit_bases(store, chat_id)
             result = apply_response(_file_states(bases), text, mode, root=store.root, choices=True)
+            refreshed: list[str] = []
+            if not result.ok:
+                refreshed = _refresh_stale(store, chat_id, bases, result.errors, buffers or {})
+            if refreshed:
+                bases = edit_bases(store, chat_id)
+                result = apply_response(
+                    _file_states(bases), text, mode, root=store.root, choices=True
+                )
             if not result.calls:
                 raise Abort(
                     Problem(
@@ -78,7 +90,7 @@ def paste_response(
             )
             if isinstance(recorded, Problem):
                 raise Abort(recorded)
-            return Pasted(recorded=recorded, added=added)
+            return Pasted(recorded=recorded, added=added, refreshed=refreshed)
     except Abort as abort:
         return abort.problem
 
@@ -104,6 +116,31 @@ def _add_named_files(
             raise Abort(Problem(entry.kind, f"{raw}: {entry.message}"))
         added.append(path)
     return added
+
+
+def _refresh_stale(
+    store: Store,
+    chat_id: str,
+    bases: dict[str, EditBase],
+    errors: Sequence[ApplyError],
+    buffers: Buffers,
+) -> list[str]:
+    """Bring up to date the chat's copies of the files edits failed on that are older than the
+    file (no pending change in the way); the paths it refreshed."""
+    assert store.root is not None
+    refreshed: list[str] = []
+    for error in errors:
+        path = resolve_path(store.root, error.path)
+        base = bases.get(path) if isinstance(path, str) else None
+        if base is None or base.base != "snapshot" or not base.writable or path in refreshed:
+            continue
+        local = text_of(read_local(store, base.path, buffers))
+        if local is None or same_text(local, base.content):
+            continue
+        updated = context.update(store, chat_id, context.Target(base.path), buffers=buffers)
+        if not isinstance(updated, Problem):
+            refreshed.append(base.path)
+    return refreshed
 
 
 def _file_states(bases: dict[str, EditBase]) -> dict[str, FileState]:

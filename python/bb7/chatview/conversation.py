@@ -14,6 +14,8 @@ shapes; when it ends, the chat is rendered here again. Not for the model's promp
 
 from __future__ import annotations
 
+import math
+
 import msgspec
 
 from bb7.state.records import (
@@ -193,8 +195,16 @@ def reasoning_lines(text: str) -> list[str]:
 
 
 def format_cost(cost: float) -> str:
-    """Dollars as users skim them: $1.24, $0.50, $0.0031."""
-    return f"${cost:.2f}" if cost >= 0.1 else f"${cost:.2g}"
+    """Dollars as users skim them: $1.24, $0.50, $0.0031, $0.000064 (never `6.4e-05`)."""
+    if cost <= 0:
+        return "$0"
+    if cost >= 0.1:
+        return f"${cost:.2f}"
+    if cost < 0.000001:
+        return "<$0.000001"
+    # Two significant digits, written out.
+    decimals = min(8, 1 - math.floor(math.log10(cost)))
+    return f"${cost:.{decimals}f}"
 
 
 def usage_line(usage: Usage) -> str:
@@ -202,6 +212,26 @@ def usage_line(usage: Usage) -> str:
     cache) and out, cost (and what the cache saved), duration (and the wait for the first
     token), e.g.
     `↳ 12k in (9.8k cached) · 350 out · $0.012 (saved $0.026) · 4.1 s (first token 1.2 s)`."""
+    parts = _usage_parts(usage)
+    return "↳ " + " · ".join(parts) if parts else ""
+
+
+def usage_lines(usage: Usage, width: int = 0) -> list[str]:
+    """`usage_line` broken between its parts to fit `width` columns (0: one line), the lines
+    after the first under its text: a pane narrower than the line would otherwise wrap it
+    inside a number (Neovim's 'linebreak' breaks after a `.`)."""
+    lines: list[str] = []
+    for part in _usage_parts(usage):
+        if not lines:
+            lines.append("↳ " + part)
+        elif width and len(lines[-1]) + len(" · " + part) > width:
+            lines.append("  " + part)
+        else:
+            lines[-1] += " · " + part
+    return lines
+
+
+def _usage_parts(usage: Usage) -> list[str]:
     parts = []
     if usage.prompt_tokens or usage.completion_tokens:
         cache = []
@@ -217,7 +247,7 @@ def usage_line(usage: Usage) -> str:
         parts.append(f"{usage.duration:.1f} s" + _aside(first))
         if len(parts) == 1:  # so the missing cost reads as the provider's, not bb7's
             parts.append("no token counts from the provider")
-    return "↳ " + " · ".join(parts) if parts else ""
+    return parts
 
 
 def _aside(details: list[str]) -> str:
@@ -246,7 +276,7 @@ def _note(out: _Writer, lines: list[str]) -> None:
         out.folds.append((first + 1, last))
 
 
-def _message(out: _Writer, message: Message) -> None:
+def _message(out: _Writer, message: Message, width: int) -> None:
     start = len(out.lines) + 1
     if message.role in ("user", "assistant"):
         heading = USER_HEADING if message.role == "user" else assistant_heading(message.model)
@@ -269,9 +299,9 @@ def _message(out: _Writer, message: Message) -> None:
         if warning:
             out.block([SYSTEM_MARK + event_line(e) for e in warning], HL_WARNING)
     if message.role == "assistant" and message.usage is not None:
-        line = usage_line(message.usage)
-        if line:
-            out.block([line], HL_USAGE)
+        lines = usage_lines(message.usage, width)
+        if lines:
+            out.block(lines, HL_USAGE)
     if message.excluded and len(out.lines) >= start:
         # The separator above the message is not its own.
         first = start + 1 if start > 1 else start
@@ -322,11 +352,12 @@ def ended_without_answer(messages: list[Message]) -> bool:
     return "".join(p.text for p in messages[-1].parts if isinstance(p, TextPart)).startswith(ENDED)
 
 
-def render(messages: list[Message], *, retry: bool = False) -> Rendered:
-    """The whole conversation, oldest message first; `retry` adds the retry banner."""
+def render(messages: list[Message], *, retry: bool = False, width: int = 0) -> Rendered:
+    """The whole conversation, oldest message first; `retry` adds the retry banner. `width`:
+    the pane's, which the usage lines fit (0: unknown)."""
     out = _Writer()
     for message in messages:
-        _message(out, message)
+        _message(out, message, width)
     if retry:
         out.block(RETRY_BANNER, HL_RETRY)
     return out.rendered(total_usage(messages))

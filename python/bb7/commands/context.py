@@ -71,13 +71,23 @@ def run_add(args: argparse.Namespace) -> int:
             unwrap(advise(ask.secret_problem(found, _shown) or found, SECRET))
         targets = [f.target for f in found.found]
         before = [context.existing(store, chat.id, t, ws.root) for t in targets]
-        entries = unwrap(
-            context.add_many(store, chat.id, targets, readonly=args.readonly, base=ws.root)
+        done = unwrap(
+            context.add_many(
+                store,
+                chat.id,
+                targets,
+                readonly=args.readonly,
+                base=ws.root,
+                skippable=[not f.named for f in found.found],
+            )
         )
         store.settle()  # said "added" only once every process sees it
-        for was, entry in zip(before, entries, strict=True):
-            verb = context.added_verb(was, entry)
+        was = dict(zip(targets, before, strict=True))
+        for target, entry in zip(done.kept, done.entries, strict=True):
+            verb = context.added_verb(was[target], entry)
             print(f"{verb} {entry.label()} ({entry.kind}) to {chat.name}")
+        for target, why in done.skipped:
+            print(f"skipped {_shown(target.path)}: {why}", file=sys.stderr)
     return 0
 
 

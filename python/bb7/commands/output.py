@@ -141,7 +141,7 @@ def _merge(store: Store, chat_id: str, path: str) -> int:
         raise Abort(
             Problem(
                 "conflict",
-                f"merged {path} except lines {describe_lines(merged.overlaps)}: they overlap your "
+                f"merged {path} except {describe_lines(merged.overlaps)}: they overlap your "
                 "local edits and stay pending (bb7 output diff shows them)",
             )
         )

@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"bb7: {provider}", file=sys.stderr)
             return 2
         credit = read_credit(provider, args.api_key, cwd=Path(os.getcwd()))
+        if isinstance(credit, str) and not (args.provider or args.base_url or args.api_key):
+            # No provider named and no OpenRouter key: the user's server may be another one
+            # (the editor's setup is not read here), so OpenRouter's credit is not asked about.
+            credit = None
     chat = _active_chat(args)
     if args.json:
         print_json({"today": spend, "chat": chat, "credit": credit})

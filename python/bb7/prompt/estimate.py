@@ -22,7 +22,7 @@ from bb7.prompt import pricing
 from bb7.prompt.assemble import Prompt
 from bb7.prompt.config import SendConfig
 from bb7.prompt.instructions import Instructions
-from bb7.prompt.turn import build_turn
+from bb7.prompt.turn import Turn, build_turn
 from bb7.provider import events as llm
 from bb7.provider.models import ModelInfo
 from bb7.provider.wire import ChatRequest, ContentPart, ImagePart, Part, explicit_cache
@@ -57,6 +57,20 @@ def estimate_next(
 ) -> Estimate:
     """The estimate for sending `text` (the draft, or nothing yet) in `chat_id` now."""
     turn = build_turn(store, chat_id, text, config, model=model, instructions=instructions)
+    return estimate_turn(store, chat_id, config, model, instructions, turn, now=now)
+
+
+def estimate_turn(
+    store: Store,
+    chat_id: str,
+    config: SendConfig,
+    model: ModelInfo | None,
+    instructions: Instructions,
+    turn: Turn,
+    *,
+    now: Callable[[], float] = time.time,
+) -> Estimate:
+    """The estimate of `turn`, the next request of `chat_id` (built by the caller)."""
     tokens = turn.prompt.total_tokens
     cached = 0
     users = [m for m in store.messages(chat_id) if m.role == "user"]

@@ -1,9 +1,10 @@
 """Every part of the chat's next request, in the order it is sent, with its tokens and input
 price: what `:BB7Prompt` lists. Built exactly as a send builds the request (`bb7.prompt.turn`),
 so the parts add up to what is sent: the history as one part per message (its events and what
-it wrote counted with it). The messages the user excluded are listed too, in their place, with
-what they would cost, outside the sum; `toggle_exclusion` excludes or includes one and says
-what that saves. Not for the cache estimate (`bb7.prompt.estimate`).
+it wrote counted with it), each priced as if uncached; the title totals them as the input's bar
+does (`bb7.prompt.estimate`: with what the provider's cache should hold). The messages the user
+excluded are listed too, in their place, with what they would cost, outside the sum;
+`toggle_exclusion` excludes or includes one and says what that saves.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from bb7.chatview.conversation import event_line, format_cost
 from bb7.prompt import pricing
 from bb7.prompt.assemble import PromptPart
 from bb7.prompt.config import SendConfig
+from bb7.prompt.estimate import estimate_turn
 from bb7.prompt.instructions import Instructions
 from bb7.prompt.turn import build_turn
 from bb7.provider import events as llm
@@ -95,10 +97,10 @@ def next_request(
         ]
         parts = _in_place(parts, left_out, messages)
     total = turn.prompt.total_tokens
-    cost = _cost(total, known)
-    title = f"next request · ~{format_tokens(total)} tok" + (
-        f" · ~{format_cost(cost)}" if cost is not None else ""
-    )
+    # Counted as the input's bar counts it: what the provider's cache is expected to hold.
+    estimate = estimate_turn(store, chat_id, config, model, instructions, turn)
+    cost = estimate.cost
+    title = f"next request · {estimate.text}"
     saved = sum(part.tokens for part in parts if part.excluded)
     if saved:
         title += f" · {format_tokens(saved)} tok excluded"

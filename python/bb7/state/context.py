@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -186,6 +187,24 @@ def existing(
     return store.entry(chat_id, where.path, target.start, target.end)
 
 
+@dataclass(frozen=True)
+class Added:
+    """What adding several targets did: `entries` of the `kept` targets (in order), and the
+    targets `skipped`, each with why in a few words (`already read-only`)."""
+
+    kept: list[Target]
+    entries: list[ContextEntry]
+    skipped: list[tuple[Target, str]]
+
+
+# Why a file was left out, in a few words, by the kind of the refusal.
+SKIPPED = {
+    "pending_output": "has a pending change",
+    "too_large": "too large",
+    "not_utf8": "not UTF-8",
+}
+
+
 def add_many(
     store: Store,
     chat_id: str,
@@ -195,24 +214,61 @@ def add_many(
     base: Path | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     texts: Mapping[str, str] | None = None,
-) -> list[ContextEntry] | Problem:
-    """Add several paths as one action: all of them, or (on the first refusal) none. `texts`
-    are the editor's unsaved buffers by store path (as `resolve` gives it)."""
-    added: list[ContextEntry] = []
+    skippable: Sequence[bool] = (),
+) -> Added | Problem:
+    """Add several paths as one action: all of them, or (on the first refusal) none, except
+    that a target `skippable` marks (a file the user did not name: under a directory, an open
+    buffer) is left out when it cannot be added, and the rest are added. `texts` are the
+    editor's unsaved buffers by store path (as `resolve` gives it)."""
+    added = Added([], [], [])
     try:
         with store.transaction():
-            for target in targets:
-                text = None
-                if texts:
-                    where = resolve(store, target.path, base)
-                    text = texts.get(where.path) if isinstance(where, Resolved) else None
-                got = _add(store, chat_id, target, readonly, text, base, max_bytes)
-                if isinstance(got, Problem):
+            for i, target in enumerate(targets):
+                where = resolve(store, target.path, base)
+                text = texts.get(where.path) if texts and isinstance(where, Resolved) else None
+                got = _add_part(store, chat_id, target, readonly, text, base, max_bytes)
+                if isinstance(got, ContextEntry):
+                    added.kept.append(target)
+                    added.entries.append(got)
+                elif i < len(skippable) and skippable[i]:
+                    added.skipped.append((target, _skipped(store, chat_id, where, target, got)))
+                else:
                     raise Abort(got)
-                added.append(got)
     except Abort as abort:
         return abort.problem
     return added
+
+
+def _add_part(
+    store: Store,
+    chat_id: str,
+    target: Target,
+    readonly: bool,
+    text: str | None,
+    base: Path | None,
+    max_bytes: int,
+) -> ContextEntry | Problem:
+    """`_add` as a part of a larger transaction: a refusal leaves nothing of it behind."""
+    try:
+        with store.savepoint():
+            got = _add(store, chat_id, target, readonly, text, base, max_bytes)
+            if isinstance(got, Problem):
+                raise Abort(got)
+            return got
+    except Abort as abort:
+        return abort.problem
+
+
+def _skipped(
+    store: Store, chat_id: str, where: Resolved | Problem, target: Target, problem: Problem
+) -> str:
+    if problem.kind == "exists" and isinstance(where, Resolved):
+        there = store.entry(chat_id, where.path, target.start, target.end)
+        if there is not None:
+            return f"already {'read-only' if there.kind == READONLY else there.kind}"
+    if problem.kind == "protected":
+        return "git's own" if "/.git/" in f"/{target.path}" else "bb7's own"
+    return SKIPPED.get(problem.kind, problem.kind.replace("_", " "))
 
 
 def added_verb(before: ContextEntry | None, after: ContextEntry) -> str:
@@ -224,26 +280,50 @@ def added_verb(before: ContextEntry | None, after: ContextEntry) -> str:
 
 
 def added_summary(
-    before: list[ContextEntry | None], after: list[ContextEntry], shown: Callable[[str], str]
+    before: list[ContextEntry | None],
+    after: list[ContextEntry],
+    shown: Callable[[str], str],
+    *,
+    kind: bool = True,
 ) -> str:
-    """What adding did, in one line without the chat's name: the entry's own line for one,
-    counts for several, each file counted once (`added 12 files, 4 refreshed, 1 already up
-    to date`)."""
+    """What adding did, in one line without the chat's name: the entry's own line for one
+    (with its `kind`, unless told not to: a line that says more needs the room), counts for
+    several, each file counted once (`added 12 files, 4 refreshed, 1 already up to date`)."""
     if len(after) == 1:
-        return f"{added_verb(before[0], after[0])} {shown(after[0].label())} ({after[0].kind})"
+        label = f"{added_verb(before[0], after[0])} {shown(after[0].label())}"
+        return f"{label} ({after[0].kind})" if kind else label
     verbs = [added_verb(was, entry) for was, entry in zip(before, after, strict=True)]
     said: list[str] = []
     for verb in ("added", "refreshed", "already up to date:"):
-        count, what = verbs.count(verb), verb.rstrip(":")
-        if not count:
+        these = [entry for v, entry in zip(verbs, after, strict=True) if v == verb]
+        what = verb.rstrip(":")
+        if not these:
             continue
         if said:
-            said.append(f"{count} {what}")
+            said.append(f"{len(these)} {what}")
         elif verb == "already up to date:":
-            said.append(f"{plural(count, 'file')} {what}")
+            said.append(f"{_counted(these)} {what}")
         else:
-            said.append(f"{what} {plural(count, 'file')}")
+            said.append(f"{what} {_counted(these)}")
     return ", ".join(said)
+
+
+def _counted(entries: list[ContextEntry]) -> str:
+    """`2 files`, `2 sections`, `1 file and 2 sections`."""
+    sections = sum(entry.kind == SECTION for entry in entries)
+    files = len(entries) - sections
+    counts = [plural(files, "file")] if files else []
+    counts += [plural(sections, "section")] if sections else []
+    return " and ".join(counts)
+
+
+def skipped_summary(skipped: list[tuple[Target, str]], shown: Callable[[str], str]) -> str:
+    """What adding left out, to follow its summary: `; skipped .bb7/instructions (bb7's own)`,
+    '' when nothing was."""
+    if not skipped:
+        return ""
+    each = ", ".join(f"{shown(target.path)} ({why})" for target, why in skipped)
+    return f"; skipped {each}" if len(skipped) == 1 else f"; skipped {len(skipped)}: {each}"
 
 
 def _add(

@@ -359,16 +359,15 @@ def _text_to_write(
             raise Abort(
                 Problem(
                     "conflict",
-                    f"{path}: your local edits and the pending output change the same "
-                    f"lines ({where})",
+                    f"{path}: your local edits and the pending output both change {where}",
                 )
             )
     else:
-        where = "all"
+        where = "all lines"
     raise Abort(
         Problem(
             "conflict",
-            f"{path}: your local edits conflict with the pending output (lines {where}), "
+            f"{path}: your local edits conflict with the pending output ({where}), "
             "which would overwrite them",
         )
     )

@@ -276,15 +276,18 @@ def plan_merge(base: str, local: str, output: str) -> MergePlan:
 
 
 def describe_lines(spans: list[tuple[int, int]]) -> str:
-    """`3-5, 9, after 12` for 1-based (first, last) spans (last < first: nothing, an insertion
-    after first - 1)."""
+    """`line 9`, `lines 3-5`, `lines 3-5, 9, after 12`, `after line 12` for 1-based (first,
+    last) spans (last < first: nothing, an insertion after first - 1)."""
     parts = []
     for first, last in spans:
         if last < first:
             parts.append(f"after {first - 1}" if first > 1 else "at the top")
         else:
             parts.append(str(first) if first == last else f"{first}-{last}")
-    return ", ".join(parts)
+    if len(parts) == 1 and parts[0][0].isalpha():
+        return parts[0].replace("after ", "after line ")
+    word = "line" if len(parts) == 1 and parts[0].isdigit() else "lines"
+    return f"{word} {', '.join(parts)}"
 
 
 def _terminated(lines: list[str], eol: str) -> list[str]:

@@ -53,20 +53,36 @@ def add_paths(h: Held, args: AddPathsArgs) -> AddPlan:
 def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
     targets = [f.target for f in found.found]
     buffers = h.buffers(args.buffers).text
-    before = [context.existing(h.store, h.chat.id, t, h.session.root) for t in targets]
+    before = {t: context.existing(h.store, h.chat.id, t, h.session.root) for t in targets}
     texts = {path: local.text for path, local in buffers.items()}
     added = context.add_many(
-        h.store, h.chat.id, targets, readonly=args.readonly, base=h.session.root, texts=texts
+        h.store,
+        h.chat.id,
+        targets,
+        readonly=args.readonly,
+        base=h.session.root,
+        texts=texts,
+        skippable=[args.gathered or not f.named for f in found.found],
     )
     if isinstance(added, Problem):
         message = added.message
         for target in targets:  # absolute paths, as the user named them (one line)
             message = message.replace(target.path, h.shown(target.path))
         added = Problem(added.kind, message)
-    entries = unwrap(added)
-    publish(h, buffers, [entry.path for entry in entries])
-    chat = f"the global chat {h.chat.name}" if h.chat.scope == "global" else h.chat.name
-    return f"{context.added_summary(before, entries, h.shown)} to {chat}"
+    done = unwrap(added)
+    publish(h, buffers, [entry.path for entry in done.entries])
+    chat = f"[global] {h.chat.name}" if h.chat.scope == "global" else h.chat.name
+    pairs = [(before[t], entry) for t, entry in zip(done.kept, done.entries, strict=True)]
+    if done.skipped:  # one line: what changed and what was skipped; the files up to date go
+        pairs = [p for p in pairs if context.added_verb(*p) != "already up to date:"]
+    said = f"nothing new in {chat}"
+    if pairs:
+        kept, entries = [p[0] for p in pairs], [p[1] for p in pairs]
+        # Files added go to the chat; refreshed or up to date ones are in it already.
+        to = "to" if any(was is None for was in kept) else "in"
+        summary = context.added_summary(kept, entries, h.shown, kind=not done.skipped)
+        said = f"{summary} {to} {chat}"
+    return said + context.skipped_summary(done.skipped, h.shown)
 
 
 def add_part(h: Held, args: AddPartArgs) -> Said:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import time
 
 from bb7 import __version__
@@ -12,7 +13,12 @@ from bb7.host.protocol import EchoEventsArgs, PingArgs, Pong
 
 
 def ping(c: Call, args: PingArgs) -> Pong:
-    return Pong(payload=args.payload, version=__version__, pid=os.getpid())
+    return Pong(
+        payload=args.payload,
+        version=__version__,
+        pid=os.getpid(),
+        python_version=platform.python_version(),
+    )
 
 
 def echo_events(c: Call, args: EchoEventsArgs) -> int:

@@ -111,7 +111,7 @@ def merge(h: Held, args: PathArgs) -> MergeReply:
     name = h.shown(args.path)
     if done.overlaps:
         # One short line (it fits 80 columns); the review opens on those lines.
-        message = f"{name}: merged, except lines {describe_lines(done.overlaps)}: both changed them"
+        message = f"{name}: merged, except {describe_lines(done.overlaps)}: both changed them"
     else:
         message = f"{name}: merged; u undoes it, :w writes it"
     return MergeReply(path=args.path, overlaps=done.overlaps, message=message)

@@ -135,8 +135,12 @@ def paste(h: Held, args: PasteArgs) -> Said:
         return Said("the pasted edits change nothing: every file already has that content")
     added = f"; added to the chat: {', '.join(pasted.added)}" if pasted.added else ""
     places = f"; {plural(len(choosing), 'edit')} to place" if choosing else ""
+    how = " (:BB7Review, :BB7Merge)"
+    if pasted.refreshed:  # their chat copies were older than the files: edited on the files
+        who = "" if pasted.refreshed == changed else f"{', '.join(pasted.refreshed)} "
+        how = f" ({who}edited as the file is now)"
     # One short line: a longer message makes Neovim wait for Enter.
-    return Said(f"pasted, to review: {', '.join(changed)} (:BB7Review, :BB7Merge){places}{added}")
+    return Said(f"pasted, to review: {', '.join(changed)}{how}{places}{added}")
 
 
 # Once a title came (or not): the chat list and the view show the chat's name again.

@@ -57,7 +57,7 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
         chat=msgspec.structs.replace(summary(p.ws, chat), model=p.session.model(chat)),
         draft=chat.draft,
         retry=retry,
-        conversation=conversation.render(messages, retry=retry),
+        conversation=conversation.render(messages, retry=retry, width=args.width),
         files=_panel(c, store, rows),
         hint=hint,
         statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,

@@ -203,9 +203,12 @@ class PingArgs(msgspec.Struct, frozen=True):
 
 
 class Pong(msgspec.Struct, frozen=True):
+    """`ping`'s answer: the payload back, bb7's version, the host's pid and Python version."""
+
     payload: Any
     version: str
     pid: int
+    python_version: str = ""
 
 
 class EchoEventsArgs(msgspec.Struct, frozen=True):
@@ -243,13 +246,16 @@ class BuffersArgs(msgspec.Struct, frozen=True):
 class AddPathsArgs(msgspec.Struct, frozen=True):
     """`add_paths`: `:BB7Add`'s arguments (paths, `PATH:START-END`, directories, globs;
     relative to `cwd`). `answer` is the action of the `Choice` the user took when the host
-    asked (`all`, `no_secrets`); empty the first time."""
+    asked (`all`, `no_secrets`); empty the first time. `gathered`: the editor gathered the
+    paths (`:BB7Add buffers`, `quickfix`), so what cannot be added is skipped, as under a
+    directory; paths the user typed one by one are added all or none."""
 
     specs: list[str]
     cwd: str
     readonly: bool = False
     answer: Literal["", "all", "no_secrets"] = ""
     buffers: list[BufferText] = []
+    gathered: bool = False
 
 
 class AddPartArgs(msgspec.Struct, frozen=True):
@@ -409,12 +415,14 @@ class ChatViewArgs(msgspec.Struct, frozen=True):
     """`chat_view`: the given chat, or the active one (`create`: held by this host, and a new
     one when the project has none, as `:BB7Chat` opens); `buffers`: the editor's buffers;
     `statuses`: the active chat's statuses too, for Lua's cache, computed once with the
-    panel's (the view's redraw at the end of a send)."""
+    panel's (the view's redraw at the end of a send). `width`: the conversation pane's text
+    width, which the lines that would wrap badly fit (0: unknown)."""
 
     chat_id: str | None = None
     create: bool = False
     buffers: list[BufferText] = []
     statuses: bool = False
+    width: int = 0
 
 
 class TakeChatArgs(msgspec.Struct, frozen=True):

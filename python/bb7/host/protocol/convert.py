@@ -19,6 +19,7 @@ from bb7.chat import events as ev
 from bb7.formats.apply import ApplyError, describe_error
 from bb7.host.protocol import events as wire
 from bb7.provider.models import ModelInfo
+from bb7.text.tokens import format_tokens
 
 # Said after a send refused for its API key: the editor's way on without one.
 NO_KEY_HINT = " Meanwhile :BB7Paste applies an answer pasted from any web chat, without a key."
@@ -93,4 +94,10 @@ def send_done(
 
 
 def models(listed: Sequence[ModelInfo]) -> list[wire.ModelInfo]:
-    return msgspec.convert(listed, list[wire.ModelInfo], from_attributes=True)
+    return [
+        msgspec.structs.replace(
+            model,
+            context=format_tokens(model.context_length) if model.context_length else "",
+        )
+        for model in msgspec.convert(listed, list[wire.ModelInfo], from_attributes=True)
+    ]

@@ -247,6 +247,7 @@ class ModelInfo(msgspec.Struct, frozen=True):
     pricing: Pricing = Pricing()
     capabilities_source: str = ""
     edits: str = ""
+    context: str = ""  # the context length as users skim it (`1.5k`, `200k`), '' unknown
 
 
 class Models(msgspec.Struct, frozen=True):
