@@ -83,10 +83,9 @@ local function call(name, fn, payload)
   end
 end
 
---- The host's entry point (`exec_lua`): one batch of events, in order.
+--- Handles one batch of events now, in order (`dispatch` has it done from the main loop).
 ---@param batch bb7.Event[]
-function M.dispatch(batch)
-  M.stats.flushes = M.stats.flushes + 1
+function M.handle(batch)
   for _, event in ipairs(batch) do
     local name, payload = event[1], event[2]
     if payload == vim.NIL then payload = nil end
@@ -96,6 +95,17 @@ function M.dispatch(batch)
       call(name, fn, payload)
     end
   end
+end
+
+--- The host's entry point (`exec_lua`): one batch of events, in order. Handled from the main
+--- loop, never where the batch arrives: Neovim reads the host's messages while it waits for
+--- the answer to a request to it, and a handler's own request then (redrawing the chat view)
+--- would be answered after the one waited for; Neovim takes that for a broken peer and
+--- closes the channel (the host exits on it).
+---@param batch bb7.Event[]
+function M.dispatch(batch)
+  M.stats.flushes = M.stats.flushes + 1
+  vim.schedule(function() M.handle(batch) end)
 end
 
 return M

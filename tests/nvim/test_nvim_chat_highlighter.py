@@ -25,7 +25,7 @@ STREAM = """
 local events = require('bb7.events')
 local view = require('bb7.chat.view')
 local buf, win = view.buf('conversation'), view.win('conversation')
-events.dispatch({
+events.handle({
   { 'request_started', { request_id = 'r', model = 'test/m' } },
   { 'chunk', { request_id = 'r', event = { text = 'Streamed:\\n\\n```lua\\n'
     .. ('local x = 1\\n'):rep(30) } } },
@@ -45,7 +45,7 @@ local events = require('bb7.events')
 local view = require('bb7.chat.view')
 local buf = view.buf('conversation')
 local before = vim.api.nvim_buf_line_count(buf)
-events.dispatch({ { 'done', { request_id = 'r', ok = true } } })
+events.handle({ { 'done', { request_id = 'r', ok = true } } })
 assert(vim.wait(wait_ms, function() return not view.streaming()
   and vim.api.nvim_buf_line_count(buf) < before end, 2), 'the stored chat was not drawn')
 vim.cmd('redraw')
@@ -54,7 +54,7 @@ vim.cmd('redraw')
 # The text goes on after the progress line: the line is removed.
 RESUME = """
 local events = require('bb7.events')
-events.dispatch({ { 'chunk', { request_id = 'r', event = { text = 'local y = 2\\n' } } } })
+events.handle({ { 'chunk', { request_id = 'r', event = { text = 'local y = 2\\n' } } } })
 vim.cmd('redraw')
 """
 

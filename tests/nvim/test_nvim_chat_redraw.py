@@ -62,26 +62,26 @@ for i = 1, rounds do
   local kind = (i - 1) % 3 + 1
   -- Idle: no parse of the last round pending (private to the highlighter, 0.11 and 0.12).
   vim.wait(3000, function() return not (highlighter.parsing or {})[win] end, 1)
-  events.dispatch({
+  events.handle({
     { 'request_started', { request_id = 'r', model = 'test/m' } },
     { 'reasoning', { request_id = 'r', event = { text = 'think\\nmore ' .. i } } },
     chunk('Streamed ' .. i .. ':\\n\\n```lua\\n'),
     chunk(('local x = 1\\n'):rep(20 + i)),
   })
   if kind ~= 3 then
-    events.dispatch({ { 'tool_progress', { request_id = 'r', event = { name = 'edit_file',
+    events.handle({ { 'tool_progress', { request_id = 'r', event = { name = 'edit_file',
         path = 'a.py', arguments_length = i } } } })
   end
   -- The streamed answer highlighted as the user saw it: the highlighter's trees end with it.
   parser:parse(true)
   vim.cmd('redraw')
   if kind ~= 1 then
-    events.dispatch({ chunk('local y = 2\\n') })
+    events.handle({ chunk('local y = 2\\n') })
     vim.cmd('redraw')
   end
   if highlighter.parsing[win] then pending = pending + 1 end
   local before = count()
-  events.dispatch({ { 'done', { request_id = 'r', ok = true } } })
+  events.handle({ { 'done', { request_id = 'r', ok = true } } })
   assert(vim.wait(wait_ms, function() return not view.streaming() and count() < before end, 2),
     'no redraw in round ' .. i)
   vim.cmd('redraw')
