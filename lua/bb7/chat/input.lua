@@ -196,7 +196,9 @@ function M.send(given)
       if err then return backend().report(err) end
       require('bb7.chat').refresh(nil, function(failed)
         if failed then return backend().report(failed) end
-        if view.state.chat.held_by == '' then M.send(given) end
+        -- Sent only once the chat is this Neovim's: never a loop of refusals.
+        local now = view.state.chat
+        if now and now.held_by == '' then M.send(given) end
       end)
     end)
   end
