@@ -384,7 +384,8 @@ end
 --- says what is true when no hunk is left.
 ---@param buf integer
 ---@param reply { path: string, hunks: bb7.ReviewHunk[], message: string? }
-function M.show(buf, reply)
+---@param said? string the one message to give instead of the review's own (`:BB7Merge`'s)
+function M.show(buf, reply, said)
   if #reply.hunks == 0 then
     M.stop(buf)
     local modified = vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified
@@ -431,8 +432,10 @@ function M.show(buf, reply)
     local choose = placing > 0
         and ('; %s to place: accept the place meant'):format(plural(placing, 'edit'))
       or ''
-    notify(('reviewing %s: %s%s'):format(shown(reply.path), plural(#reply.hunks, 'hunk'), choose))
+    said = said
+      or ('reviewing %s: %s%s'):format(shown(reply.path), plural(#reply.hunks, 'hunk'), choose)
   end
+  if said then notify(said) end
 end
 
 local function text(buf) return { require('bb7.buffer').text(buf) } end
@@ -447,15 +450,15 @@ function M.toggle(path)
   M.open(buf)
 end
 
---- Asks the host for the hunks of `buf` and draws them (`on_shown` after drawing).
+--- Asks the host for the hunks of `buf` and draws them; `said` is the one message to give
+--- then (instead of the review's own).
 ---@param buf integer
----@param on_shown fun()?
-function M.open(buf, on_shown)
+---@param said string?
+function M.open(buf, said)
   local path = vim.api.nvim_buf_get_name(buf)
   backend().request('review', { path = path, buffers = text(buf) }, function(err, reply)
     if err then return backend().report(err) end
-    M.show(buf, reply)
-    if on_shown then on_shown() end
+    M.show(buf, reply, said)
   end)
 end
 
@@ -658,9 +661,9 @@ function M.merge(path)
   backend().request('merge', { path = name, buffers = text(buf) }, function(err, reply)
     if err then return backend().report(err) end
     if #reply.overlaps == 0 then return notify(reply.message) end
-    -- Said after the review is drawn, so its message is the one the user reads.
+    -- One message: the merge's, once the review of what is left is drawn.
     M.stop(buf)
-    M.open(buf, function() notify(reply.message, 'warn') end)
+    M.open(buf, reply.message)
   end)
 end
 
