@@ -17,8 +17,13 @@ from typing import Literal
 import msgspec
 
 from bb7.process import identity, running
+from bb7.refusal import Problem
 from bb7.state.records import CheckOutcome, CheckPart, CheckRun, Message, PendingOutput
 from bb7.state.store import Store
+
+# What the user's message says when it asks the model to fix what failed (the failures are the
+# history's last `@checks` entry, right before it).
+FIX_REQUEST = "Make the checks pass."
 
 VerdictState = Literal["passed", "failed", "running", "timed_out", "not_run", "error"]
 RUNNING_KEY = "check_running:"
@@ -88,6 +93,19 @@ def fingerprint(outputs: Sequence[PendingOutput]) -> str:
     return digest.hexdigest()[:16]
 
 
+def last_lines(text: str, lines: int, chars: int) -> str:
+    """The end of a check's output: its last `lines` lines, at most `chars` characters (whole
+    lines), after a line saying how many came before."""
+    kept = text.rstrip("\n").splitlines()[-lines:]
+    while kept and sum(len(line) + 1 for line in kept) > chars:
+        kept.pop(0)
+    if not kept and text.strip():
+        kept = [text.rstrip("\n")[-chars:]]
+    left = len(text.rstrip("\n").splitlines()) - len(kept)
+    head = [f"[... {left} line{'s' if left > 1 else ''} before]"] if left > 0 else []
+    return "\n".join(head + kept)
+
+
 def _key(chat_id: str) -> str:
     return RUNNING_KEY + chat_id
 
@@ -129,6 +147,18 @@ def record(store: Store, chat_id: str, run: CheckRun) -> Message:
     checked, and the next request carries its failures."""
     with store.transaction():
         return store.append_message(chat_id, Message(role="check", parts=[CheckPart(run)]))
+
+
+def fix_request(store: Store, chat_id: str) -> str | Problem:
+    """The message that asks the model to make the checks pass, when the last run of the
+    chat's checks did not pass."""
+    last = store.last_message(chat_id, "check")
+    run = None if last is None else run_of(last)
+    if run is None:
+        return Problem("no_checks", "no checks have run in this chat yet")
+    if verdict_of(run.outcomes).state == "passed":
+        return Problem("no_checks", "the last checks passed: there is nothing to fix")
+    return FIX_REQUEST
 
 
 def run_of(message: Message) -> CheckRun | None:

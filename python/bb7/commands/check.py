@@ -15,21 +15,22 @@ from typing import Any
 import msgspec
 
 from bb7.checks import CHECKS_FILE
-from bb7.checks.config import load_checks
+from bb7.checks.config import Check, load_checks
 from bb7.checks.process import Cancel
 from bb7.checks.run import check_chat, run_checks
 from bb7.checks.suggest import suggest
-from bb7.checks.verdict import Verdict, record, verdict_of
+from bb7.checks.verdict import Verdict, last_lines, record, verdict_of
 from bb7.commands.session import add_root_option, print_json, root_of
 from bb7.refusal import Abort, Problem
 from bb7.state.problems import StoreError
 from bb7.state.records import CheckOutcome, CheckRun
 from bb7.state.store import Store
 from bb7.state.workspace import open_workspace
+from bb7.text.words import plural
 
 PASSED, FAILED, COULD_NOT_RUN = 0, 1, 2
 # The end of a failing check's output the terminal shows (all of it: `--json`).
-SHOWN_LINES = 40
+SHOWN_LINES, SHOWN_CHARS = 40, 8000
 
 
 class CheckReport(msgspec.Struct):
@@ -88,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"the chat database could not be read: {exc}")
 
 
-def _check(args: argparse.Namespace, root: Path, checks: list[Any]) -> int:
-    show = None if args.json else _print_outcome
-    cancel = Cancel()
+def _check(args: argparse.Namespace, root: Path, checks: list[Check]) -> int:
     ws = open_workspace(root)
     found = None if isinstance(ws, Problem) else ws.active()
     try:
@@ -99,27 +98,45 @@ def _check(args: argparse.Namespace, root: Path, checks: list[Any]) -> int:
                 return _fail(f"{args.path} has no pending output")
             if not args.json:
                 print("nothing pending: checking the project as it is")
-            done = run_checks(root, checks, [], cancel, on_outcome=show)
+            show = None if args.json else print_outcome
+            done = run_checks(root, checks, [], Cancel(), on_outcome=show)
             if done is None:
                 return COULD_NOT_RUN
             run = CheckRun(outcomes=done[0], isolation=done[1])
-            return _report(args, run, recorded=False)
+            return report(run, recorded=False, as_json=args.json)
         store, chat = found
-        if not args.json:
-            count = 1 if args.path else len(store.outputs(chat.id))
-            files = "file" if count == 1 else "files"
-            print(f"checking {count} pending {files} of chat {chat.id}")
-        checked = check_chat(
-            store, chat.id, root, checks, cancel, scope=args.path or "", on_outcome=show
-        )
-        if isinstance(checked, Problem):
-            return _fail(checked.message)
-        if checked is None:
-            return COULD_NOT_RUN
-        return _report(args, checked, recorded=_record(store, chat.id, checked))
+        scope = args.path or ""
+        return check_and_report(store, chat.id, root, checks, scope=scope, as_json=args.json)
     finally:
         if not isinstance(ws, Problem):
             ws.close()
+
+
+def check_and_report(
+    store: Store,
+    chat_id: str,
+    root: Path,
+    checks: list[Check],
+    *,
+    scope: str = "",
+    as_json: bool = False,
+    held: bool = False,
+) -> int:
+    """Check the chat's pending change (`scope`'s alone), printing each check as it ends,
+    keep the verdict with the chat (`held`: this process holds the chat already) and report
+    it; the exit code."""
+    if not as_json:
+        count = 1 if scope else len(store.outputs(chat_id))
+        print(f"checking {plural(count, 'pending file')} of chat {chat_id}")
+    show = None if as_json else print_outcome
+    checked = check_chat(store, chat_id, root, checks, Cancel(), scope=scope, on_outcome=show)
+    if isinstance(checked, Problem):
+        return _fail(checked.message)
+    if checked is None:
+        return COULD_NOT_RUN
+    if held:
+        record(store, chat_id, checked)
+    return report(checked, recorded=held or _record(store, chat_id, checked), as_json=as_json)
 
 
 def _record(store: Store, chat_id: str, run: CheckRun) -> bool:
@@ -137,24 +154,23 @@ def _record(store: Store, chat_id: str, run: CheckRun) -> bool:
     return True
 
 
-def _print_outcome(outcome: CheckOutcome) -> None:
+def print_outcome(outcome: CheckOutcome) -> None:
+    """One check's verdict, and the end of what it printed when it did not pass."""
     label = {"passed": "passed", "failed": "FAILED", "timed_out": "TIMEOUT", "error": "ERROR"}
     detail = f" (exit {outcome.exit_code})" if outcome.state == "failed" else ""
     print(f"{label[outcome.state]:>7}  {outcome.name}  {outcome.seconds:.2f} s{detail}")
     if outcome.message:
         print(f"         {outcome.message}")
     if outcome.state != "passed" and outcome.output.strip():
-        lines = outcome.output.rstrip("\n").splitlines()
-        if len(lines) > SHOWN_LINES or outcome.dropped:
-            print(f"         ... (the last {min(len(lines), SHOWN_LINES)} lines)")
-        for line in lines[-SHOWN_LINES:]:
+        for line in last_lines(outcome.output, SHOWN_LINES, SHOWN_CHARS).splitlines():
             print(f"    {line}")
     sys.stdout.flush()
 
 
-def _report(args: argparse.Namespace, run: CheckRun, *, recorded: bool) -> int:
+def report(run: CheckRun, *, recorded: bool, as_json: bool = False) -> int:
+    """The verdict (the run with it in JSON); the exit code."""
     verdict = verdict_of(run.outcomes)
-    if args.json:
+    if as_json:
         print_json(CheckReport(verdict=verdict, run=run, recorded=recorded))
     elif not verdict.total:
         print("no check covers the pending files (their `files` globs)")
