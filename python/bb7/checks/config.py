@@ -26,11 +26,6 @@ from bb7.files.fsio import FileProblem, load_text
 from bb7.files.ignore import IgnoreRules, parse_ignore
 from bb7.refusal import Problem
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser from PyPI
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-
 DEFAULT_TIMEOUT = 120.0
 # `[[check]]` starts a check's table; its line locates what is wrong with that check.
 _HEADER = re.compile(r"^\s*\[\[\s*check\s*\]\]")
@@ -103,6 +98,11 @@ def load_checks(root: Path, options: ChecksOptions | None = None) -> list[Check]
 
 def read_toml(text: str, where: str) -> dict[str, Any] | Problem:
     """A TOML document, or where and why it does not parse (`FILE line N: why`)."""
+    # Imported here: the host imports this module's shapes at start, and no TOML until read.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: the same parser from PyPI
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

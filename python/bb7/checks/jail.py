@@ -25,6 +25,8 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
 JAIL_FAILED = 125
 
 
@@ -48,9 +50,15 @@ def _escape(path: str) -> str:
     return path.replace("\\", "\\\\").replace(":", "\\:").replace(",", "\\,")
 
 
+def die_with_parent(libc: ctypes.CDLL) -> None:
+    """End when the process that started this one ends (bb7 killed: its checks go too)."""
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+
+
 def mount_view(root: str, scratch: str, layers: list[str]) -> None:
     """The namespaces and the overlay over the project; OSError when the kernel refuses."""
     libc = _libc()
+    die_with_parent(libc)
     uid, gid = os.getuid(), os.getgid()
     _check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID), "unshare")
     # The check runs as the user it was (files it creates are theirs; git trusts the tree).
@@ -90,6 +98,7 @@ def main(argv: list[str]) -> int:
     pid = os.fork()
     if pid == 0:  # PID 1 of the new namespace: when it ends, the kernel ends the rest
         try:
+            die_with_parent(_libc())
             os.chdir(cwd)
             os.execv(args[0], args)
         except OSError as exc:

@@ -157,8 +157,13 @@ def resolve(program: str, cwd: Path, path: str, also: Path | None = None) -> str
             state="not_executable",
             message=f"`{program}` is not executable (chmod +x {program})",
         )
+    return Ended(state="not_found", message=not_found(program))
+
+
+def not_found(program: str) -> str:
+    """Why a check's program did not start: where it was looked for."""
     where = "" if "/" in program else " (looked in .venv/bin, node_modules/.bin and PATH)"
-    return Ended(state="not_found", message=f"`{program}` not found{where}")
+    return f"`{program}` not found{where}"
 
 
 def _kill_group(group: int) -> None:
@@ -312,6 +317,10 @@ def _follow(
         sweep(env[TOKEN_VAR])
         proc.wait()
         _drain(selector, out_fd, status_fd, tail, status)
+    except BaseException:  # Ctrl-C in `bb7 check`, a bug: the check never outlives bb7
+        _kill_group(proc.pid)
+        sweep(env[TOKEN_VAR])
+        raise
     finally:
         cancel._leave(proc.pid)
         selector.close()

@@ -40,17 +40,38 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     total: int = 0
     message: int = 0
 
+    def word(self) -> str:
+        """How `vim.b.bb7_check` says it: `passed`, `failed 2`, `running`, `timed out`, `not
+        run`, `could not run`."""
+        if self.state == "failed":
+            return f"failed {self.failed}"
+        return _WORDS[self.state]
+
     def label(self) -> str:
-        """How the statusline and `vim.b.bb7_check` say it: `checks failed 2`, ..."""
-        words = {
-            "passed": "checks passed",
-            "failed": f"checks failed {self.failed}",
-            "running": "checks running",
-            "timed_out": "checks timed out",
-            "not_run": "checks not run",
-            "error": "checks could not run",
-        }
-        return words[self.state]
+        """In a sentence: `checks failed 2`."""
+        return f"checks {self.word()}"
+
+    def mark(self) -> str:
+        """How the statusline and the files panel show it, in a cell or two."""
+        return f"✗{self.failed}" if self.state == "failed" else _MARKS[self.state]
+
+
+_WORDS: dict[VerdictState, str] = {
+    "passed": "passed",
+    "failed": "failed",
+    "running": "running",
+    "timed_out": "timed out",
+    "not_run": "not run",
+    "error": "could not run",
+}
+_MARKS: dict[VerdictState, str] = {
+    "passed": "✓",
+    "failed": "✗",
+    "running": "…",
+    "timed_out": "✗T",
+    "not_run": "?",
+    "error": "✗!",
+}
 
 
 class Running(msgspec.Struct, frozen=True, kw_only=True):

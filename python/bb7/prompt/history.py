@@ -8,8 +8,8 @@ failing check's output), and before each user message the files it was sent with
 (models re-derive it, and resending it only costs tokens) and fork warnings (they concern the
 user's copy of a file, and the restored snapshot the model sees is already consistent), and the
 messages the user excluded from future requests, with their events (what an answer wrote, too:
-the files as they are now reach the model all the same). The files a user message was sent with stay, excluded
-or not: they are the chat's context, which the user manages apart.
+the files as they are now reach the model all the same). The files a user message was sent with
+stay, excluded or not: they are the chat's context, which the user manages apart.
 """
 
 from __future__ import annotations
