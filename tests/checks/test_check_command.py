@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from checks_helpers import PROJECT, PYTEST, every_byte, link_venv, make_tree, write_checks
 
 from bb7.checks import run as checks_run
 from bb7.cli import main
 from bb7.files.fileid import file_id
+from checks_helpers import PROJECT, PYTEST, every_byte, link_venv, make_tree, write_checks
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call
 from model_answer import model_writes
 

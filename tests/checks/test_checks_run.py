@@ -6,19 +6,20 @@ found) costing one line and never a hang."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from checks_helpers import every_byte, git_init, make_tree, processes_named
 
 from bb7.checks import run as checks_run
 from bb7.checks.config import Check
 from bb7.checks.process import OUTPUT_LIMIT, Cancel
 from bb7.checks.run import ISOLATION_ENV, probe, run_checks
-from bb7.checks.throwaway import Pending, sync_copy
+from bb7.checks.throwaway import Pending, copied, sync_copy
+from checks_helpers import every_byte, git_init, make_tree, processes_named
 
 NAMESPACE = probe().isolation == "namespace"
 ONLY_COPY = "this kernel refuses user namespaces: the copy is what checks get here"
@@ -199,3 +200,24 @@ def test_the_copy_is_brought_up_to_date_copying_only_what_changed(
     }
     copied = every_byte(copy)
     assert {k: v for k, v in copied.items() if k not in (".git", "build")} == project
+
+
+def test_what_a_check_touched_in_the_copy_is_all_the_next_preparation_looks_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = make_tree(tmp_path / "proj", {f"pkg/sub/m{i}.py": f"x = {i}\n" for i in range(30)})
+    assert sync_copy(root, []).walked
+    with copied(root, [Pending("pkg/sub/m1.py", b"pending\n")]) as view:
+        # What a check does: rewrites a file, adds one and a cache, removes another.
+        (view.cwd / "pkg/sub/m2.py").write_text("rewritten by a check\n")
+        (view.cwd / "pkg/sub/fixture.txt").write_text("written by a check\n")
+        (view.cwd / "pkg/__pycache__").mkdir()
+        (view.cwd / "pkg/sub/m3.py").unlink()
+    report = sync_copy(root, [])
+    if sys.platform.startswith("linux"):
+        assert not report.walked  # the watch said what the check touched
+    assert (report.copied, report.removed) == (3, 1)  # m1 (no longer pending), m2, m3; fixture
+    files = {k: v for k, v in every_byte(view.cwd).items() if "__pycache__" not in k}
+    assert files == every_byte(root)
+    assert (view.cwd / "pkg/__pycache__").is_dir()  # a check's cache stays for the next one

@@ -10,9 +10,11 @@ check can use to change the project. Two ways to make it, one per run:
 - `copied` (macOS, kernels or containers that refuse user namespaces): a real copy kept per
   project in the cache directory (`$XDG_CACHE_HOME/bb7/checks/`), brought up to date from a
   manifest of both sides' stat signatures, so a second preparation copies only what changed
-  (in the project, or in the copy by the last check). What git ignores and tool directories
-  are not copied but reached through symlinks into the project: a check can write through
-  them (there is no way to forbid it without a namespace; `:checkhealth bb7` says so).
+  (in the project, or in the copy by the last check: on Linux a `Watch` says what the checks
+  touched, so the copy is not walked again; elsewhere every file of it is looked at). What
+  git ignores and tool directories are not copied but reached through symlinks into the
+  project: a check can write through them (there is no way to forbid it without a namespace;
+  `:checkhealth bb7` says so).
 
 Not for running anything (`bb7.checks.process`) or choosing the checks (`bb7.checks.config`).
 """
@@ -24,15 +26,17 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import secrets
 import shutil
 import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from bb7.checks.watch import Watch
 from bb7.files.git import ls_files
 from bb7.process import alive
 
@@ -43,6 +47,9 @@ TOOL_DIRS = frozenset(
 )
 # bb7's own state is no check's business.
 SKIPPED = frozenset({".bb7"})
+_TOOLISH = re.compile(
+    "(?:^|/)(?:" + "|".join(re.escape(n) for n in sorted(TOOL_DIRS | SKIPPED)) + ")(?:/|$)"
+)
 # What checks write for themselves and may reuse at the next check (Python bytecode validates
 # itself against its source): kept in the copy when a check made it.
 OWN_CACHES = frozenset(
@@ -52,6 +59,7 @@ CACHE_DIRS = TOOL_DIRS | OWN_CACHES
 # Names as bytes allow (a name that is not UTF-8 is copied as it is), and time for big trees.
 _GIT: dict[str, Any] = {"timeout": 30.0, "errors": "surrogateescape"}
 MANIFEST_VERSION = 1
+TOUCHED = "touched.msgpack"
 
 
 class Pending(msgspec.Struct, frozen=True):
@@ -143,12 +151,20 @@ def _sig(info: os.stat_result) -> Sig:
 class Manifest(msgspec.Struct, kw_only=True):
     """What the last preparation left in the copy: per copied path the project's signature
     and the copy's; per pending path its digest and the copy's signature; per reached path
-    the link."""
+    the link. `generation` counts the preparations."""
 
     version: int = MANIFEST_VERSION
+    generation: int = 0
     files: dict[str, tuple[Sig, Sig]] = {}
     pending: dict[str, tuple[str, Sig]] = {}
     links: dict[str, str] = {}
+
+
+class Touched(msgspec.Struct):
+    """What the checks run since preparation `generation` touched in the copy (`Watch`)."""
+
+    generation: int
+    paths: list[str]
 
 
 class Listing(msgspec.Struct):
@@ -160,6 +176,8 @@ class Listing(msgspec.Struct):
 
 def _tool_part(path: str) -> str | None:
     """The leading part of `path` that is reached rather than copied, if any."""
+    if not _TOOLISH.search(path):
+        return None  # most paths: one regex search instead of a split and a loop
     parts = path.rstrip("/").split("/")
     for depth, part in enumerate(parts, 1):
         if part in TOOL_DIRS or (depth == 1 and part in SKIPPED):
@@ -196,10 +214,11 @@ def _scan(top: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """Every entry under `top` but those under cache and tool directories (which are given,
     not entered), with its root-relative path."""
     stack = [""]
+    at = f"{top}/"
     while stack:
         prefix = stack.pop()
         try:
-            entries = list(os.scandir(top / prefix if prefix else top))
+            entries = list(os.scandir(at + prefix))
         except OSError:
             continue
         for entry in entries:
@@ -221,7 +240,8 @@ def _walk(root: Path) -> list[str]:
 
 
 def _walk_copy(copy: Path) -> dict[str, os.stat_result]:
-    """Every file and link in the copy but those under cache directories, with its lstat."""
+    """Every file and link in the copy but those under cache directories, with its lstat (a
+    check may have changed any of them)."""
     found: dict[str, os.stat_result] = {}
     for path, entry in _scan(copy):
         if not entry.is_dir(follow_symlinks=False):
@@ -270,11 +290,16 @@ def _digest(item: Pending) -> str:
 
 
 class SyncReport(msgspec.Struct):
-    """What one preparation of the copy did, for the benchmark and the log."""
+    """What one preparation of the copy did (for the benchmark and the tests): files copied,
+    removed and kept; `walked`: the whole copy was looked at (no watch said what the checks
+    touched); `dirs` the copy's directories, `generation` this preparation's."""
 
     copied: int
     removed: int
     kept: int
+    walked: bool = True
+    generation: int = 0
+    dirs: list[str] = []
 
 
 @contextlib.contextmanager
@@ -285,8 +310,14 @@ def copied(root: Path, pending: Sequence[Pending]) -> Iterator[View]:
     home.mkdir(parents=True, exist_ok=True)
     with open(home / "lock", "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        sync_copy(root, pending)
-        yield View(isolation="copy", root=root, cwd=home / "copy")
+        report = sync_copy(root, pending)
+        watch = Watch.start(str(home / "copy"), report.dirs)
+        try:
+            yield View(isolation="copy", root=root, cwd=home / "copy")
+        finally:
+            touched = None if watch is None else watch.stop()
+            if touched is not None:
+                _save(home / TOUCHED, Touched(report.generation, sorted(touched)))
 
 
 def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
@@ -294,22 +325,29 @@ def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
     home = project_cache(root)
     copy = home / "copy"
     copy.mkdir(parents=True, exist_ok=True)
-    manifest_path = home / "manifest.json"
-    manifest = Manifest()
-    with contextlib.suppress(OSError, msgspec.DecodeError, msgspec.ValidationError):
-        manifest = msgspec.json.decode(manifest_path.read_bytes(), type=Manifest)
+    manifest_path = home / "manifest.msgpack"
+    manifest = _load(manifest_path, Manifest) or Manifest()
     if manifest.version != MANIFEST_VERSION:
         manifest = Manifest()
+    touched = _load(home / TOUCHED, Touched)
+    (home / TOUCHED).unlink(missing_ok=True)
     listing = list_project(root)
-    in_copy = _walk_copy(copy)
+    if touched is not None and touched.generation == manifest.generation and manifest.generation:
+        in_copy = _as_left(manifest, touched.paths, str(copy))
+        walked = False
+    else:
+        in_copy = {path: _sig(info) for path, info in _walk_copy(copy).items()}
+        walked = True
     by_path = {item.path: item for item in pending}
-    new = Manifest()
+    new = Manifest(generation=manifest.generation + 1)
     copied_n = kept = 0
+    # Strings, not Paths, in the loop over every file: pathlib's joins cost as much as a stat.
+    at = f"{root}/"
     for path in listing.files:
         if path in by_path:
             continue
         try:
-            info = os.lstat(root / path)
+            info = os.lstat(at + path)
         except OSError:
             continue  # tracked but deleted, or gone meanwhile
         if stat.S_ISDIR(info.st_mode):
@@ -318,7 +356,7 @@ def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
         project_sig = _sig(info)
         before = manifest.files.get(path)
         now = in_copy.get(path)
-        if before is not None and now is not None and before == (project_sig, _sig(now)):
+        if before is not None and now is not None and before == (project_sig, now):
             new.files[path] = before
             kept += 1
             continue
@@ -329,7 +367,7 @@ def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
         digest = _digest(item)
         was = manifest.pending.get(item.path)
         now = in_copy.get(item.path)
-        if was is not None and now is not None and was == (digest, _sig(now)):
+        if was is not None and now is not None and was == (digest, now):
             new.pending[item.path] = was
             kept += 1
             continue
@@ -349,14 +387,51 @@ def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
             removed += 1
     for path in set(manifest.links) - set(new.links):
         _remove(copy / path)
-    _write_manifest(manifest_path, new)
-    return SyncReport(copied=copied_n, removed=removed, kept=kept)
+    _save(manifest_path, new)
+    dirs = {""}
+    for path in expected:
+        parent = path.rpartition("/")[0]
+        while parent not in dirs:
+            dirs.add(parent)
+            parent = parent.rpartition("/")[0]
+    return SyncReport(
+        copied=copied_n,
+        removed=removed,
+        kept=kept,
+        walked=walked,
+        generation=new.generation,
+        dirs=sorted(dirs - {""}),
+    )
 
 
-def _write_manifest(path: Path, manifest: Manifest) -> None:
+def _as_left(manifest: Manifest, touched: list[str], copy: str) -> dict[str, Sig]:
+    """The copy as the last preparation left it, but what the checks since touched, looked at
+    again: the copy without a walk of it."""
+    found: dict[str, Sig] = {path: sigs[1] for path, sigs in manifest.files.items()}
+    found.update({path: sigs[1] for path, sigs in manifest.pending.items()})
+    for path in touched:
+        if CACHE_DIRS.intersection(path.split("/")):
+            continue  # a check's own cache: kept, as a walk keeps it
+        found.pop(path, None)
+        with contextlib.suppress(OSError):
+            found[path] = _sig(os.lstat(f"{copy}/{path}"))
+    return found
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def _load(path: Path, kind: type[S]) -> S | None:
+    try:
+        return msgspec.msgpack.decode(path.read_bytes(), type=kind)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _save(path: Path, record: msgspec.Struct) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(msgspec.json.encode(manifest))
+        tmp.write_bytes(msgspec.msgpack.encode(record))
         os.replace(tmp, path)
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
