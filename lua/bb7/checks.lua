@@ -43,6 +43,8 @@ function M.last() return H.last end
 ---@param p bb7.CheckStarted
 function M.on_started(p)
   H.running = true
+  local view = package.loaded['bb7.chat'] --[[@as table?]]
+  if view ~= nil and view.is_open() then view.refresh() end -- `…` beside the files checked
   vim.cmd('redrawstatus!')
   vim.api.nvim_exec_autocmds('User', { pattern = 'BB7CheckStarted', data = p, modeline = false })
 end

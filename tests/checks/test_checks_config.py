@@ -8,14 +8,13 @@ from pathlib import Path
 
 from bb7.checks.config import (
     Check,
-    ChecksOptions,
-    CheckSpec,
     load_checks,
     merge_checks,
     on_answer,
     parse_checks,
     selected,
 )
+from bb7.checks.options import ChecksOptions, CheckSpec
 from bb7.checks.suggest import suggest
 from bb7.refusal import Problem
 

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from bb7.checks import CHECKS_FILE
+from bb7.checks.options import ChecksOptions, CheckSpec
 from bb7.files.fsio import FileProblem, load_text
 from bb7.files.ignore import IgnoreRules, parse_ignore
 from bb7.refusal import Problem
@@ -32,28 +33,6 @@ _HEADER = re.compile(r"^\s*\[\[\s*check\s*\]\]")
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)$")
 _AT_END = re.compile(r"\s*\(at end of document\)$")
 FIELDS = ("name", "run", "files", "timeout", "enabled")
-
-
-class CheckSpec(msgspec.Struct, frozen=True, kw_only=True):
-    """One check as declared. From `setup()`, every field but `name` may be left out: it then
-    changes only those fields of the project's check of that name (`enabled = false` drops
-    it); a new name needs `run`."""
-
-    name: str
-    run: list[str] | str | None = None
-    files: list[str] | None = None
-    timeout: float | None = None
-    enabled: bool | None = None
-
-
-class ChecksOptions(msgspec.Struct, frozen=True, kw_only=True):
-    """`setup()`'s `checks`: this machine's checks, and when they run by themselves.
-    `on_answer` None: after each answer that leaves pending outputs, when checks are declared;
-    `auto_fix`: how many "make the checks pass" rounds bb7 sends by itself."""
-
-    on_answer: bool | None = None
-    auto_fix: int = 0
-    checks: list[CheckSpec] = []
 
 
 class Check(msgspec.Struct, frozen=True, kw_only=True):

@@ -95,6 +95,9 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         status.write(f"fail {exc.strerror or exc}\n")
         return JAIL_FAILED
+    except Exception as exc:  # no such call here (not Linux): the caller makes a copy
+        status.write(f"fail {type(exc).__name__}: {exc}\n")
+        return JAIL_FAILED
     pid = os.fork()
     if pid == 0:  # PID 1 of the new namespace: when it ends, the kernel ends the rest
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -164,6 +165,8 @@ def run_checks(
     chosen = selected(checks, paths)
     env = os.environ if base_env is None else base_env
     wanted = isolation_wanted()
+    if not sys.platform.startswith("linux"):
+        _Isolation.allowed, _Isolation.why = False, f"no user namespaces on {sys.platform}"
     if wanted != "copy" and _Isolation.allowed is not False:
         try:
             with layered(root, pending) as view:
@@ -195,10 +198,11 @@ def check_chat(
 ) -> CheckRun | Problem | None:
     """Run the checks on the chat's pending change (or `scope`'s alone), marked as running
     for other processes meanwhile; None when cancelled."""
-    pending = pending_of(store, chat_id, root, buffers, scope)
+    with store.transaction(guarded=False):  # one consistent look at the pending outputs
+        pending = pending_of(store, chat_id, root, buffers, scope)
+        outputs = [o for o in store.outputs(chat_id) if not scope or o.path == scope]
     if isinstance(pending, Problem):
         return pending
-    outputs = [o for o in store.outputs(chat_id) if not scope or o.path == scope]
     marker = mark_running(store, chat_id, fingerprint(outputs), scope)
     started = time.monotonic()
     try:

@@ -8,7 +8,6 @@ apply or a discard changes them, and the verdict is `not_run` again until the ne
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from typing import Literal
 
 import msgspec
 
+from bb7.files.fileid import sha256_hex
 from bb7.process import identity, running
 from bb7.refusal import Problem
 from bb7.state.records import CheckOutcome, CheckPart, CheckRun, Message, PendingOutput
@@ -108,10 +108,8 @@ def verdict_of(outcomes: Sequence[CheckOutcome], message: int = 0) -> Verdict:
 
 def fingerprint(outputs: Sequence[PendingOutput]) -> str:
     """Which pending outputs, in which versions (their paths and blobs)."""
-    digest = hashlib.sha256()
-    for output in sorted(outputs, key=lambda o: o.path):
-        digest.update(f"{output.path}\0{output.blob}\n".encode())
-    return digest.hexdigest()[:16]
+    ordered = sorted(outputs, key=lambda o: o.path)
+    return sha256_hex("".join(f"{o.path}\0{o.blob}\n" for o in ordered))[:16]
 
 
 def last_lines(text: str, lines: int, chars: int) -> str:

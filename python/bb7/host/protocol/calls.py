@@ -13,7 +13,7 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
-from bb7.checks.config import ChecksOptions
+from bb7.checks.options import ChecksOptions
 from bb7.host.protocol.events import StatusChanged
 from bb7.live import EditorState
 
