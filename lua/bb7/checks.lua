@@ -40,28 +40,36 @@ function M.running() return H.running end
 ---@return bb7.CheckDone?
 function M.last() return H.last end
 
+-- The events come inside the host's event dispatch, which may run while Lua waits on a request
+-- (an apply that ends a running check): what they do asks the host again (the view's redraw,
+-- a send), so it waits for the main loop, never nesting a request inside another.
+
 ---@param p bb7.CheckStarted
 function M.on_started(p)
   H.running = true
-  local view = package.loaded['bb7.chat'] --[[@as table?]]
-  if view ~= nil and view.is_open() then view.refresh() end -- `…` beside the files checked
-  vim.cmd('redrawstatus!')
-  vim.api.nvim_exec_autocmds('User', { pattern = 'BB7CheckStarted', data = p, modeline = false })
+  vim.schedule(function()
+    local view = package.loaded['bb7.chat'] --[[@as table?]]
+    if view ~= nil and view.is_open() then view.refresh() end -- `…` beside the files checked
+    vim.cmd('redrawstatus!')
+    vim.api.nvim_exec_autocmds('User', { pattern = 'BB7CheckStarted', data = p, modeline = false })
+  end)
 end
 
 ---@param p bb7.CheckDone
 function M.on_done(p)
   H.running, H.last = false, p
-  local view = package.loaded['bb7.chat'] --[[@as table?]]
-  if view ~= nil and view.is_open() then
-    view.refresh() -- the run is drawn under the answer it checked
-  elseif p.summary ~= '' and not p.cancelled then
-    local level = p.problem ~= '' and 'error' or (p.state == 'passed' and 'info' or 'warn')
-    notify(p.summary, level)
-  end
-  vim.cmd('redrawstatus!')
-  vim.api.nvim_exec_autocmds('User', { pattern = 'BB7CheckDone', data = p, modeline = false })
-  if (p.fix_next or 0) > 0 then M.fix(p.fix_next) end
+  vim.schedule(function()
+    local view = package.loaded['bb7.chat'] --[[@as table?]]
+    if view ~= nil and view.is_open() then
+      view.refresh() -- the run is drawn under the answer it checked
+    elseif p.summary ~= '' and not p.cancelled then
+      local level = p.problem ~= '' and 'error' or (p.state == 'passed' and 'info' or 'warn')
+      notify(p.summary, level)
+    end
+    vim.cmd('redrawstatus!')
+    vim.api.nvim_exec_autocmds('User', { pattern = 'BB7CheckDone', data = p, modeline = false })
+    if (p.fix_next or 0) > 0 then M.fix(p.fix_next) end
+  end)
 end
 
 --- The scratch buffer holding a pending file's text, as the checks ran on it.

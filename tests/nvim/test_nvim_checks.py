@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from chat_view_helpers import pane_screen, wait_for_conversation
-from editor import run, start_host, wait_for, wait_for_status
+from editor import notifications, run, start_host, wait_for, wait_for_status
 
 from bb7.files.fileid import entry_file_id
 from checks_helpers import processes_named
@@ -82,7 +82,8 @@ def project_files(root: Path) -> dict[str, bytes]:
 def done(nvim: Any, count: int) -> dict[str, Any]:
     """The `count`th `User BB7CheckDone`'s data."""
     dones = "vim.tbl_filter(function(e) return e[1] == 'BB7CheckDone' end, _G.checked)"
-    wait_for(nvim, f"#{dones} >= {count}", timeout_ms=30000)
+    ok = nvim.exec_lua(f"return vim.wait(30000, function() return #{dones} >= {count} end, 5)")
+    assert ok, notifications(nvim)[-6:]
     data: dict[str, Any] = nvim.exec_lua(f"return {dones}[{count}][2]")
     return data
 
@@ -165,7 +166,7 @@ def test_checks_fail_the_model_fixes_them_and_a_stuck_check_never_holds_an_apply
         time.sleep(0.02)
     assert processes_named("forever"), "the check never started"
     applied = run(nvim, f"BB7Apply {project / 'calc.py'}")
-    assert applied == "bb7: applied calc.py"
+    assert applied == "bb7: applied calc.py", notifications(nvim)[-6:]
     cancelled = done(nvim, 3)
     assert cancelled["cancelled"] is True and cancelled["summary"] == "checks cancelled"
     assert (project / "calc.py").read_text() == FIXED

@@ -67,13 +67,14 @@ class Cancel:
         self.cancelled = False
 
     def cancel(self) -> None:
+        # Under the lock: the check's reader closes the wake pipe under it too, so the write
+        # never lands on a descriptor number the process has given to another file since.
         with self._lock:
             self.cancelled = True
-            running = list(self._running.items())
-        for group, wake in running:
-            _kill_group(group)
-            with contextlib.suppress(OSError):
-                os.write(wake, b"x")
+            for group, wake in self._running.items():
+                _kill_group(group)
+                with contextlib.suppress(OSError):
+                    os.write(wake, b"x")
 
     def _enter(self, group: int) -> int | None:
         """A pipe that wakes the check's reader when cancelled (its read end); None when
@@ -89,8 +90,8 @@ class Cancel:
     def _leave(self, group: int) -> None:
         with self._lock:
             wake = self._running.pop(group, None)
-        if wake is not None:
-            os.close(wake)
+            if wake is not None:
+                os.close(wake)
 
 
 class _Tail:
