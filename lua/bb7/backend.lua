@@ -266,6 +266,11 @@ function M.open()
         titles = config.titles,
         context = config.context,
         agents = require('bb7.agents').settings(),
+        checks = {
+          on_answer = config.checks.on_answer,
+          auto_fix = config.checks.auto_fix,
+          checks = { unpack(config.checks) },
+        },
       },
       buffers = buffers,
     },

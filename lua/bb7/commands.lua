@@ -318,6 +318,25 @@ skipped and listed.]],
 file is not touched.]],
     run = path_request('discard'),
   },
+  {
+    name = 'BB7Check',
+    usage = ':BB7Check[!] [path]',
+    nargs = '?',
+    bang = true,
+    complete = context_files(PENDING),
+    desc = "bb7: run the project's checks on the pending change (! shows the last failures)",
+    doc = [[Runs the project's checks (|bb7-checks|) on a throwaway copy of the
+project with the active chat's pending outputs applied (only [path]'s when
+given); the project is never touched and the editor does not wait: the
+verdict comes beside the statuses, in the conversation and as
+`User BB7CheckDone`. With ! runs nothing: shows the last run's failing
+output in a float and puts its file:line:col lines in the quickfix list
+(a pending file's at its pending text).]],
+    run = function(opts)
+      if opts.bang then return require('bb7.checks').show() end
+      require('bb7.checks').run(opts.fargs[1] and target(opts) or nil)
+    end,
+  },
   -- Reviewing and merging in the editor (lua/bb7/review.lua).
   {
     name = 'BB7Review',
@@ -588,6 +607,7 @@ M.plugs = {
   { '<Plug>(bb7-remove)', 'n', '<Cmd>BB7Remove<CR>', 'bb7: remove the current file' },
   { '<Plug>(bb7-apply)', 'n', '<Cmd>BB7Apply<CR>', 'bb7: apply the pending change' },
   { '<Plug>(bb7-discard)', 'n', '<Cmd>BB7Discard<CR>', 'bb7: discard the pending change' },
+  { '<Plug>(bb7-check)', 'n', '<Cmd>BB7Check<CR>', "bb7: run the project's checks" },
   { '<Plug>(bb7-diff)', 'n', '<Cmd>BB7Diff<CR>', 'bb7: merge the pending change in vimdiff' },
   { '<Plug>(bb7-review)', 'n', '<Cmd>BB7Review<CR>', 'bb7: review the pending change inline' },
   { '<Plug>(bb7-merge)', 'n', '<Cmd>BB7Merge<CR>', 'bb7: merge the pending change over edits' },

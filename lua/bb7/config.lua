@@ -321,6 +321,26 @@ each time. `bb7 agent` asks on its terminal, and rejects without one unless
 beside it (|bb7-agents|).]],
   },
   {
+    name = 'checks.on_answer',
+    type = optional(types.boolean),
+    doc = [[Run the project's checks (|bb7-checks|) after each answer that leaves
+pending outputs. When nil: on when checks are declared (`.bb7/checks.toml`,
+or the list in this `checks` table). The checks themselves go in the same
+table, one table per check, as in the file: `checks = { on_answer = true,
+{ name = 'types', run = { 'mypy', '.' }, files = { '*.py' } } }` adds a
+check, or changes the project's check of that `name` for this machine only
+(`timeout = 300`; `enabled = false` drops it).]],
+  },
+  {
+    name = 'checks.auto_fix',
+    default = 0,
+    type = types.count,
+    doc = [[How many "make the checks pass" rounds bb7 sends by itself when the
+checks fail after an answer, each shown in the conversation; it stops at
+the first pass. 0: none (`gM` in the chat view, or `bb7 chat --fix-checks`,
+asks once).]],
+  },
+  {
     name = 'layout',
     default = 'tab',
     type = one_of('tab', 'split'),
@@ -487,6 +507,10 @@ function M.defaults(opts)
       end
     end
   end
+  -- `checks`' list part: the checks of this machine, as given.
+  for i, item in ipairs(opts and type(opts.checks) == 'table' and opts.checks or {}) do
+    out.checks[i] = vim.deepcopy(item)
+  end
   return out --[[@as bb7.Config]]
 end
 
@@ -495,12 +519,42 @@ local function fail(name, expect, value, secret)
   error(string.format('bb7: `%s` should be %s, got %s', name, expect, got), 0)
 end
 
+-- `checks`' list part: one table per check (`.bb7/checks.toml`'s fields).
+local CHECK_FIELDS = { name = true, run = true, files = true, timeout = true, enabled = true }
+
+local function check_item(i, item)
+  local at = ('checks[%d]'):format(i)
+  if type(item) ~= 'table' then fail(at, 'a table { name = ..., run = ... }', item) end
+  for k, v in pairs(item) do
+    if not CHECK_FIELDS[k] then
+      fail(at .. '.' .. tostring(k), 'left out (fields: name, run, files, timeout, enabled)', v)
+    end
+  end
+  if not types.string.check(item.name) then fail(at .. '.name', 'a non-empty string', item.name) end
+  local run = item.run
+  local argv = type(run) == 'table' and #run > 0 and types.string_list.check(run) and run[1] ~= ''
+  if run ~= nil and not (types.string.check(run) or argv) then
+    fail(at .. '.run', 'an argv list or a shell command string', run)
+  end
+  if item.files ~= nil and not types.string_list.check(item.files) then
+    fail(at .. '.files', types.string_list.expect, item.files)
+  end
+  if not types.seconds.check(item.timeout) then
+    fail(at .. '.timeout', types.seconds.expect, item.timeout)
+  end
+  if item.enabled ~= nil and type(item.enabled) ~= 'boolean' then
+    fail(at .. '.enabled', 'a boolean', item.enabled)
+  end
+end
+
 --- Walks the user's table: groups must be tables, unknown keys are collected (not fatal, so
 --- a config written for a newer bb7 still loads).
 local function check_shape(opts, prefix, unknown)
   for key, value in pairs(opts) do
     local name = prefix .. tostring(key)
-    if groups[name] then
+    if prefix == 'checks.' and type(key) == 'number' then
+      check_item(key, value)
+    elseif groups[name] then
       if type(value) ~= 'table' then fail(name, 'a table', value) end
       check_shape(value, name .. '.', unknown)
     elseif not by_name[name] and not vim.startswith(name, 'agents.') then

@@ -57,6 +57,8 @@ local builtin = {
   warning = function(p) require('bb7.log').notify(p.event.message, 'warn') end,
   chat_lost = function(p) require('bb7.chat').lost(p) end,
   done = done,
+  check_started = function(p) require('bb7.checks').on_started(p) end,
+  check_done = function(p) require('bb7.checks').on_done(p) end,
 }
 
 --- Calls `fn(payload)` for every event `name`; returns a function that removes the listener.

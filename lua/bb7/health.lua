@@ -278,6 +278,37 @@ local function check_project(h)
   end
 end
 
+--- The project's checks (|bb7-checks|): each declared check and whether its command is found
+--- as a check finds it, and how a check is kept from the project on this machine.
+local function check_checks(h)
+  h.start('bb7: checks')
+  local err, health = require('bb7.backend').request_sync('checks_health', vim.empty_dict(), 15000)
+  if err then return h.warn('the host could not say: ' .. err.message) end
+  ---@cast health bb7.ChecksHealth
+  if health.problem ~= '' then
+    h.error(health.problem, 'Fix .bb7/checks.toml (`bb7 check --suggest` prints a start)')
+  elseif #health.checks == 0 then
+    h.info('no checks declared: `bb7 check --suggest` prints a .bb7/checks.toml to start from')
+  end
+  for _, found in ipairs(health.checks) do
+    local line = ('%s: %s'):format(found.name, found.command)
+    if found.problem == '' then
+      h.ok(line .. ' (' .. found.found .. ')')
+    else
+      h.error(line .. ': ' .. found.problem)
+    end
+  end
+  if health.isolation == 'namespace' then
+    h.ok('checks run in a user namespace over the project: they cannot write to it')
+  else
+    h.warn(
+      'checks run in a copy in the cache directory (' .. health.why .. ')',
+      'A check can write through its links into ignored directories (.venv, node_modules, '
+        .. 'target); the project files themselves are copies'
+    )
+  end
+end
+
 function M.check()
   local h = vim.health
   h.start('bb7: Neovim')
@@ -294,6 +325,7 @@ function M.check()
   check_host(h)
   check_api_key(h, check_provider(h))
   check_project(h)
+  check_checks(h)
   h.start('bb7: log')
   local log = require('bb7.log')
   h.info(('%s (level %s)'):format(log.path(), log.level()))

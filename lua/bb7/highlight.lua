@@ -51,6 +51,13 @@ vim.list_extend(M.groups, {
   { 'BB7RetryBanner', { link = 'DiagnosticWarn' }, "Banner after an answer's edits failed." },
   { 'BB7FilesDir', { link = 'Directory' }, 'Directories in the files panel.' },
   { 'BB7FilesTokens', { link = 'Comment' }, 'Token counts in the files panel.' },
+  { 'BB7CheckPassed', { link = 'DiagnosticOk' }, 'Checks that passed (|bb7-checks|).' },
+  {
+    'BB7CheckFailed',
+    { link = 'DiagnosticError' },
+    'Checks that failed, timed out or could not run.',
+  },
+  { 'BB7CheckRunning', { link = 'DiagnosticInfo' }, 'Checks running, or not run yet.' },
   { 'BB7ChatActive', { link = 'Special' }, 'The active chat in the chat list.' },
   { 'BB7ChatHeld', { link = 'Comment' }, 'A chat another Neovim holds, in the chat list.' },
   { 'BB7HelpKey', { link = 'Special' }, "Keys in the chat view's help popup." },

@@ -128,7 +128,8 @@ end
 ---@return string
 function M.status(bufnr) return require('bb7.status').get(bufnr) end
 
---- Statusline component: '' when blank, else 'bb7:' followed by the status, then `○` while an
+--- Statusline component: '' when blank, else 'bb7:' followed by the status and the checks'
+--- verdict on its pending change (`✓`, `✗2`, `…` running; |bb7-checks|), then `○` while an
 --- answer streams or `●` when one ended unseen (the chat view closed).
 ---@param bufnr? integer default: the current buffer
 ---@return string
@@ -145,15 +146,17 @@ end
 function M.answer_state() return require('bb7.activity').state() end
 
 --- Sends `text` to the model in the active chat; returns the request id. `opts.model`
---- overrides the chat's model. Progress arrives as events and `User` autocmds.
+--- overrides the chat's model; `opts.fix_checks` sends "make the checks pass" instead of
+--- `text` (with the last check run's failures, |bb7-checks|). Progress arrives as events and
+--- `User` autocmds.
 ---@param text string
----@param opts? { model?: string }
+---@param opts? { model?: string, fix_checks?: boolean, fix_round?: integer }
 ---@return string request_id
 function M.send(text, opts)
-  if type(text) ~= 'string' or text == '' then
+  opts = opts or {}
+  if type(text) ~= 'string' or (text == '' and not opts.fix_checks) then
     error('bb7: `text` should be a non-empty string', 0)
   end
-  opts = opts or {}
   H.seq = H.seq + 1
   local request_id = ('%x-%d'):format(os.time(), H.seq)
   require('bb7.backend').notify('send', {
@@ -162,6 +165,8 @@ function M.send(text, opts)
     model = opts.model,
     buffers = require('bb7.buffer').for_request(),
     editor = require('bb7.live').state(),
+    fix_checks = opts.fix_checks or false,
+    fix_round = opts.fix_round or 0,
   })
   return request_id
 end

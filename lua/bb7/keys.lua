@@ -152,6 +152,28 @@ M.specs = {
     'show when the message under the cursor was sent, its model and effort, tokens, cost, time'
   ),
 
+  key(
+    'run_checks',
+    'gT',
+    VIEW,
+    'n',
+    "run the project's checks on the pending change (|bb7-checks|)"
+  ),
+  key(
+    'check_output',
+    'gK',
+    VIEW,
+    'n',
+    "show the failing checks' output (of the run under the cursor, else the last) and put "
+      .. 'their file:line:col in the quickfix list'
+  ),
+  key(
+    'fix_checks',
+    'gM',
+    VIEW,
+    'n',
+    "ask the model to make the checks pass (the last run's failures go with it)"
+  ),
   key('apply', 'p', { 'files' }, 'n', 'apply the pending output of the file under the cursor'),
   key('apply_all', 'P', { 'files' }, 'n', 'apply every pending output (conflicts are skipped)'),
   key('discard', 'x', { 'files' }, 'n', 'discard the pending output under the cursor'),

@@ -1,6 +1,7 @@
 --- The Lua-side cache of file statuses, fed only by the host's `status_changed` payloads (its
 --- events, and the chat view's redraw at the end of a send; statuses are decided once, in
---- Python). From it: `vim.b.bb7_status`, a sign on line 1
+--- Python). From it: `vim.b.bb7_status` (and `vim.b.bb7_check`, the checks' verdict on a pending
+--- change), a sign on line 1
 --- and on the lines a pending change touches (own namespace), the statusline component and
 --- `User BB7StatusChanged`. Reading a status never calls the host.
 local M = {}
@@ -96,7 +97,12 @@ end
 function M.statusline(buf)
   local status = M.get(buf)
   if status == '' then return '' end
-  return 'bb7:' .. status .. (M.choosing(buf) and ' choose' or '')
+  local entry = H.files[vim.api.nvim_buf_get_name(bufnr(buf))]
+  local mark = entry and entry.check_mark or ''
+  return 'bb7:'
+    .. status
+    .. (M.choosing(buf) and ' choose' or '')
+    .. (mark ~= '' and (' ' .. mark) or '')
 end
 
 --- Whether an edit of the buffer's pending change waits for the user's choice of place.
@@ -137,6 +143,8 @@ function M.render(buf)
   local entry = H.files[vim.api.nvim_buf_get_name(buf)]
   local status = entry and entry.status or ''
   if entry or vim.b[buf].bb7_status ~= nil then vim.b[buf].bb7_status = status end
+  local check = entry and entry.check or ''
+  if check ~= '' or vim.b[buf].bb7_check ~= nil then vim.b[buf].bb7_check = check end
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   local signs = require('bb7.config').get().signs
   local sign = signs.enabled and M.sign(status)
@@ -225,6 +233,8 @@ function M.on_status_changed(event)
       lines = file.lines,
       user_lines = file.user_lines,
       choose = file.choose,
+      check = file.check,
+      check_mark = file.check_mark,
     }
     changed[path] = true
   end

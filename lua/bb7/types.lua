@@ -121,9 +121,26 @@
 ---@field overlaps [integer, integer][]
 ---@field message string
 
+--- `check_output`'s reply: the float (`title`, `lines`: each check that did not pass,
+--- the end of its output), the `places` for the quickfix list, and the pending text of each
+--- pending file they point into (buffer lines; `eol` as `DiffView`'s).
+---@class bb7.CheckDetails
+---@field title string
+---@field lines string[]
+---@field places bb7.CheckPlace[]
+---@field pending table<string, string[]>
+
+--- `checks_health`'s reply: the project's checks (`problem`: why they cannot be read) and
+--- how a check is kept from the project here (`isolation`, and `why` not the namespace).
+---@class bb7.ChecksHealth
+---@field checks bb7.CheckFound[]
+---@field problem string
+---@field isolation string
+---@field why string
+
 --- Why an action was refused, for the user: `kind` for code, `message` says what to do.
 ---@class bb7.Problem
----@field kind 'bad_name'|'empty'|'ignored'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'not_image'|'clipboard_failed'|'no_clipboard_tool'|'no_image'|'always_readonly'|'ambiguous'|'busy'|'changed'|'choose'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'live'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'no_title'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'no_match'|'secret'|'too_many'|'partial'|'bad_effort'|'bug'|'settings'|'unknown_method'|'ignored'|'no_agent'|'path_conflict'|'git'
+---@field kind 'bad_name'|'empty'|'ignored'|'outside_root'|'protected'|'binary'|'missing'|'not_utf8'|'special'|'too_large'|'unreadable'|'not_image'|'clipboard_failed'|'no_clipboard_tool'|'no_image'|'always_readonly'|'ambiguous'|'busy'|'changed'|'choose'|'conflict'|'edits_failed'|'exists'|'global'|'gone'|'invalid_args'|'invalid_name'|'invalid_path'|'invalid_range'|'invalid_root'|'live'|'locked'|'lost'|'new_file'|'no_chat'|'no_edits'|'no_message'|'no_output'|'no_title'|'not_in_context'|'not_initialized'|'nothing_pending'|'nothing_to_undo'|'pending_output'|'read_only_file'|'readonly'|'same_scope'|'section'|'stale'|'stale_base'|'unusable_state'|'write_failed'|'no_match'|'secret'|'too_many'|'partial'|'bad_checks'|'no_checks'|'bad_effort'|'bug'|'settings'|'unknown_method'|'ignored'|'no_agent'|'path_conflict'|'git'
 ---@field message string
 ---@field reported? boolean set by Lua once the user was told
 
@@ -209,6 +226,26 @@
 ---@field place integer
 ---@field places integer
 
+--- A `file:line:col` a check printed: `path` the editor's (absolute) path, `name` the
+--- project path; in a `pending` file the line is one of its pending text (the text the check
+--- ran on).
+---@class bb7.CheckPlace
+---@field path string
+---@field name string
+---@field line integer
+---@field col integer
+---@field text string
+---@field check string
+---@field pending boolean
+
+--- One declared check for `:checkhealth bb7`: its command, and where it was found or why
+--- not (`problem`).
+---@class bb7.CheckFound
+---@field name string
+---@field command string
+---@field found string
+---@field problem string
+
 --- Where a message starts: its heading line (1-based), id and role.
 ---@class bb7.Anchor
 ---@field [1] integer line
@@ -228,15 +265,21 @@
 ---@field has_output? boolean
 ---@field start_line? integer
 ---@field end_line? integer
+---@field check? string
+---@field check_mark? string
 
 --- Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
 --- the model's pending change touches, `user_lines` the user changed since the snapshot the
---- model saw; `choose`: edits of the change waiting for the user's choice of place.
+--- model saw; `choose`: edits of the change waiting for the user's choice of place. `check`:
+--- the checks' verdict on its pending change, as `vim.b.bb7_check` holds it ('failed 2'; ''
+--- when none), `check_mark` as the statusline and the files panel show it ('✗2').
 ---@class bb7.StatusItem
 ---@field status ''|'!A'|'A'|'M'|'R'|'S'|'~'|'~M'
 ---@field lines integer[]
 ---@field user_lines integer[]
 ---@field choose integer
+---@field check string
+---@field check_mark string
 
 -- Events: `events.dispatch` gets batches of `{ name, payload }` ---------------------------------
 
@@ -253,6 +296,8 @@
 ---| 'agent_permission' # bb7.AgentPermission
 ---| 'agent_notice' # bb7.AgentNotice
 ---| 'chat_lost' # bb7.ChatLost
+---| 'check_started' # bb7.CheckStarted
+---| 'check_done' # bb7.CheckDone
 ---| 'chunk' # bb7.Streamed with bb7.event.Chunk
 ---| 'reasoning' # bb7.Streamed with bb7.event.Reasoning
 ---| 'tool_progress' # bb7.Streamed with bb7.event.ToolProgress
@@ -354,6 +399,32 @@
 ---@field chat_id string
 ---@field name string
 ---@field held_by string
+
+--- The project's checks began on the active chat's pending change (`scope`: one file's,
+--- its editor path): which checks, on how many pending files.
+---@class bb7.CheckStarted
+---@field chat_id string
+---@field checks string[]
+---@field files integer
+---@field scope string
+
+--- A check run ended (becomes `User BB7CheckDone`): its verdict (`state`: passed, failed,
+--- timed_out, error; `cancelled` by a new answer or an apply, or `problem` when it could not
+--- start), `failed` of `total` checks, the chat `message` that keeps it, `summary` one line
+--- for the user; `fix_next`: the "make the checks pass" round to send now (`checks.auto_fix`;
+--- 0: none).
+---@class bb7.CheckDone
+---@field chat_id string
+---@field state string
+---@field failed integer
+---@field total integer
+---@field message integer
+---@field scope string
+---@field summary string
+---@field cancelled boolean
+---@field problem string
+---@field fix_round integer
+---@field fix_next integer
 
 --- Any other event of a running `send`, named by its `event.type` (`chunk`, `reasoning`,
 --- `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`).

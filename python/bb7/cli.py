@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "bb7.commands.output",
         "apply, discard, diff or undo the model's pending file changes",
     ),
+    "check": (
+        "bb7.commands.check",
+        "run the project's checks on a throwaway copy with the pending outputs applied",
+    ),
     "chats": ("bb7.commands.chats", "list, start, switch, rename, delete chats"),
     "chat": (
         "bb7.commands.chat",

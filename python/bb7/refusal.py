@@ -108,6 +108,9 @@ AgentProblemKind = Literal["no_agent", "ignored", "path_conflict"]
 # The command line's own refusal: a batch (apply --all, update --all) that finished with some
 # files refused. Arguments that do not go together are `invalid_args`, as in every layer.
 CommandProblemKind = Literal["partial"]
+# The project's checks (`bb7.checks`): a declaration bb7 cannot use, none declared, no chat's
+# change to check.
+ChecksProblemKind = Literal["bad_checks", "no_checks"]
 # The editor host's own: a call it cannot route, options it cannot use, a bug.
 HostProblemKind = Literal["unknown_method", "settings", "bad_effort", "bug"]
 
@@ -119,6 +122,7 @@ ProblemKind = (
     | StateProblemKind
     | AddingProblemKind
     | CommandProblemKind
+    | ChecksProblemKind
     | HostProblemKind
     | AgentProblemKind
     | LiveProblemKind

@@ -108,7 +108,14 @@ def test_switching_chats_shows_the_other_chats_files_statuses(
             "status_changed",
             {
                 "files": {
-                    str(root / "a.py"): {"status": "", "lines": [], "user_lines": [], "choose": 0}
+                    str(root / "a.py"): {
+                        "status": "",
+                        "lines": [],
+                        "user_lines": [],
+                        "choose": 0,
+                        "check": "",  # no checks declared: no verdict
+                        "check_mark": "",
+                    }
                 },
                 "removed": [],
                 "full": True,

@@ -82,6 +82,8 @@ def test_a_refused_apply_still_shows_the_files_status(host: Host, root: Path, st
                         "lines": [1],
                         "user_lines": [],
                         "choose": 0,
+                        "check": "",
+                        "check_mark": "",
                     }
                 },
                 "removed": [],

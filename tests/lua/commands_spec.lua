@@ -11,6 +11,7 @@ local COMMANDS = {
   'BB7ApplyAll',
   'BB7Cancel',
   'BB7Chat',
+  'BB7Check',
   'BB7Diff',
   'BB7Discard',
   'BB7EditInstructions',

@@ -63,6 +63,23 @@ function M.raises(fn, ...)
   return tostring(err)
 end
 
+--- A new project directory as the tests' editors get one (a.py and b.py), the current
+--- directory from now on, with no buffer left from an earlier case. Its path.
+---@return string
+function M.project()
+  vim.cmd('silent! %bwipeout!')
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  vim.fn.writefile({ 'one = 1', 'two = 2', 'three = 3' }, dir .. '/a.py')
+  vim.fn.writefile({ "print('b')" }, dir .. '/b.py')
+  vim.fn.chdir(dir)
+  return dir
+end
+
+--- Hands `events` ({ name, payload } each) to the plugin as the host's batch would come.
+---@param ... table
+function M.host_sends(...) require('bb7.events').dispatch({ ... }) end
+
 --- The messages `vim.notify` gets while `fn` runs (each `{ msg, level }`), none shown.
 ---@param fn fun()
 ---@return { msg: string, level: integer? }[]

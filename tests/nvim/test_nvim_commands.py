@@ -1,7 +1,7 @@
-"""Commands with the real host: completion from its status cache, jumps to pending lines, the
-log. That every command and mapping is defined with its description, and the usage mistakes
-said without a host, are in tests/lua/commands_spec.lua; what each command does is in
-test_nvim_apply.py and test_nvim_send.py."""
+"""Commands with the real host: cancel with nothing streaming, the log. Every command and
+mapping defined with its description, and the usage mistakes said without a host, are in
+tests/lua/commands_spec.lua; completion and jumps from the status cache in status_spec.lua;
+what each command does is in test_nvim_apply.py and test_nvim_send.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from editor import (
-    emit,
-    publish_status,
     start_host,
     type_command,
     wait_for,
@@ -26,34 +24,6 @@ def test_cancel_with_nothing_streaming_says_so(nvim: Any) -> None:
     type_command(nvim, "BB7Cancel")  # the host answers: nothing is streaming
     wait_for(nvim, "#_G.notifications == 2")
     assert nvim.exec_lua("return _G.notifications[2].msg") == "bb7: nothing to cancel"
-
-
-def test_file_arguments_complete_the_files_of_the_chat_from_the_cache(
-    nvim: Any, project: Path
-) -> None:
-    start_host(nvim)
-    files = {
-        str(project / "a.py"): {"status": "M"},
-        str(project / "b.py"): {"status": ""},
-    }
-    emit(nvim, ("status_changed", {"files": files}))
-    wait_for(nvim, "vim.tbl_count(require('bb7.status').files()) == 2")
-    complete = "return vim.fn.getcompletion(..., 'cmdline')"
-    assert nvim.exec_lua(complete, "BB7Remove ") == ["a.py", "b.py"]
-    assert nvim.exec_lua(complete, "BB7Apply ") == ["a.py"]  # only files with a pending change
-    assert nvim.exec_lua(complete, "BB7Discard b") == []
-    assert "a" in nvim.exec_lua(complete, "BB7Paste ")
-    assert "a.py" in nvim.exec_lua(complete, "BB7Add ")
-
-
-def test_next_pending_jumps_to_the_lines_a_pending_change_touches(nvim: Any, project: Path) -> None:
-    nvim.command("edit a.py")
-    start_host(nvim)
-    publish_status(nvim, project / "a.py", "M", [3])
-    nvim.input("<Plug>(bb7-next-pending)")
-    wait_for(nvim, "vim.fn.line('.') == 3")
-    nvim.input("<Plug>(bb7-prev-pending)")  # nothing above line 3: stays
-    assert nvim.funcs.line(".") == 3
 
 
 def test_log_opens_the_log_file_in_a_tab(nvim: Any) -> None:

@@ -1,5 +1,8 @@
-"""File statuses: a Lua cache fed by the host's `status_changed` events, shown as a sign on
-line 1, signs on pending lines, `b:bb7_status`, the statusline, and `User` autocmds."""
+"""File statuses from the real host to the screen: its `status_changed` event drawn as a sign
+on line 1, signs on pending lines, `b:bb7_status`, the statusline and a `User` autocmd; an
+edit refreshing a status; a project's file shown without any command. How the plugin takes
+each event (removed files, a full refresh, the sign options, completion and jumps from the
+cache, response autocmds) is specified without a host in tests/lua/status_spec.lua."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_state import Seeded
-from editor import emit, publish_status, screen, start_host, wait_for, wait_for_status
+from editor import emit, screen, start_host, wait_for, wait_for_status
 
 SIGNS = """
   local ns = require('bb7.status').ns
@@ -50,73 +53,6 @@ def test_a_status_event_shows_on_screen_in_signs_statusline_and_buffer_var(
     assert "a.py bb7:M" in rows
     event = nvim.exec_lua("return _G.user_events[1]")
     assert event == ["BB7StatusChanged", {"paths": [str(project / "a.py")]}]
-
-
-def test_a_removed_file_loses_its_status_and_signs(nvim: Any, project: Path) -> None:
-    nvim.command("edit a.py")
-    nvim.command("setlocal signcolumn=auto")  # Neovim's default: one sign wide
-    start_host(nvim)
-    publish_status(nvim, project / "a.py", "~M", [2])
-    assert screen(nvim)[0].startswith("~M  one = 1")  # a two-letter sign stays off the code
-    emit(nvim, ("status_changed", {"files": {}, "removed": [str(project / "a.py")]}))
-    wait_for(nvim, "vim.b.bb7_status == ''")
-    assert nvim.exec_lua(SIGNS) == []
-    assert nvim.exec_lua("return vim.wo.signcolumn") == "auto"
-    assert "a.py" in screen(nvim)  # statusline without a bb7 part
-
-
-def test_a_full_refresh_replaces_the_whole_cache(nvim: Any, project: Path) -> None:
-    start_host(nvim)
-    emit(
-        nvim,
-        ("status_changed", status_event(project / "a.py", "M")),
-        ("status_changed", {**status_event(project / "b.py", "R"), "full": True}),
-    )
-    wait_for(nvim, f"require('bb7.status').files()[{str(project / 'b.py')!r}] ~= nil")
-    files = nvim.exec_lua("return vim.tbl_keys(require('bb7.status').files())")
-    assert files == [str(project / "b.py")]
-
-
-def test_a_file_opened_after_the_event_shows_its_status_from_the_cache(
-    nvim: Any, project: Path
-) -> None:
-    start_host(nvim)
-    publish_status(nvim, project / "b.py", "A")
-    nvim.command("edit b.py")
-    assert nvim.exec_lua(SIGNS) == [[1, "A ", "BB7SignAdded"]]
-    assert screen(nvim)[0].startswith("A   print('b')")
-
-
-def test_signs_follow_the_options(launch: Any, project: Path) -> None:
-    nvim = launch()
-    nvim.exec_lua("require('bb7').setup({ signs = { priority = 9, conflict = { text = '!!' } } })")
-    nvim.command("edit a.py")
-    start_host(nvim)
-    publish_status(nvim, project / "a.py", "~M")
-    mark = nvim.exec_lua(
-        "return vim.api.nvim_buf_get_extmarks(0, require('bb7.status').ns, 0, -1,"
-        " { details = true })[1][4]"
-    )
-    assert (mark["sign_text"], mark["sign_hl_group"], mark["priority"]) == (
-        "!!",
-        "BB7SignConflict",
-        9,
-    )
-    nvim.exec_lua("require('bb7').setup({ signs = { enabled = false } })")
-    assert nvim.exec_lua(SIGNS) == []
-
-
-def test_response_events_become_user_autocmds(nvim: Any) -> None:
-    start_host(nvim)
-    wait_for(nvim, "require('bb7.events').stats.flushes >= 2")
-    nvim.exec_lua(COUNT_USER_EVENTS)
-    done = {"request_id": "r1", "ok": False, "files": ["a.py"], "errors": ["not found"]}
-    emit(nvim, ("request_started", {"request_id": "r1"}), ("done", done))
-    wait_for(nvim, "#_G.user_events >= 2")
-    assert nvim.exec_lua("return _G.user_events")[:2] == [
-        ["BB7RequestStarted", {"request_id": "r1"}],
-        ["BB7ResponseDone", done],
-    ]
 
 
 def test_editing_a_chat_file_refreshes_its_status_after_a_pause(ready: Any, project: Path) -> None:

@@ -284,7 +284,7 @@ def test_every_marker_the_prompt_uses_is_explained_in_the_system_prompt() -> Non
         for k, v in vars(markers).items()
         if k.isupper() and isinstance(v, str) and (v.startswith("@") or v.startswith("# "))
     ]
-    assert len(used) == 16  # three sections, thirteen markers
+    assert len(used) == 18  # three sections, fifteen markers
     for marker in used:
         assert marker in markers.SYSTEM_PROMPT, marker
     for action in markers.EVENT_MEANINGS:

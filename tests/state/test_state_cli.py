@@ -59,7 +59,7 @@ def test_add_status_json_and_remove(cli: Cli) -> None:
     cli("add", "src/app.py", "README.md:1-2")
     cli("add", "--readonly", "README.md")
     report = json.loads(cli("status", "--json").stdout)
-    assert list(report) == ["files"]
+    assert list(report) == ["files", "check"] and report["check"] is None  # no checks declared
     rows = report["files"]
     assert [(r["path"], r["status"], r["readonly"]) for r in rows] == [
         ("README.md", "R", True),

@@ -74,7 +74,7 @@ def test_a_v1_database_is_migrated_forward_and_keeps_its_chats(tmp_path: Path) -
     # v9 rebuilt the context table without its CHECK on kinds, keeping the rows.
     (entry,) = store.entries("abc1234567")
     assert (entry.path, entry.kind, entry.start_line, entry.end_line) == ("a.py", "section", 2, 3)
-    assert store.schema_version() == SCHEMA_VERSION == 10
+    assert store.schema_version() == SCHEMA_VERSION == 11
     (chat,) = store.chats()
     assert (chat.name, chat.retry_context) == ("Refactor the parser", "")
     assert store.retry_outputs(chat.id) == []

@@ -21,13 +21,22 @@ end
 local backend = require('bb7.util').backend
 local notify = ui.say
 
+-- The checks' verdict in the panel: passed, failing (failed, timed out, could not run), else
+-- running or not run yet.
+local function check_hl(state)
+  if state == 'passed' then return 'BB7CheckPassed' end
+  if state == 'running' or state == 'not_run' then return 'BB7CheckRunning' end
+  return 'BB7CheckFailed'
+end
+
 --- `row`'s text cut to leave its token count room in a `width`-cell panel: a directory keeps
 --- its end (`…/project/`: the folders nearest the files), a file its start.
 ---@param row table
 ---@param width? integer
 ---@return string
 local function fit(row, width)
-  local room = width and (width - vim.api.nvim_strwidth(row.tokens) - 1)
+  local mark = (row.check_mark or '') ~= '' and (vim.api.nvim_strwidth(row.check_mark) + 1) or 0
+  local room = width and (width - vim.api.nvim_strwidth(row.tokens) - 1 - mark)
   if not room or vim.api.nvim_strwidth(row.text) <= room then return row.text end
   if row.path ~= nil then return view.truncate(row.text, room) end
   local lead = row.text:match('^%s*')
@@ -70,8 +79,13 @@ function M.render(panel)
     if hl and last > first then
       vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, first, { end_col = last, hl_group = hl })
     end
+    local right = { { row.tokens, 'BB7FilesTokens' } }
+    if (row.check_mark or '') ~= '' then
+      -- The checks' verdict on the file's pending change, before its tokens.
+      table.insert(right, 1, { row.check_mark .. ' ', check_hl(row.check) })
+    end
     vim.api.nvim_buf_set_extmark(buf, M.ns, i - 1, 0, {
-      virt_text = { { row.tokens, 'BB7FilesTokens' } },
+      virt_text = right,
       virt_text_pos = 'right_align',
     })
   end

@@ -53,6 +53,12 @@ M.actions = {
   prev_user = function() conversation().jump(-1, 'user') end,
   latest = function() conversation().to_end() end,
   message_info = function() conversation().info() end,
+  run_checks = function() require('bb7.checks').run() end,
+  check_output = function(ctx)
+    local anchor = ctx.pane == 'conversation' and conversation().message_at_cursor() or nil
+    require('bb7.checks').show(anchor and anchor[3] == 'check' and anchor[2] or nil)
+  end,
+  fix_checks = function() require('bb7.checks').fix() end,
   apply = function(ctx) files().apply(ctx.view.refresh) end,
   apply_all = function(ctx) files().apply_all(ctx.view.refresh) end,
   discard = function(ctx) files().discard(ctx.view.refresh) end,

@@ -7,10 +7,10 @@ tree that skips hidden directories. Paths are relative to the root, `/`-separate
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
+from bb7.files.git import ls_files
 from bb7.files.ignore import load_ignore
 
 LIMIT = 20_000
@@ -18,28 +18,8 @@ GIT_TIMEOUT = 5.0
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "target", "build", "dist"})
 
 
-def _in_git(root: Path) -> bool:
-    """Whether `root` is inside a git work tree, judged by a `.git` in it or above it (asking
-    git costs a process start, ~10 ms, that a plain directory need not pay)."""
-    return any((directory / ".git").exists() for directory in (root, *root.parents))
-
-
 def _git(root: Path, *args: str) -> list[str] | None:
-    """`git ls-files` output (NUL-separated, so any name works), or None when git cannot say."""
-    if not _in_git(root):
-        return None
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    return [name for name in done.stdout.decode("utf-8", "replace").split("\0") if name]
+    return ls_files(root, *args, timeout=GIT_TIMEOUT)
 
 
 class _Listed(NamedTuple):

@@ -2,7 +2,8 @@
 
 Each user and assistant message opens with a `## You` / `## Assistant · model` heading; the
 model's reasoning is a block quote that Lua folds; file events are one line each
-(`Assistant modified: src/x.py`); system messages (errors, an aborted answer) are marked lines.
+(`Assistant modified: src/x.py`); system messages (errors, an aborted answer) are marked lines;
+a run of the project's checks is its verdict under the answer it checked.
 Alongside the lines come whole-line highlight groups, the reasoning folds and an anchor per
 message (for fork and edit from the message under the cursor). A message the user excluded
 from future requests says so in its heading (`## You · excluded`), its lines drawn dimmed.
@@ -18,7 +19,9 @@ import math
 
 import msgspec
 
+from bb7.checks.verdict import run_of, verdict_of
 from bb7.state.records import (
+    CheckRun,
     Event,
     EventPart,
     Message,
@@ -49,6 +52,8 @@ HL_RETRY = "BB7RetryBanner"
 HL_USAGE = "BB7ChatStatus"
 HL_EXCLUDED = "BB7Excluded"
 HL_TOOL = "BB7ChatTool"
+HL_CHECK_PASSED = "BB7CheckPassed"
+HL_CHECK_FAILED = "BB7CheckFailed"
 
 # The heading's mark of a message left out of future requests (readable without colour).
 EXCLUDED_MARK = " · excluded"
@@ -276,8 +281,38 @@ def _note(out: _Writer, lines: list[str]) -> None:
         out.folds.append((first + 1, last))
 
 
+def check_lines(run: CheckRun) -> list[str]:
+    """A run of the project's checks under the answer it checked: the verdict in one line,
+    then each check that did not pass and why, e.g.
+    `✗ checks failed 1 of 2 (lint passed) · 2.1 s` and `  ✗ tests (exit 1)`."""
+    verdict = verdict_of(run.outcomes)
+    passed = [o.name for o in run.outcomes if o.state == "passed"]
+    where = f" on {run.scope}" if run.scope else ""
+    round_ = f" · fix round {run.fix_round}" if run.fix_round else ""
+    took = f" · {run.seconds:.1f} s"
+    if verdict.state == "passed":
+        return [f"{verdict.mark()} checks passed{where}: {', '.join(passed)}{took}{round_}"]
+    also = f" ({', '.join(passed)} passed)" if passed else ""
+    head = f"✗ {verdict.label()} of {verdict.total}{where}{also}{took}{round_}"
+    lines = [head]
+    for outcome in run.outcomes:
+        if outcome.state == "failed":
+            lines.append(f"  ✗ {outcome.name} (exit {outcome.exit_code})")
+        elif outcome.state != "passed":
+            lines.append(f"  ✗ {outcome.name}: {outcome.message}")
+    return lines
+
+
 def _message(out: _Writer, message: Message, width: int) -> None:
     start = len(out.lines) + 1
+    run = run_of(message)
+    if run is not None:
+        passed = verdict_of(run.outcomes).state == "passed"
+        first, _ = out.block(check_lines(run), HL_CHECK_PASSED if passed else HL_CHECK_FAILED)
+        out.anchors.append(Anchor(first, message.id, message.role))
+        if message.excluded:
+            out.excluded.append((first, len(out.lines)))
+        return
     if message.role in ("user", "assistant"):
         heading = USER_HEADING if message.role == "user" else assistant_heading(message.model)
         if message.excluded:

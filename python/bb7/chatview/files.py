@@ -1,5 +1,6 @@
 """The chat view's files panel as rows: the chat's context files and pending new files in a
-tree, each with its status and token count (from `bb7.state.status.file_statuses`).
+tree, each with its status and token count (from `bb7.state.status.file_statuses`), and the
+checks' verdict on a pending file's change.
 
 Directories with a single child directory are compressed (`src/bb7/`); files outside the project
 are grouped by their absolute directory, under `~` when in the home directory. A row's text
@@ -9,10 +10,11 @@ holds the status column, the indentation and the name; Lua right-aligns the toke
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import msgspec
 
+from bb7.checks.verdict import Verdict
 from bb7.state.records import ENTRY_KINDS
 from bb7.state.status import StatusRow
 from bb7.text.tokens import format_tokens
@@ -36,6 +38,9 @@ class Row(msgspec.Struct, frozen=True, omit_defaults=True):
     has_output: bool = False
     start_line: int = 0
     end_line: int = 0
+    # The checks' verdict on its pending change: `check` its state, `check_mark` as drawn.
+    check: str = ""
+    check_mark: str = ""
 
 
 class Panel(msgspec.Struct, frozen=True):
@@ -89,7 +94,13 @@ def _name(status: StatusRow) -> str:
     return f"{name}:{status.start_line}-{status.end_line}" if status.start_line else name
 
 
-def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) -> None:
+def _rows(
+    node: _Dir,
+    depth: int,
+    locate: Callable[[str], str],
+    verdicts: Mapping[str, Verdict],
+    out: list[Row],
+) -> None:
     for name in sorted(node.dirs):
         child = node.dirs[name]
         label = name
@@ -98,11 +109,12 @@ def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) 
             label, child = label + inner, only
         text = " " * STATUS_WIDTH + INDENT * depth + label
         out.append(Row(text=text, tokens=format_tokens(child.tokens())))
-        _rows(child, depth + 1, locate, out)
+        _rows(child, depth + 1, locate, verdicts, out)
     for status in sorted(node.files, key=lambda s: (_name(s), s.start_line)):
         text = status.status.ljust(STATUS_WIDTH) + INDENT * depth + _name(status)
         if status.choose:
             text += CHOOSE  # an edit waits for the user's choice of place (:BB7Review)
+        verdict = None if status.start_line else verdicts.get(status.path)
         out.append(
             Row(
                 text=text,
@@ -114,6 +126,8 @@ def _rows(node: _Dir, depth: int, locate: Callable[[str], str], out: list[Row]) 
                 has_output=status.has_output,
                 start_line=status.start_line,
                 end_line=status.end_line,
+                check="" if verdict is None else verdict.state,
+                check_mark="" if verdict is None else verdict.mark(),
             )
         )
 
@@ -123,9 +137,11 @@ def panel(
     locate: Callable[[str], str],
     home: str = "",
     instructions: Iterable[str] = (),
+    verdicts: Mapping[str, Verdict] | None = None,
 ) -> Panel:
-    """The panel for `file_statuses(...)`; `locate` gives a stored path's absolute path."""
+    """The panel for `file_statuses(...)`; `locate` gives a stored path's absolute path,
+    `verdicts` the checks' verdict on a pending file's change."""
     rows: list[Row] = []
-    _rows(_tree(files, home.rstrip(os.sep)), 0, locate, rows)
+    _rows(_tree(files, home.rstrip(os.sep)), 0, locate, verdicts or {}, rows)
     total = sum(f.tokens for f in files)
     return Panel(rows, total, format_tokens(total), list(instructions))

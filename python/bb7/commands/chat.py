@@ -18,6 +18,7 @@ from typing import Any, cast, get_args
 from bb7.chat import events as ev
 from bb7.chat.send import start_send
 from bb7.chatview.conversation import usage_line
+from bb7.checks.verdict import FIX_REQUEST, fix_request
 from bb7.commands.session import (
     CtrlC,
     active_chat,
@@ -35,9 +36,10 @@ from bb7.prompt.config import SendConfig
 from bb7.provider.models import default_cache_dir
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import ReasoningEffort
-from bb7.refusal import unwrap
+from bb7.refusal import Problem, advise, unwrap
 from bb7.state.chats import save_settings
 from bb7.state.status import file_statuses
+from bb7.state.store import Store
 from bb7.text.words import plural
 from bb7.usage.log import usage_log_path
 
@@ -50,12 +52,25 @@ def register(subparsers: Any) -> None:
         "chat",
         description="Send MESSAGE in the active chat (a new one if none is active) with its "
         "context files (`bb7 add`), print the answer as it streams and then the file "
-        "statuses. File changes become pending outputs (`bb7 output apply`). Exit 1 when they "
+        "statuses. File changes become pending outputs (`bb7 output apply`), which the project's "
+        "checks (.bb7/checks.toml) then run on. Exit 1 when they "
         "fail to apply (the next `bb7 chat` sends the errors so the model can fix them) or the "
         "provider fails.",
         epilog=f"diff modes: {modes}",
     )
-    parser.add_argument("message")
+    parser.add_argument("message", nargs="?")
+    parser.add_argument(
+        "--fix-checks",
+        action="store_true",
+        help=f'send "{FIX_REQUEST}" after the last check run failed (the next request carries '
+        "its failures)",
+    )
+    parser.add_argument(
+        "--no-checks",
+        action="store_true",
+        help="do not run the project's checks (.bb7/checks.toml) after an answer that leaves "
+        "pending outputs",
+    )
     parser.add_argument(
         "--model", help=f"model id (default: the chat's model, else {DEFAULT_MODEL})"
     )
@@ -146,12 +161,18 @@ def run(args: argparse.Namespace) -> int:
             models_cache=str(default_cache_dir()),
             usage_log=str(usage_log_path()),
         )
+        message = args.message
+        if args.fix_checks:
+            message = unwrap(advise(fix_request(store, chat.id), CHECKS_ADVICE))
+        elif not (message or "").strip():
+            print("bb7: what to send? give a MESSAGE (or --fix-checks)", file=sys.stderr)
+            return 2
         printer = _Printer(show_reasoning=args.show_reasoning)
         # The live parts git gives (a diff) are read again; the editor's keep their last text.
         live, unread = read_all(store.entries(chat.id), None, store.root)
         with CtrlC() as ctrl_c:
             sent = start_send(
-                store, chat.id, args.message, config, printer, live=live, live_problems=unread
+                store, chat.id, message, config, printer, live=live, live_problems=unread
             )
             handle = ctrl_c.watch(unwrap(sent))
             outcome = handle.wait()
@@ -180,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
         print_statuses(fresh, statuses)
         _print_requested(outcome.requested, outcome.why)
         if outcome.ok:
+            if outcome.files and not args.no_checks:
+                _check_answer(store, chat.id)
             return 0
         print(
             "bb7: the answer's file changes could not be applied; nothing was changed:",
@@ -205,6 +228,23 @@ def _print_requested(requested: list[AskedFile], why: str) -> None:
         where = f":{asked.start_line}-{asked.end_line}" if asked.start_line else ""
         state = f"[{asked.tokens}]" if asked.available else f"not available: {asked.reason}"
         print(f"    {asked.path}{where}  {state}")
+
+
+CHECKS_ADVICE = {"no_checks": "`bb7 check` runs them"}
+
+
+def _check_answer(store: Store, chat_id: str) -> None:
+    """The project's checks on the pending change the answer left, when it declares some; the
+    answer's exit code stands whatever they say."""
+    from bb7.checks.config import load_checks
+    from bb7.commands.check import check_and_report
+
+    assert store.root is not None
+    checks = load_checks(store.root)
+    if isinstance(checks, Problem):
+        print(f"bb7: the checks did not run: {checks.message}", file=sys.stderr)
+    elif checks:
+        check_and_report(store, chat_id, store.root, checks, held=True)
 
 
 class _Printer:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bb7.checks import CHECKS_FILE
 from bb7.host.protocol import Settings
 from bb7.prompt import DEFAULT_MODEL
 from bb7.refusal import Problem
@@ -24,8 +25,9 @@ from bb7.state.records import Chat
 from bb7.state.store import STATE_DIR, Store, StoreError, init_project, project_db_path
 from bb7.state.workspace import Workspace, open_workspace
 
-if TYPE_CHECKING:  # the send loop and the agents are imported on first use (bb7.host.handlers)
+if TYPE_CHECKING:  # the send loop, the agents and the checks are imported on first use
     from bb7.agent.session import AgentSession
+    from bb7.host.handlers.checks import CheckJob
     from bb7.provider.handle import Handle
 
 logger = logging.getLogger(__name__)
@@ -63,6 +65,8 @@ class Session:
         # The agent of each agent chat that had a turn (its process runs until the host exits).
         self.agents: dict[str, AgentSession] = {}
         self._lost: list[tuple[Store, str]] = []  # see `lost`
+        # The project's checks running on a pending change (one run at a time).
+        self.checking: CheckJob | None = None
         self._recovered: list[str] = []
 
     # -- the project ---------------------------------------------------------------------------
@@ -194,8 +198,10 @@ class Session:
         self.seen.clear()
 
     def close(self) -> None:
-        """Give the chat up and close the databases (host exit, another project). A send still
-        running keeps its database open until it ends (its connection closes with it)."""
+        """Give the chat up and close the databases (host exit, another project), ending the
+        checks that run. A send still running keeps its database open until it ends (its
+        connection closes with it)."""
+        self.cancel_checks()
         self._release()
         for agent in self.agents.values():
             agent.close()
@@ -203,6 +209,20 @@ class Session:
         if self.workspace is not None and not any(not h.finished for h in self.sends.values()):
             self.workspace.close()
         self.workspace = None
+
+    def cancel_checks(self) -> None:
+        """Stop the checks running on the pending change: a new answer, an apply or a discard
+        changes what they check."""
+        job, self.checking = self.checking, None
+        if job is not None:
+            job.cancel.cancel()
+
+    def checks_declared(self) -> bool:
+        """Whether the project has checks (its file, or `setup()`'s), so statuses carry the
+        checks' verdicts (a stat; the checks are read when they run)."""
+        if self.root is None:
+            return False
+        return bool(self.settings.checks.checks) or (self.root / CHECKS_FILE).is_file()
 
     def model(self, chat: Chat | None, override: str | None = None) -> str:
         """The model a request uses: this send's, else the chat's, else the option, else

@@ -30,6 +30,8 @@ from bb7.formats.file_requests import INSTRUCTIONS as ASK_FOR_FILES
 from bb7.formats.modes import is_text_mode
 from bb7.prompt.instructions import Instructions
 from bb7.prompt.markers import (
+    CHECKS_CLOSE,
+    CHECKS_OPEN,
     DIFF_CLOSE,
     DIFF_OPEN,
     EVENT,
@@ -139,7 +141,29 @@ class HistoryTurn(msgspec.Struct, frozen=True, tag="turn", tag_field="type"):
     outputs: list[PendingOutput] = []
 
 
-HistoryEntry = HistoryMessage | HistoryEvent | HistoryTurn
+class HistoryCheck(msgspec.Struct, frozen=True):
+    """One check of a `HistoryChecks`: its verdict, and for a failing one why and the end of
+    its output."""
+
+    name: str
+    state: Literal["passed", "failed", "timed_out", "error"]
+    exit_code: int | None = None
+    message: str = ""
+    output: str = ""
+
+
+class HistoryChecks(msgspec.Struct, frozen=True, tag="checks", tag_field="type"):
+    """The project's checks, run on the pending outputs (of `path` alone when given)."""
+
+    verdict: str
+    failed: int
+    checks: list[HistoryCheck]
+    path: str | None = None
+    # The stored message carrying the run (0: not stored): its part is counted apart.
+    message: int = 0
+
+
+HistoryEntry = HistoryMessage | HistoryEvent | HistoryTurn | HistoryChecks
 
 
 class PromptInput(msgspec.Struct, frozen=True):
@@ -437,6 +461,8 @@ class _History:
             body = _with_newline(entry.text)
             text = f"{MSG_OPEN} n={self.n} role={entry.role}{kind}\n{body}{MSG_CLOSE}\n"
             self._emit(text, entry.message)
+        elif isinstance(entry, HistoryChecks):
+            self._emit(_render_checks(self.n, entry), entry.message)
         else:
             line = f"{EVENT} n={self.n} action={entry.action} path={entry.path}"
             if entry.file_id:
@@ -619,6 +645,22 @@ def _render_block(n: int, block: FileBlock, content: str) -> str:
     if block.external:
         head += " external"
     return f"{head}\n{_with_newline(content)}{FILE_CLOSE}\n\n"
+
+
+def _render_checks(n: int, entry: HistoryChecks) -> str:
+    path = f" path={entry.path}" if entry.path else ""
+    head = f"{CHECKS_OPEN} n={n} verdict={entry.verdict} failed={entry.failed}"
+    lines = [f"{head} of={len(entry.checks)}{path}"]
+    words = {"passed": "passed", "failed": "failed", "timed_out": "timed out"}
+    for check in entry.checks:
+        said = words.get(check.state, "could not run")
+        if check.state == "failed" and check.exit_code is not None:
+            said += f" (exit {check.exit_code})"
+        if check.message and check.state != "failed":
+            said += f": {check.message}"
+        lines.append(f"- {check.name}: {said}")
+        lines.extend("  " + line for line in check.output.splitlines())
+    return "\n".join(lines) + f"\n{CHECKS_CLOSE}\n"
 
 
 def _latest(blocks: list[FileBlock], user_text: str) -> str:

@@ -2,13 +2,14 @@
 LLM prompt's entries (`bb7.prompt.assemble.HistoryMessage` / `HistoryEvent`).
 
 What the model reads: user, assistant and system texts in order, file events with the prompt's
-action names, and before each user message the files it was sent with (a `HistoryTurn`, where
-the prompt shows the model what changed in them). Left out: reasoning (models re-derive it,
-and resending it only costs tokens) and fork warnings (they concern the user's copy of a file,
-and the restored snapshot the model sees is already consistent), and the messages the user
-excluded from future requests, with their events (what an answer wrote, too: the files as they
-are now reach the model all the same). The files a user message was sent with stay, excluded
-or not: they are the chat's context, which the user manages apart.
+action names, the project's checks run on the pending changes (their verdicts, the end of a
+failing check's output), and before each user message the files it was sent with (a
+`HistoryTurn`, where the prompt shows the model what changed in them). Left out: reasoning
+(models re-derive it, and resending it only costs tokens) and fork warnings (they concern the
+user's copy of a file, and the restored snapshot the model sees is already consistent), and the
+messages the user excluded from future requests, with their events (what an answer wrote, too:
+the files as they are now reach the model all the same). The files a user message was sent with
+stay, excluded or not: they are the chat's context, which the user manages apart.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from typing import Literal
 
 import msgspec
 
+from bb7.checks.verdict import last_lines, run_of, verdict_of
 from bb7.prompt.assemble import (
     ContextFile,
+    HistoryCheck,
+    HistoryChecks,
     HistoryEntry,
     HistoryEvent,
     HistoryMessage,
@@ -28,6 +32,7 @@ from bb7.prompt.assemble import (
 )
 from bb7.prompt.markers import EventAction
 from bb7.state.records import (
+    CheckRun,
     ContextEntry,
     Event,
     EventPart,
@@ -85,6 +90,35 @@ def history_event(event: Event, message: int = 0) -> HistoryEvent | None:
     )
 
 
+# What the model reads of a failing check's output: its end, where the failures are summed up.
+CHECK_LINES = 60
+CHECK_CHARS = 4000
+
+
+def history_checks(run: CheckRun, message: int = 0) -> HistoryChecks:
+    """The prompt's form of a run of the project's checks: every check's verdict, and the end
+    of each failing check's output."""
+    verdict = verdict_of(run.outcomes)
+    return HistoryChecks(
+        verdict=verdict.state,
+        failed=verdict.failed,
+        checks=[
+            HistoryCheck(
+                name=o.name,
+                state=o.state,
+                exit_code=o.exit_code,
+                message=o.message,
+                output=""
+                if o.state == "passed"
+                else last_lines(o.output, CHECK_LINES, CHECK_CHARS),
+            )
+            for o in run.outcomes
+        ],
+        path=run.scope or None,
+        message=message,
+    )
+
+
 def context_file(entry: ContextEntry | SnapshotRef, text: str) -> ContextFile:
     """The prompt's form of a context entry (or of its snapshot in a user message)."""
     facts = entry.facts
@@ -126,6 +160,10 @@ def history(
                 )
             )
         if message.excluded and not keep_excluded:
+            continue
+        run = run_of(message) if message.role == "check" else None
+        if run is not None:
+            entries.append(history_checks(run, message.id))
             continue
         role = _ROLES.get(message.role)
         text = message.text()

@@ -27,6 +27,8 @@ LATEST_OPEN = "@latest"
 LATEST_CLOSE = "@end latest"
 RETRY_OPEN = "@retry_context"
 RETRY_CLOSE = "@end retry_context"
+CHECKS_OPEN = "@checks"
+CHECKS_CLOSE = "@end checks"
 
 EventAction = Literal[
     "user_added",
@@ -120,6 +122,14 @@ History entries besides files:
   [reason="<the user's words>"]  (all on one line)
 Actions:
 {_ACTIONS}
+{CHECKS_OPEN} n=<n> verdict=<passed|failed|timed_out|error> failed=<k> of=<m> [path=<path>]
+- <check>: <passed|failed (exit <code>)|timed out|could not run: why>
+  the end of a failing check's output
+{CHECKS_CLOSE}
+  The project's own checks (its tests, linters, type checkers), which bb7 ran on a copy of the
+  project with your pending changes applied (path=: that file's change alone). When a check
+  failed, base your next changes on its output; when the user asks you to make the checks pass,
+  change only what makes them pass.
 
 The latest message:
 {LATEST_OPEN}

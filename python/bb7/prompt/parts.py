@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from bb7.chatview.conversation import event_line, format_cost
+from bb7.checks.verdict import run_of, verdict_of
 from bb7.prompt import pricing
 from bb7.prompt.assemble import PromptPart
 from bb7.prompt.config import SendConfig
@@ -38,7 +39,7 @@ _LABELS = {
 
 
 # How a history part names its message, by role.
-_WHO = {"user": "you", "assistant": "answer", "system": "note"}
+_WHO = {"user": "you", "assistant": "answer", "system": "note", "check": "checks"}
 LABEL_WIDTH = 44
 EXCLUDED = "(excluded) "
 
@@ -196,6 +197,9 @@ def _part(
 def _message_label(message: Message) -> str:
     """`you: <first line>`, `answer: …` (an answer without text: its first file event)."""
     first = next((line.strip() for line in message.text().splitlines() if line.strip()), "")
+    run = run_of(message)
+    if run is not None:
+        first = verdict_of(run.outcomes).label()
     if not first:
         events = [event_line(p.event) for p in message.parts if isinstance(p, EventPart)]
         first = events[0] if events else ""

@@ -17,8 +17,9 @@ import msgspec
 from bb7.refusal import Problem
 from bb7.state.store import Store
 
-# Roles that answer a user message (and go with it when it is excluded).
-_ANSWER = ("assistant", "system")
+# Roles that answer a user message (and go with it when it is excluded): the answer, bb7's
+# notes on it, and the project's checks run on it.
+_ANSWER = ("assistant", "system", "check")
 
 
 class Toggled(msgspec.Struct, frozen=True):

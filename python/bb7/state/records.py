@@ -361,7 +361,47 @@ class PlanPart(msgspec.Struct, tag="plan"):
     entries: list[PlanItem]
 
 
-Part = TextPart | ReasoningPart | EventPart | ToolPart | PlanPart
+# One check's outcome: it passed, failed (a non-zero exit), ran past its timeout, or could not
+# run (not found, not executable).
+CheckState = Literal["passed", "failed", "timed_out", "error"]
+
+
+class CheckOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One check run on a pending change: how it ended, the end of what it printed
+    (`output`, after `dropped` bytes left out), one line when it did not run to its end, and
+    the pending paths it was run for (its `files` globs matched them)."""
+
+    name: str
+    state: CheckState
+    exit_code: int | None = None
+    seconds: float = 0.0
+    output: str = ""
+    dropped: int = 0
+    message: str = ""
+    files: list[str] = []
+
+
+class CheckRun(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The project's checks run on a copy with the chat's pending outputs applied (`scope`:
+    only that path's): the outcomes, which outputs were checked (`fingerprint` of their
+    paths and versions), the answer that wrote them, and `fix_round` when bb7 itself asked for
+    that answer (the Nth "make the checks pass")."""
+
+    outcomes: list[CheckOutcome]
+    fingerprint: str = ""
+    paths: list[str] = []
+    scope: str = ""
+    answer: int = 0
+    seconds: float = 0.0
+    isolation: str = ""
+    fix_round: int = 0
+
+
+class CheckPart(msgspec.Struct, tag="check"):
+    run: CheckRun
+
+
+Part = TextPart | ReasoningPart | EventPart | ToolPart | PlanPart | CheckPart
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -425,7 +465,8 @@ class OutputRef(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A chat message. Roles: user, assistant, system, and `event` for a user's file action.
+    """A chat message. Roles: user, assistant, system, `event` for a user's file action, and
+    `check` for the project's checks run on a pending change (one `CheckPart`).
 
     User messages carry the context and pending outputs at send time, so fork and
     edit-message can restore the exact contents the model saw.

@@ -221,6 +221,13 @@ CREATE INDEX choices_by_path ON choices (chat_id, path);
 """
 
 
+# Version 11: messages of role `check` (the project's checks on a pending change, a part an
+# older bb7 cannot read), found by role.
+_V11 = """
+CREATE INDEX messages_role ON messages (chat_id, role, seq);
+"""
+
+
 # Each step is SQL or a function, tagged with the schema version it belongs to. Never edit a
 # released step: add a new one.
 MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] = (
@@ -235,6 +242,7 @@ MIGRATIONS: tuple[tuple[int, str | Callable[[sqlite3.Connection], None]], ...] =
     (8, _V8),
     (9, _V9),
     (10, _V10),
+    (11, _V11),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 # The tables `SCHEMA_VERSION` has: one missing is a damaged database, said at open.

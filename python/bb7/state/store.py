@@ -458,13 +458,20 @@ class Store:
         )
         return [rows.message(r) for r in found.fetchall()]
 
-    def last_message(self, chat_id: str) -> Message | None:
-        row = self.conn.execute(
-            f"SELECT {columns(rows.MESSAGE)} FROM messages WHERE chat_id = ? "
-            "ORDER BY seq DESC LIMIT 1",
-            (chat_id,),
-        ).fetchone()
-        return None if row is None else rows.message(row)
+    def last_message(self, chat_id: str, role: str | None = None) -> Message | None:
+        """The chat's last message (of `role`, when given)."""
+        found = self.last_messages(chat_id, role, 1)
+        return found[0] if found else None
+
+    def last_messages(self, chat_id: str, role: str | None = None, limit: int = 1) -> list[Message]:
+        """The chat's last `limit` messages (of `role`, when given), the newest first."""
+        where, args = ("", (chat_id,)) if role is None else (" AND role = ?", (chat_id, role))
+        found = self.conn.execute(
+            f"SELECT {columns(rows.MESSAGE)} FROM messages WHERE chat_id = ?{where} "
+            "ORDER BY seq DESC LIMIT ?",
+            (*args, limit),
+        )
+        return [rows.message(r) for r in found.fetchall()]
 
     def message(self, chat_id: str, message_id: int) -> Message | None:
         row = self.conn.execute(

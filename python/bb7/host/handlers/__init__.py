@@ -15,12 +15,12 @@ tests/host/test_host_registry.py checks that every method Lua sends has exactly 
 
 Four modules are lazy: `send` (the send loop, `:BB7Paste`, titles), `model` (the models list,
 usage, reasoning effort), `prompt` (the next request's estimate and parts, excluding a
-message) and `agent` (agent chats: the ACP client). The first three import the provider
-client, prompt assembly and the edit formats (~100 ms), so they are imported on first use and
-warmed up in a background thread a moment after the host is ready: neither the cold start nor
-the first requests (`:BB7Chat`) wait for them; `agent` is imported only when an agent chat is
-used. A lazy route names its module with `lazy(MODULE, name)`; the host's other modules never
-import them.
+message), `checks` (the project's checks; `send` imports it) and `agent` (agent chats: the ACP
+client). The first four import the provider client, prompt assembly, the edit formats (~100 ms)
+or the checks' runner, so they are imported on first use and warmed up in a background thread
+a moment after the host is ready: neither the cold start nor the first requests (`:BB7Chat`)
+wait for them; `agent` is imported only when an agent chat is used. A lazy route names its
+module with `lazy(MODULE, name)`; the host's other modules never import them.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ from bb7.host.protocol import (
     CancelArgs,
     ChatIdArgs,
     ChatViewArgs,
+    CheckArgs,
+    CheckOutputArgs,
     EchoEventsArgs,
     EditInstructionsArgs,
     FileArgs,
@@ -78,6 +80,7 @@ A = TypeVar("A")
 N = TypeVar("N", bound=Call)
 
 SEND = "bb7.host.handlers.send"
+CHECKS = "bb7.host.handlers.checks"
 MODEL = "bb7.host.handlers.model"
 PROMPT = "bb7.host.handlers.prompt"
 AGENT = "bb7.host.handlers.agent"
@@ -193,6 +196,10 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     # agents (`:BB7Agent`; a turn is a `send` in an agent chat; imported on first use)
     route("agent_chat", AgentArgs, lazy(AGENT, "agent_chat"), needs.project),
     route("agent_answer", AgentAnswerArgs, lazy(AGENT, "agent_answer"), needs.reading),
+    # the project's checks (imported on first use)
+    route("check", CheckArgs, lazy(CHECKS, "check"), needs.held),
+    route("check_output", CheckOutputArgs, lazy(CHECKS, "check_output"), needs.reading),
+    route("checks_health", NoArgs, lazy(CHECKS, "checks_health"), needs.call),
 )
 
 

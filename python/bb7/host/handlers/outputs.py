@@ -69,6 +69,7 @@ def _in_editor_terms(h: Held, raw: str, done: T | Problem, hints: dict[str, str]
 
 
 def apply(h: Held, args: ApplyArgs) -> Said:
+    h.session.cancel_checks()  # they check the pending change this changes
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
         done = outputs.apply_output(
@@ -94,6 +95,7 @@ def apply(h: Held, args: ApplyArgs) -> Said:
 
 
 def apply_all(h: Held, args: BuffersArgs) -> Said:
+    h.session.cancel_checks()  # they check the pending change this changes
     buffers = h.buffers(args.buffers)
     reports = outputs.apply_all(h.store, h.chat.id, buffers.text, write=h.writer(buffers))
     publish(h, buffers.text)
@@ -110,6 +112,7 @@ def apply_all(h: Held, args: BuffersArgs) -> Said:
 
 
 def discard(h: Held, args: PathArgs) -> Said:
+    h.session.cancel_checks()  # they check the pending change this changes
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
         gone = unwrap(outputs.discard_output(h.store, h.chat.id, path))
@@ -125,6 +128,7 @@ UNDO_REFUSALS = {
 
 
 def undo_apply(h: Held, args: ApplyArgs) -> Said:
+    h.session.cancel_checks()  # they check the pending change this changes
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
         done = outputs.undo_apply(
@@ -154,6 +158,7 @@ def diff(r: Reading, args: PathArgs) -> DiffView:
 
 def finish_merge(h: Held, args: PathArgs) -> Said:
     """The diff tab of `:BB7Diff` closed: record what the user took from the output."""
+    h.session.cancel_checks()  # they check the pending change this changes
     path, buffers = h.path(args.path), h.buffers(args.buffers)
     with publishing(h, buffers.text, [path]):
         outcome = unwrap(core_finish_merge(h.store, h.chat.id, path, buffers.text))

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bb7.adding.project_files import project_files
+from bb7.checks.verdict import Verdict, checks_now
 from bb7.host.editor import shown
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import (
@@ -21,10 +22,12 @@ from bb7.host.protocol import (
     StatusesArgs,
     StatusItem,
 )
+from bb7.host.session import Session
 from bb7.refusal import Abort, Problem
 from bb7.state.local import Buffers, LocalView
 from bb7.state.review import pending_marks
 from bb7.state.status import StatusRow, file_statuses
+from bb7.state.store import Store
 
 
 def publish(r: Reading, buffers: Buffers, paths: Collection[str] | None = None) -> None:
@@ -47,19 +50,32 @@ def status_changed(
     store, chat_id, seen = r.store, r.chat.id, r.session.seen
     files: dict[str, StatusItem] = {}
     shown: set[str] = set()
+    verdicts = verdicts_of(r.session, store, chat_id)
     for row in rows:
         if row.path in shown:
             continue  # a section of a file that is also whole: the whole file's status counts
         shown.add(row.path)
         marks = pending_marks(store, chat_id, row.path, buffers) if row.has_output else None
-        files[r.editor_path(row.path)] = (
-            StatusItem(row.status, choose=row.choose)
-            if marks is None
-            else StatusItem(row.status, marks.model, marks.user, choose=row.choose)
+        verdict = verdicts.get(row.path)
+        files[r.editor_path(row.path)] = StatusItem(
+            row.status,
+            [] if marks is None else marks.model,
+            [] if marks is None else marks.user,
+            check="" if verdict is None else verdict.word(),
+            check_mark="" if verdict is None else verdict.mark(),
+            choose=row.choose,
         )
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]
     return StatusChanged(files=files, removed=removed, full=paths is None)
+
+
+def verdicts_of(session: Session, store: Store, chat_id: str) -> dict[str, Verdict]:
+    """The checks' verdict on each pending file's change, when the project has checks."""
+    if not session.checks_declared():
+        return {}
+    now = checks_now(store, chat_id)
+    return {} if now is None else now.files
 
 
 def publish_all(c: Call, buffers: Iterable[BufferText] = ()) -> None:

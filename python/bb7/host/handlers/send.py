@@ -5,7 +5,8 @@ A send's events (from its worker threads) go to Lua as they come: `request_start
 `chunk`, `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing` as
 `Streamed`, then `diff_error` when its file changes failed, then one `done` (`SendDone`, also
 for failures and cancel), maybe a `title`. Lua refreshes the statuses on `done` with its
-current buffers.
+current buffers. An answer that left pending outputs starts the project's checks on them
+(`bb7.host.handlers.checks.after_answer`).
 
 They need the edit formats and the provider client, whose imports cost about 100 ms; the route
 table imports this module on first use (see `bb7.host.handlers`) and warms it up in the
@@ -15,10 +16,14 @@ background after `ready`, so neither the cold start nor the first call pays for 
 
 from __future__ import annotations
 
+import msgspec
+
 from bb7.chat import events as ev
 from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.chat.title import retitle_chat as ask_title
+from bb7.checks.verdict import fix_request
+from bb7.host.handlers.checks import after_answer
 from bb7.host.handlers.context import live_texts
 from bb7.host.handlers.model import provider
 from bb7.host.handlers.project import publish
@@ -37,17 +42,22 @@ from bb7.host.protocol import (
 )
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.keys import KeyProblem, resolve_api_key
-from bb7.refusal import Abort, Problem, unwrap
+from bb7.refusal import Abort, Problem, advise, unwrap
 from bb7.state.store import StoreError
 from bb7.text.words import plural
 
 
 def send(c: Call, args: SendArgs) -> None:
     """Start a send in the active chat (a new one if none); the answer comes as events. In
-    an agent chat, a turn of its agent (`bb7.host.handlers.agent`)."""
+    an agent chat, a turn of its agent (`bb7.host.handlers.agent`). The checks running on the
+    pending change stop: the answer changes it."""
     h: Held | None = None
     try:
         h = c.project().held(create=True)
+        if args.fix_checks:
+            fix = unwrap(advise(fix_request(h.store, h.chat.id), {"no_checks": ":BB7Check"}))
+            args = msgspec.structs.replace(args, text=fix)
+        h.session.cancel_checks()
         if h.chat.agent:  # the chat's agent answers, not the model
             from bb7.host.handlers.agent import send_turn
 
@@ -62,7 +72,7 @@ def send(c: Call, args: SendArgs) -> None:
                 h.chat.id,
                 args.text,
                 config,
-                _Forward(h, args.request_id),
+                _Forward(h, args.request_id, args.fix_round),
                 buffers=buffers,
                 live=live,
                 live_problems=unread,
@@ -90,9 +100,10 @@ def send(c: Call, args: SendArgs) -> None:
 class _Forward:
     """The send loop's `on_event`: each event to Lua (from the send's worker threads)."""
 
-    def __init__(self, r: Reading, request_id: str) -> None:
+    def __init__(self, r: Reading, request_id: str, fix_round: int = 0) -> None:
         self.r = r
         self.request_id = request_id
+        self.fix_round = fix_round  # the "make the checks pass" round that sent it
 
     def __call__(self, event: ev.SendEvent) -> None:
         rid, ctx = self.request_id, self.r.ctx
@@ -104,6 +115,8 @@ class _Forward:
                 errors = convert.apply_errors(event.errors)
                 ctx.emit("diff_error", DiffError(rid, errors, event.retry_saved))
             ctx.emit("done", convert.send_done(rid, event, self.r.editor_path))
+            if isinstance(event, ev.Done) and event.ok and event.files:
+                ctx.post(after_answer, self.r, self.fix_round)
         else:
             ctx.emit(*convert.streamed(rid, event))
 

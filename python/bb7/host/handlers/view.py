@@ -17,7 +17,7 @@ from bb7.adding.project_files import project_files as list_files
 from bb7.chatview import conversation, files
 from bb7.host import editor
 from bb7.host.handlers.chats import summary
-from bb7.host.handlers.project import status_changed
+from bb7.host.handlers.project import status_changed, verdicts_of
 from bb7.host.needs import Call, Reading
 from bb7.host.protocol import ChatView, ChatViewArgs, FileListArgs, NoArgs, ProjectFiles
 from bb7.prompt.instructions import load_instructions
@@ -25,11 +25,12 @@ from bb7.state.status import StatusRow, file_statuses
 from bb7.state.store import Store
 
 
-def _panel(c: Call, store: Store, rows: list[StatusRow]) -> files.Panel:
+def _panel(c: Call, store: Store, chat_id: str, rows: list[StatusRow]) -> files.Panel:
     paths = functools.partial(editor.editor_path, store)
     model_files = c.session.settings.context.instruction_files
     applied = load_instructions(store.root, None, model_files).applied
-    return files.panel(rows, paths, os.path.expanduser("~"), applied)
+    verdicts = verdicts_of(c.session, store, chat_id)
+    return files.panel(rows, paths, os.path.expanduser("~"), applied, verdicts)
 
 
 GLOBAL_HINT = "a global chat: no bb7 project here (:BB7Init makes one)"
@@ -58,7 +59,7 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
         draft=chat.draft,
         retry=retry,
         conversation=conversation.render(messages, retry=retry, width=args.width),
-        files=_panel(c, store, rows),
+        files=_panel(c, store, chat.id, rows),
         hint=hint,
         statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,
         resend=conversation.ended_without_answer(messages),
@@ -66,7 +67,8 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
 
 
 def file_list(r: Reading, args: FileListArgs) -> files.Panel:
-    return _panel(r, r.store, file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text))
+    rows = file_statuses(r.store, r.chat.id, r.buffers(args.buffers).text)
+    return _panel(r, r.store, r.chat.id, rows)
 
 
 def project_files(c: Call, args: NoArgs) -> ProjectFiles:

@@ -13,6 +13,7 @@ import msgspec
 
 from bb7.chatview.conversation import Rendered
 from bb7.chatview.files import Panel
+from bb7.checks.options import ChecksOptions
 from bb7.host.protocol.events import StatusChanged
 from bb7.live import EditorState
 
@@ -159,13 +160,16 @@ class TitleSettings(msgspec.Struct, frozen=True):
 
 class Settings(msgspec.Struct, frozen=True):
     """The options the host needs from `setup()`. `diff_mode` is checked by Lua's option
-    schema; the host only passes it on (importing the formats here would slow its start)."""
+    schema; the host only passes it on (importing the formats here would slow its start).
+    `checks`: this machine's checks over the project's `.bb7/checks.toml`, and when they run
+    by themselves."""
 
     diff_mode: str = "search_replace_multi"
     provider: ProviderSettings = ProviderSettings()
     titles: TitleSettings = TitleSettings()
     context: ContextSettings = ContextSettings()
     agents: AgentSettings = AgentSettings()
+    checks: ChecksOptions = ChecksOptions()
 
 
 class BufferText(msgspec.Struct, frozen=True):
@@ -311,7 +315,8 @@ class PasteArgs(msgspec.Struct, frozen=True):
 class SendArgs(msgspec.Struct, frozen=True):
     """`send`: `text` to the model in the active chat; `model` overrides the chat's model for
     this request; `buffers`: unsaved buffers, whose edits the model is sent (they count as the
-    user's copy of a context file)."""
+    user's copy of a context file). `fix_checks`: the text is "make the checks pass" (refused
+    unless the last check run failed), the `fix_round`th bb7 sent by itself (0: the user's)."""
 
     request_id: str
     text: str
@@ -319,6 +324,68 @@ class SendArgs(msgspec.Struct, frozen=True):
     buffers: list[BufferText] = []
     # The editor's state the chat's live parts (diagnostics, terminal) are read from again.
     editor: EditorState | None = None
+    fix_checks: bool = False
+    fix_round: int = 0
+
+
+class CheckArgs(msgspec.Struct, frozen=True):
+    """`check`: run the project's checks on the active chat's pending change (`path`, an
+    editor path: that file's change alone); `buffers`: unsaved buffers (a pending file's
+    local edits, which the change is rebased on)."""
+
+    path: str = ""
+    buffers: list[BufferText] = []
+
+
+class CheckOutputArgs(msgspec.Struct, frozen=True):
+    """`check_output`: the check run kept in message `message_id` (0: the chat's last run)."""
+
+    message_id: int = 0
+
+
+class CheckPlace(msgspec.Struct, frozen=True):
+    """A `file:line:col` a check printed: `path` the editor's (absolute) path, `name` the
+    project path; in a `pending` file the line is one of its pending text (the text the check
+    ran on)."""
+
+    path: str
+    name: str
+    line: int
+    col: int
+    text: str
+    check: str
+    pending: bool = False
+
+
+class CheckDetails(msgspec.Struct, frozen=True):
+    """`check_output`'s reply: the float (`title`, `lines`: each check that did not pass,
+    the end of its output), the `places` for the quickfix list, and the pending text of each
+    pending file they point into (buffer lines; `eol` as `DiffView`'s)."""
+
+    title: str
+    lines: list[str]
+    places: list[CheckPlace] = []
+    pending: dict[str, list[str]] = {}
+
+
+class CheckFound(msgspec.Struct, frozen=True):
+    """One declared check for `:checkhealth bb7`: its command, and where it was found or why
+    not (`problem`)."""
+
+    name: str
+    command: str
+    found: str = ""
+    problem: str = ""
+
+
+class ChecksHealth(msgspec.Struct, frozen=True):
+    """`checks_health`'s reply: the project's checks (`problem`: why they cannot be read) and
+    how a check is kept from the project here (`isolation`, and `why` not the namespace)."""
+
+    checks: list[CheckFound] = []
+    problem: str = ""
+    isolation: str = ""
+    why: str = ""
 
 
 class AgentArgs(msgspec.Struct, frozen=True):
@@ -574,4 +641,6 @@ REPLIES: tuple[type[msgspec.Struct], ...] = (
     InstructionFiles,
     ReviewReply,
     MergeReply,
+    CheckDetails,
+    ChecksHealth,
 )

@@ -35,12 +35,16 @@ class Notify(msgspec.Struct, frozen=True):
 class StatusItem(msgspec.Struct, frozen=True):
     """Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
     the model's pending change touches, `user_lines` the user changed since the snapshot the
-    model saw; `choose`: edits of the change waiting for the user's choice of place."""
+    model saw; `choose`: edits of the change waiting for the user's choice of place. `check`:
+    the checks' verdict on its pending change, as `vim.b.bb7_check` holds it ('failed 2'; ''
+    when none), `check_mark` as the statusline and the files panel show it ('✗2')."""
 
     status: Status
     lines: list[int] = []
     user_lines: list[int] = []
     choose: int = 0
+    check: str = ""
+    check_mark: str = ""
 
 
 class StatusChanged(msgspec.Struct, frozen=True):
@@ -316,6 +320,36 @@ class ChatLost(msgspec.Struct, frozen=True):
     held_by: str
 
 
+class CheckStarted(msgspec.Struct, frozen=True):
+    """The project's checks began on the active chat's pending change (`scope`: one file's,
+    its editor path): which checks, on how many pending files."""
+
+    chat_id: str
+    checks: list[str]
+    files: int
+    scope: str = ""
+
+
+class CheckDone(msgspec.Struct, frozen=True):
+    """A check run ended (becomes `User BB7CheckDone`): its verdict (`state`: passed, failed,
+    timed_out, error; `cancelled` by a new answer or an apply, or `problem` when it could not
+    start), `failed` of `total` checks, the chat `message` that keeps it, `summary` one line
+    for the user; `fix_next`: the "make the checks pass" round to send now (`checks.auto_fix`;
+    0: none)."""
+
+    chat_id: str
+    state: str = ""
+    failed: int = 0
+    total: int = 0
+    message: int = 0
+    scope: str = ""
+    summary: str = ""
+    cancelled: bool = False
+    problem: str = ""
+    fix_round: int = 0
+    fix_next: int = 0
+
+
 # Every event Lua receives: its name -> its payload (the send's others are `Streamed`, named by
 # their tag: `chunk`, `reasoning`, ...).
 EVENTS: dict[str, type[msgspec.Struct]] = {
@@ -331,4 +365,6 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "agent_permission": AgentPermission,
     "agent_notice": AgentNotice,
     "chat_lost": ChatLost,
+    "check_started": CheckStarted,
+    "check_done": CheckDone,
 }

@@ -1,0 +1,439 @@
+"""The throwaway copy a check runs in: the project with the pending outputs over it, which no
+check can use to change the project. Two ways to make it, one per run:
+
+- `layered`: where the kernel lets a user make namespaces (`bb7.checks.jail`), nothing is
+  copied. The pending outputs are written to a small directory that the jail lays, with a
+  tmpfs for the check's own writes, over the project's directory itself, in the check's mount
+  namespace alone. Ignored files and tool directories (`.venv`, `node_modules`, `target`) are
+  there as they are in the project; what a check writes into them lands in the tmpfs and is
+  gone when the check ends.
+- `copied` (macOS, kernels or containers that refuse user namespaces): a real copy kept per
+  project in the cache directory (`$XDG_CACHE_HOME/bb7/checks/`), brought up to date from a
+  manifest of both sides' stat signatures, so a second preparation copies only what changed
+  (in the project, or in the copy by the last check: on Linux a `Watch` says what the checks
+  touched, so the copy is not walked again; elsewhere every file of it is looked at). What
+  git ignores and tool directories are not copied but reached through symlinks into the
+  project: a check can write through them (there is no way to forbid it without a namespace;
+  `:checkhealth bb7` says so).
+
+Not for running anything (`bb7.checks.process`) or choosing the checks (`bb7.checks.config`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import stat
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import msgspec
+
+from bb7.checks.watch import Watch
+from bb7.files.git import ls_files
+from bb7.process import alive
+
+Isolation = Literal["namespace", "copy"]
+# Never copied: reached where they are (the project's own tools, build outputs, git's store).
+TOOL_DIRS = frozenset(
+    {".git", ".venv", "venv", "node_modules", "target", ".tox", ".nox", ".direnv", ".hg"}
+)
+# bb7's own state is no check's business.
+SKIPPED = frozenset({".bb7"})
+_TOOLISH = re.compile(
+    "(?:^|/)(?:" + "|".join(re.escape(n) for n in sorted(TOOL_DIRS | SKIPPED)) + ")(?:/|$)"
+)
+# What checks write for themselves and may reuse at the next check (Python bytecode validates
+# itself against its source): kept in the copy when a check made it.
+OWN_CACHES = frozenset(
+    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+)
+CACHE_DIRS = TOOL_DIRS | OWN_CACHES
+# Names as bytes allow (a name that is not UTF-8 is copied as it is), and time for big trees.
+_GIT: dict[str, Any] = {"timeout": 30.0, "errors": "surrogateescape"}
+MANIFEST_VERSION = 1
+TOUCHED = "touched.msgpack"
+
+
+class Pending(msgspec.Struct, frozen=True):
+    """A pending output as the copy holds it: the bytes applying would write, and the mode
+    (the local file's, when there is one)."""
+
+    path: str
+    data: bytes
+    mode: int = 0o644
+
+
+class View(msgspec.Struct, kw_only=True):
+    """Where a check runs: `cwd`, and for `namespace`, what the jail lays over `root`."""
+
+    isolation: Isolation
+    root: Path
+    cwd: Path
+    layers: list[str] = []
+    scratch: str = ""
+
+
+def cache_home() -> Path:
+    """$XDG_CACHE_HOME/bb7/checks (else ~/.cache/bb7/checks)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bb7" / "checks"
+
+
+def project_cache(root: Path) -> Path:
+    """This project's corner of the cache: its name, and a digest of its path to tell two
+    projects of one name apart."""
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return cache_home() / f"{root.name or 'root'}-{digest}"
+
+
+def _write(target: Path, item: Pending) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+        target.unlink()
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, item.mode & 0o7777)
+    try:
+        os.write(fd, item.data)
+        os.fchmod(fd, item.mode & 0o7777)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def layered(root: Path, pending: Sequence[Pending], home: Path | None = None) -> Iterator[View]:
+    """A run directory for the jail (in `home`, by default the project's corner of the
+    cache): the pending outputs as a layer over `root`, and an empty mount point for the
+    tmpfs the check writes to; removed when the block ends."""
+    runs = (home or project_cache(root)) / "runs"
+    _remove_dead_runs(runs)
+    run = runs / f"{os.getpid()}-{secrets.token_hex(4)}"
+    layer, scratch = run / "pending", run / "mnt"
+    layer.mkdir(parents=True)
+    scratch.mkdir()
+    try:
+        for item in pending:
+            _write(layer / item.path, item)
+        yield View(
+            isolation="namespace", root=root, cwd=root, layers=[str(layer)], scratch=str(scratch)
+        )
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+
+
+def _remove_dead_runs(runs: Path) -> None:
+    """Run directories of a bb7 that was killed during a check."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(runs):
+            pid = entry.name.split("-", 1)[0]
+            if pid.isdigit() and int(pid) != os.getpid() and not alive(int(pid)):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+# ---- the copy ----------------------------------------------------------------------------
+
+
+Sig = tuple[int, int, int, int]  # size, mtime_ns, inode, mode
+
+
+def _sig(info: os.stat_result) -> Sig:
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+
+
+class Manifest(msgspec.Struct, kw_only=True):
+    """What the last preparation left in the copy: per copied path the project's signature
+    and the copy's; per pending path its digest and the copy's signature; per reached path
+    the link. `generation` counts the preparations."""
+
+    version: int = MANIFEST_VERSION
+    generation: int = 0
+    files: dict[str, tuple[Sig, Sig]] = {}
+    pending: dict[str, tuple[str, Sig]] = {}
+    links: dict[str, str] = {}
+
+
+class Touched(msgspec.Struct):
+    """What the checks run since preparation `generation` touched in the copy (`Watch`)."""
+
+    generation: int
+    paths: list[str]
+
+
+class Listing(msgspec.Struct):
+    """The project as the copy mirrors it: files to copy and entries to reach."""
+
+    files: list[str]
+    reached: list[str]
+
+
+def _tool_part(path: str) -> str | None:
+    """The leading part of `path` that is reached rather than copied, if any."""
+    if not _TOOLISH.search(path):
+        return None  # most paths: one regex search instead of a split and a loop
+    parts = path.rstrip("/").split("/")
+    for depth, part in enumerate(parts, 1):
+        if part in TOOL_DIRS or (depth == 1 and part in SKIPPED):
+            return "/".join(parts[:depth])
+    return None
+
+
+def list_project(root: Path) -> Listing:
+    """Files to copy (what git lists as tracked or not ignored, else a walk) and entries to
+    reach (what git ignores, tool directories, `.git`)."""
+    files: list[str] = []
+    reached: dict[str, None] = {}
+    listed = ls_files(root, "-co", "--exclude-standard", **_GIT)
+    ignored = ls_files(root, "-oi", "--exclude-standard", "--directory", **_GIT) if listed else None
+    if listed is None or ignored is None:
+        listed, ignored = _walk(root), []
+    for path in listed:
+        top = _tool_part(path)
+        if top is None:
+            files.append(path)
+        elif top.split("/")[0] not in SKIPPED:
+            reached[top] = None
+    for path in ignored:
+        top = _tool_part(path) or path.rstrip("/")
+        # A check makes its own caches in the copy; through a link it would write the project's.
+        if top.split("/")[0] not in SKIPPED and top.rsplit("/", 1)[-1] not in OWN_CACHES:
+            reached[top] = None
+    if (root / ".git").exists():
+        reached[".git"] = None
+    return Listing(files, list(reached))
+
+
+def _scan(top: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry under `top` but those under cache and tool directories (which are given,
+    not entered), with its root-relative path."""
+    stack = [""]
+    at = f"{top}/"
+    while stack:
+        prefix = stack.pop()
+        try:
+            entries = list(os.scandir(at + prefix))
+        except OSError:
+            continue
+        for entry in entries:
+            path = f"{prefix}{entry.name}"
+            if entry.is_dir(follow_symlinks=False) and entry.name not in CACHE_DIRS:
+                stack.append(path + "/")
+            yield path, entry
+
+
+def _walk(root: Path) -> list[str]:
+    """Every file under `root` and every tool directory (where there is no git to ask)."""
+    out: list[str] = []
+    for path, entry in _scan(root):
+        if not entry.is_dir(follow_symlinks=False):
+            out.append(path)
+        elif entry.name in TOOL_DIRS:
+            out.append(path + "/")
+    return out
+
+
+def _walk_copy(copy: Path) -> dict[str, os.stat_result]:
+    """Every file and link in the copy but those under cache directories, with its lstat (a
+    check may have changed any of them)."""
+    found: dict[str, os.stat_result] = {}
+    for path, entry in _scan(copy):
+        if not entry.is_dir(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                found[path] = entry.stat(follow_symlinks=False)
+    return found
+
+
+def _remove(target: Path) -> None:
+    with contextlib.suppress(OSError):
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        else:
+            target.unlink()
+
+
+def _copy_file(source: Path, target: Path, info: os.stat_result) -> None:
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
+    if stat.S_ISLNK(info.st_mode):
+        os.symlink(os.readlink(source), target)
+        return
+    try:
+        shutil.copy2(source, target, follow_symlinks=False)
+    except FileNotFoundError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def _link(root: Path, copy: Path, path: str) -> None:
+    target = copy / path
+    want = str(root / path)
+    with contextlib.suppress(OSError):
+        if os.readlink(target) == want:
+            return
+    _remove(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(want, target)
+
+
+def _digest(item: Pending) -> str:
+    return hashlib.sha256(item.data + item.mode.to_bytes(4, "little")).hexdigest()
+
+
+class SyncReport(msgspec.Struct):
+    """What one preparation of the copy did (for the benchmark and the tests): files copied,
+    removed and kept; `walked`: the whole copy was looked at (no watch said what the checks
+    touched); `dirs` the copy's directories, `generation` this preparation's."""
+
+    copied: int
+    removed: int
+    kept: int
+    walked: bool = True
+    generation: int = 0
+    dirs: list[str] = []
+
+
+@contextlib.contextmanager
+def copied(root: Path, pending: Sequence[Pending]) -> Iterator[View]:
+    """The project's copy with `pending` over it, held (a lock) until the block ends: checks
+    of one project take their turns at its copy."""
+    home = project_cache(root)
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        report = sync_copy(root, pending)
+        watch = Watch.start(str(home / "copy"), report.dirs)
+        try:
+            yield View(isolation="copy", root=root, cwd=home / "copy")
+        finally:
+            touched = None if watch is None else watch.stop()
+            if touched is not None:
+                _save(home / TOUCHED, Touched(report.generation, sorted(touched)))
+
+
+def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
+    """Bring this project's copy up to date with the project and `pending` (under its lock)."""
+    home = project_cache(root)
+    copy = home / "copy"
+    copy.mkdir(parents=True, exist_ok=True)
+    manifest_path = home / "manifest.msgpack"
+    manifest = _load(manifest_path, Manifest) or Manifest()
+    if manifest.version != MANIFEST_VERSION:
+        manifest = Manifest()
+    touched = _load(home / TOUCHED, Touched)
+    (home / TOUCHED).unlink(missing_ok=True)
+    listing = list_project(root)
+    if touched is not None and touched.generation == manifest.generation and manifest.generation:
+        in_copy = _as_left(manifest, touched.paths, str(copy))
+        walked = False
+    else:
+        in_copy = {path: _sig(info) for path, info in _walk_copy(copy).items()}
+        walked = True
+    by_path = {item.path: item for item in pending}
+    new = Manifest(generation=manifest.generation + 1)
+    copied_n = kept = 0
+    # Strings, not Paths, in the loop over every file: pathlib's joins cost as much as a stat.
+    at = f"{root}/"
+    for path in listing.files:
+        if path in by_path:
+            continue
+        try:
+            info = os.lstat(at + path)
+        except OSError:
+            continue  # tracked but deleted, or gone meanwhile
+        if stat.S_ISDIR(info.st_mode):
+            new.links[path] = str(root / path)  # a submodule: reached
+            continue
+        project_sig = _sig(info)
+        before = manifest.files.get(path)
+        now = in_copy.get(path)
+        if before is not None and now is not None and before == (project_sig, now):
+            new.files[path] = before
+            kept += 1
+            continue
+        _copy_file(root / path, copy / path, info)
+        new.files[path] = (project_sig, _sig(os.lstat(copy / path)))
+        copied_n += 1
+    for item in pending:
+        digest = _digest(item)
+        was = manifest.pending.get(item.path)
+        now = in_copy.get(item.path)
+        if was is not None and now is not None and was == (digest, now):
+            new.pending[item.path] = was
+            kept += 1
+            continue
+        _write(copy / item.path, item)
+        new.pending[item.path] = (digest, _sig(os.lstat(copy / item.path)))
+        copied_n += 1
+    for path in listing.reached:
+        if path not in by_path:
+            _link(root, copy, path)
+            new.links[path] = str(root / path)
+    # Whatever else is in the copy: an old file of the project, or a check's.
+    expected = set(new.files) | set(new.pending) | set(new.links)
+    removed = 0
+    for path in in_copy:
+        if path not in expected:
+            _remove(copy / path)
+            removed += 1
+    for path in set(manifest.links) - set(new.links):
+        _remove(copy / path)
+    _save(manifest_path, new)
+    dirs = {""}
+    for path in expected:
+        parent = path.rpartition("/")[0]
+        while parent not in dirs:
+            dirs.add(parent)
+            parent = parent.rpartition("/")[0]
+    return SyncReport(
+        copied=copied_n,
+        removed=removed,
+        kept=kept,
+        walked=walked,
+        generation=new.generation,
+        dirs=sorted(dirs - {""}),
+    )
+
+
+def _as_left(manifest: Manifest, touched: list[str], copy: str) -> dict[str, Sig]:
+    """The copy as the last preparation left it, but what the checks since touched, looked at
+    again: the copy without a walk of it."""
+    found: dict[str, Sig] = {path: sigs[1] for path, sigs in manifest.files.items()}
+    found.update({path: sigs[1] for path, sigs in manifest.pending.items()})
+    for path in touched:
+        if CACHE_DIRS.intersection(path.split("/")):
+            continue  # a check's own cache: kept, as a walk keeps it
+        found.pop(path, None)
+        with contextlib.suppress(OSError):
+            found[path] = _sig(os.lstat(f"{copy}/{path}"))
+    return found
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def _load(path: Path, kind: type[S]) -> S | None:
+    try:
+        return msgspec.msgpack.decode(path.read_bytes(), type=kind)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _save(path: Path, record: msgspec.Struct) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(msgspec.msgpack.encode(record))
+        os.replace(tmp, path)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        tmp.unlink(missing_ok=True)  # a full disk: the next preparation compares everything
