@@ -76,9 +76,10 @@ function M.project()
   return dir
 end
 
---- Hands `events` ({ name, payload } each) to the plugin as the host's batch would come.
+--- Hands `events` ({ name, payload } each) to the plugin as the host's batch would come, and
+--- has them handled now (`dispatch` leaves that to the main loop).
 ---@param ... table
-function M.host_sends(...) require('bb7.events').dispatch({ ... }) end
+function M.host_sends(...) require('bb7.events').handle({ ... }) end
 
 --- The messages `vim.notify` gets while `fn` runs (each `{ msg, level }`), none shown.
 ---@param fn fun()
