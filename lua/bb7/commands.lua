@@ -516,7 +516,11 @@ project) is `.bb7/instructions`, `global` (default elsewhere) is yours,
 `$XDG_CONFIG_HOME/bb7/instructions.md` (else `~/.config/bb7/instructions.md`).
 The model reads yours, then the project's and the files of
 |bb7-option-context.instruction_files| (`AGENTS.md`). Says which instruction
-files apply.]],
+files apply. A line `@include docs/style.md` of `.bb7/instructions` brings in
+that project file's text there (a path from the project's root, read as a
+context file is: inside the project, not left out by `.bb7/ignore`, not one
+that looks like a secret); one that cannot be is left out, and the next send
+says why.]],
     run = function(opts)
       local scope = opts.fargs[1] or ''
       if scope ~= '' and scope ~= 'project' and scope ~= 'global' then

@@ -8,7 +8,9 @@ reported so the user can fix it instead of wondering why the model ignores it. A
 instruction files come with the project, from whoever wrote it: they are read as a context file
 is (`bb7.files.guard`: inside the project as named and through any symlink, not in `.git`, not
 left out by `.bb7/ignore`), `.bb7/instructions` only where it is (no symlink), and one that
-looks like a secret is not sent; each one refused is reported as not used, with why.
+looks like a secret is not sent; each one refused is reported as not used, with why. A line
+`@include PATH` of `.bb7/instructions` brings in the text of another project file (PATH from
+the root), read by the same rule.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def load_instructions(
                 problems.append(f"{name} not used: it {refused}")
                 continue
             text = _read(project_root / name, problems)
+            if text is not None and name == PROJECT_INSTRUCTIONS:
+                text = _included(project_root, text, ignore, problems, (name,))
             secret = None if text is None else secret_reason(_real(project_root, name), text)
             if secret is not None:
                 problems.append(f"{name} not used: it looks like a secret\n{secret}")
@@ -88,6 +92,40 @@ def load_instructions(
         problems=tuple(problems),
         applied=tuple(applied),
     )
+
+
+def _included(
+    root: Path, text: str, ignore: IgnoreRules, problems: list[str], within: tuple[str, ...]
+) -> str:
+    """`text` with each `@include PATH` line (PATH relative to the project root) replaced by
+    that file's text, its own includes too; a file that may not be read (as a context file
+    may not: `bb7.files.guard`), is missing, looks like a secret or includes itself is left out
+    and reported."""
+    out: list[str] = []
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        words = line.split(maxsplit=1)
+        if len(words) != 2 or words[0] != "@include":
+            out.append(line)
+            continue
+        where = f"{within[-1]} line {number}: @include {words[1].strip()}"
+        found = readable(root, words[1].strip(), ignore)
+        if isinstance(found, PathProblem):
+            problems.append(f"{where} not used: it {in_short(found)}\n{found.message}")
+            continue
+        if found in within:
+            problems.append(f"{where} not used: it includes itself")
+            continue
+        loaded = load_text(root / found, max_bytes=_MAX_BYTES)
+        if isinstance(loaded, FileProblem):
+            problems.append(f"{where} not used: {loaded.message}")
+            continue
+        secret = secret_reason(_real(root, found), loaded)
+        if secret is not None:
+            problems.append(f"{where} not used: it looks like a secret\n{secret}")
+            continue
+        inner = _included(root, loaded, ignore, problems, (*within, found))
+        out.append(inner if not inner or inner.endswith("\n") else inner + "\n")
+    return "".join(out)
 
 
 def _refused(root: Path, name: str, ignore: IgnoreRules) -> str | None:
