@@ -122,7 +122,7 @@ function H.status_autocmds(group)
   )
 end
 
---- Status of a buffer's file in the active chat: '', 'M', 'A', '!A', '~', '~M', 'R' or 'S'.
+--- Status of a buffer's file in the active chat: '', 'M', 'A', '!A', '~', '~M', 'R', '~R' or 'S'.
 --- Reads the Lua-side cache; never calls the host (safe in statuslines).
 ---@param bufnr? integer default: the current buffer
 ---@return string

@@ -29,6 +29,11 @@ M.PRESENTATION = {
     confirm = '%s changed locally since it was added. Apply over your changes?',
   },
   R = { option = 'readonly', hl = 'BB7SignReadonly', link = 'Comment' },
+  ['~R'] = {
+    option = 'readonly_out_of_sync',
+    hl = 'BB7SignReadonlyOutOfSync',
+    link = 'DiagnosticWarn',
+  },
   S = { option = 'section', hl = 'BB7SignSection', link = 'Comment' },
 }
 

@@ -274,7 +274,7 @@
 --- the checks' verdict on its pending change, as `vim.b.bb7_check` holds it ('failed 2'; ''
 --- when none), `check_mark` as the statusline and the files panel show it ('✗2').
 ---@class bb7.StatusItem
----@field status ''|'!A'|'A'|'M'|'R'|'S'|'~'|'~M'
+---@field status ''|'!A'|'A'|'M'|'R'|'S'|'~'|'~M'|'~R'
 ---@field lines integer[]
 ---@field user_lines integer[]
 ---@field choose integer

@@ -66,6 +66,13 @@ M.statuses = {
     meaning = 'read-only context file',
   },
   {
+    status = '~R',
+    pending = false,
+    needs_force = false,
+    new_file = false,
+    meaning = 'read-only file, local copy is newer',
+  },
+  {
     status = 'S',
     pending = false,
     needs_force = false,

@@ -69,7 +69,7 @@ TRANSITIONS: list[tuple[list[str], str]] = [
     (["add", "model_writes", "take_output_by_hand", "finish_merge"], ""),
     (["add", "model_writes", "delete_local"], "~M"),
     (["add_ro"], "R"),
-    (["add_ro", "edit_local"], "~"),
+    (["add_ro", "edit_local"], "~R"),
     (["add_ro", "set_writable"], ""),
     (["add", "set_readonly"], "R"),
     (["add_section"], "S"),
@@ -109,7 +109,7 @@ def test_unsaved_buffer_text_counts_instead_of_the_disk(project: Project) -> Non
         (None, None, None, "x", True, "!A"),
         (None, None, None, None, True, "!A"),  # exists but unreadable (binary, too large)
         ("readonly", "a\n", None, "a\r\n", True, "R"),
-        ("external", "a\n", None, "b\n", True, "~"),
+        ("external", "a\n", None, "b\n", True, "~R"),
         ("writable", "a\n", None, "a", True, ""),
         ("writable", "a\n", None, None, False, "~"),
         ("writable", "a\n", "b\n", "a\n", True, "M"),

@@ -12,6 +12,8 @@
 | ``~M`` | the user's edits and the pending change touch the same lines (or the file is gone):
   a conflict |
 | ``R`` | read-only (or external) file, in sync |
+| ``~R`` | read-only (or external) file whose local text differs from the snapshot: the chat
+  has an older copy (`:BB7Add` or `U` brings it up to date) |
 | ``S`` | a section (line range, read-only) |
 
 Local text is the editor's buffer (unsaved edits included) when supplied, else the disk. Line
@@ -31,7 +33,7 @@ from bb7.state.records import ENTRY_KINDS, EntryKind
 from bb7.state.store import Store
 from bb7.text.tokens import estimate_tokens
 
-Status = Literal["", "M", "A", "!A", "~", "~M", "R", "S"]
+Status = Literal["", "M", "A", "!A", "~", "~M", "R", "~R", "S"]
 IN_SYNC: Status = ""
 MODIFIED: Status = "M"
 ADDED: Status = "A"
@@ -39,6 +41,7 @@ ADDED_EXISTS: Status = "!A"
 OUT_OF_SYNC: Status = "~"
 CONFLICT: Status = "~M"
 READ_ONLY: Status = "R"
+STALE_READ_ONLY: Status = "~R"
 SECTION_STATUS: Status = "S"
 
 
@@ -66,6 +69,7 @@ STATUSES = (
     StatusFacts(OUT_OF_SYNC, False, False, False, "local file differs from the snapshot"),
     StatusFacts(CONFLICT, True, True, False, "local edits overlap a pending change"),
     StatusFacts(READ_ONLY, False, False, False, "read-only context file"),
+    StatusFacts(STALE_READ_ONLY, False, False, False, "read-only file, local copy is newer"),
     StatusFacts(SECTION_STATUS, False, False, False, "a section of the file is in context"),
 )
 _IN_SYNC_FACTS = StatusFacts(IN_SYNC, False, False, False, "in sync")
@@ -101,7 +105,9 @@ def status_of(
         return facts.in_sync
     out_of_sync = not same_text(local, snapshot)
     if not facts.writable:
-        return OUT_OF_SYNC if out_of_sync else facts.in_sync
+        if not out_of_sync:
+            return facts.in_sync
+        return STALE_READ_ONLY if facts.in_sync == READ_ONLY else OUT_OF_SYNC
     if output is not None and (choosing or not same_text(output, snapshot)):
         if not out_of_sync:
             return MODIFIED
