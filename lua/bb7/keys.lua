@@ -50,6 +50,14 @@ M.specs = {
   key('help', '?', EVERYWHERE, 'n', 'show the keys of the current bb7 buffer'),
   key('close', 'q', VIEW, 'n', 'close the chat view'),
   key('next_pane', '<Tab>', VIEW, 'n', 'go to the next pane of the chat view'),
+  -- BB-7's pane numbers: 1 chats, 2 files, 3 info, 4 the conversation, 5 the input.
+  key('pane_chats', 'g1', VIEW, 'n', 'list the chats (pane 1 of BB-7)'),
+  key('pane_files', 'g2', VIEW, 'n', 'go to the files panel (pane 2)'),
+  key('pane_info', 'g3', VIEW, 'n', "show the chat's project, files, model and totals (pane 3)"),
+  key('pane_conversation', 'g4', VIEW, 'n', 'go to the conversation (pane 4)'),
+  key('pane_input', 'g5', VIEW, 'n', 'go to the input (pane 5)'),
+  key('scroll_down', '<C-d>', { 'input' }, 'n', 'scroll the conversation half a page down'),
+  key('scroll_up', '<C-u>', { 'input' }, 'n', 'scroll the conversation half a page up'),
   key(
     'focus_input',
     'i',
@@ -149,7 +157,8 @@ M.specs = {
     'K',
     { 'conversation' },
     'n',
-    'show when the message under the cursor was sent, its model and effort, tokens, cost, time'
+    'show when the message under the cursor was sent, its model and effort, tokens, cost, time;'
+      .. " on the first line, the chat's project, files, model and totals"
   ),
 
   key(

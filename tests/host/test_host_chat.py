@@ -3,6 +3,7 @@ project in a temp dir; no Neovim (the view itself is tested in tests/nvim/)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from host_harness import Host
@@ -40,7 +41,10 @@ def test_bb7chat_in_a_project_without_chats_shows_the_chat_it_starts(
     assert host.refused("chat_view")["kind"] == "no_chat"
     view = host.call("chat_view", create=True)  # what :BB7Chat asks
     assert view["chat"]["active"] is True
-    assert view["conversation"]["lines"] == [] and view["files"]["rows"] == []
+    # Only its first line, BB-7's header: when it started, with no files.
+    (header,) = view["conversation"]["lines"]
+    assert header.startswith("Chat started ") and header.endswith(", no files in its context yet")
+    assert view["files"]["rows"] == []
     assert [c.id for c in store.chats()] == [view["chat"]["id"]]
 
 
@@ -56,7 +60,11 @@ def test_the_view_of_the_active_chat_has_conversation_files_and_draft(
     assert view["chat"]["model"] == DEFAULT_MODEL  # what its next send uses
     assert view["draft"] == "next question"
     assert view["retry"] is False
-    assert view["conversation"]["lines"] == [
+    header, *lines = view["conversation"]["lines"]
+    # The first line says when the chat started, and with which files (its first message's).
+    assert re.fullmatch(r"Chat started \d{4}-\d\d-\d\d \d\d:\d\d with 1 file: a\.py", header)
+    assert lines == [
+        "",
         "Context added: a.py",
         "",
         "## You",

@@ -47,7 +47,7 @@ def test_the_prompt_view_lists_the_parts_and_x_drops_a_file_from_the_next_reques
         parts = nvim.exec_lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
         nvim.exec_lua("vim.fn.search('file a.py')")
         nvim.input("x")
-        wait_for_screen(nvim, "Context removed: a.py")
+        wait_for_conversation(nvim, "Context removed: a.py")  # under the float
         after = nvim.exec_lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
         assert not any("file a.py" in line for line in after) and len(after) == len(parts) - 1
         nvim.input("q")

@@ -268,7 +268,7 @@ def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded:
     seeded.ask(chat, "first question")
     seeded.answer(chat, "first answer")
     open_view(editor, "first answer")
-    focus(editor, "conversation", 1)
+    focus(editor, "conversation", conversation(editor).index("## You") + 1)
     editor.input("gE")
     editor.input("1<CR>")  # Yes (vim.ui.select)
     wait_for(

@@ -21,6 +21,7 @@ from chat_view_helpers import (
     OPEN,
     all_fit,
     choosing,
+    conversation,
     focus,
     never_waiting,
     on_screen,
@@ -64,7 +65,8 @@ def seed(project: Path) -> None:
     usage = Usage(
         prompt_tokens=12000, completion_tokens=350, cost=0.012, duration=4.1, first_token=0.4
     )
-    seeded.answer(chat, "done", model="test/tools-model", usage=usage)
+    long = "done\n\n" + "".join(f"- point {n}\n" for n in range(60))  # longer than a screen
+    seeded.answer(chat, long, model="test/tools-model", usage=usage)
     seeded.store.close()
     (project / "README.md").write_text("# read me\n")
     (project / ".bb7" / "instructions").write_text("Be brief.\n")
@@ -146,6 +148,33 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
         choosing(nvim)
         assert any("test/tiny-model  (1.5k context" in row for row in screen(nvim))
         nvim.input("<Esc>")
+        # BB-7's habits: the first line says when the chat started and with what; K there (and
+        # g3 anywhere) says which project; g1-g5 go to its panes; <C-d>/<C-u> in the input
+        # scroll the conversation.
+        first = conversation(nvim)[0]
+        assert (
+            first.startswith("Chat started ") and " with 8 files: c0.py, g0.py, c1.py (+5" in first
+        )
+        focus(nvim, "conversation", 1)
+        nvim.input("K")
+        rows = wait_for_screen(nvim, "project:")  # its path, wrapped in a narrow pane
+        assert any(row.rstrip(" │").endswith("/project") for row in rows), rows
+        focus(nvim, "input")
+        nvim.input("g1")
+        wait_for_screen(nvim, "bb7 chats")
+        nvim.input("q")
+        for key, pane in (("g2", "files"), ("g4", "conversation"), ("g5", "input")):
+            nvim.input(key)
+            wait_for(nvim, f"vim.api.nvim_get_current_win() == require('bb7.chat').win('{pane}')")
+        top = "vim.fn.getwininfo(require('bb7.chat').win('conversation'))[1].topline"
+        assert nvim.exec_lua(f"return {top}") == 1  # K was asked on its first line
+        nvim.input("<C-d>")
+        wait_for(nvim, f"{top} > 1")
+        nvim.input("<C-u>")
+        wait_for(nvim, f"{top} == 1")
+        nvim.input("g3")
+        wait_for_screen(nvim, "in its context")
+        focus(nvim, "conversation")
         nvim.input("gP")
         rows = wait_for_screen(nvim, "next request · ~")
         (title,) = [row for row in rows if "next request · ~" in row]

@@ -199,15 +199,12 @@ function M.render(rendered, has_files)
       priority = 200,
     })
   end
-  if #rendered.lines == 0 then
-    vim.api.nvim_buf_set_extmark(b, M.ns, 0, 0, {
-      virt_text = {
-        {
-          has_files and 'A new chat: write below'
-            or 'A new chat: write below, add files with :BB7Add',
-          'BB7ChatStatus',
-        },
-      },
+  if #rendered.anchors == 0 then
+    -- No message yet: under what there is (its first line, its files added).
+    local hint = has_files and 'A new chat: write below'
+      or 'A new chat: write below, add files with :BB7Add'
+    vim.api.nvim_buf_set_extmark(b, M.ns, math.max(0, #rendered.lines - 1), 0, {
+      virt_lines = { { { hint, 'BB7ChatStatus' } } },
     })
   end
   H.anchors = rendered.anchors
@@ -553,13 +550,19 @@ function M.message_at_cursor()
 end
 
 --- `K`: a small float about the message under the cursor (its answer's, on a user message):
---- when, model and reasoning effort, tokens, cost, duration. It closes when the cursor moves;
---- `K` again enters it.
-function M.info()
-  local anchor = M.message_at_cursor()
-  if not anchor then return ui.say('put the cursor on a message', 'warn') end
+--- when, model and reasoning effort, tokens, cost, duration; above the first message (and
+--- with `what` 'chat', `g3`), the chat's project, files, model and totals. It closes when the
+--- cursor moves; `K` again enters it.
+---@param what? 'chat' the chat's, wherever the cursor is
+function M.info(what)
+  local anchor = what ~= 'chat' and M.message_at_cursor() or nil
   local backend = require('bb7.backend')
-  backend.request('message_info', { message_id = anchor[2] }, function(err, info)
+  -- Above the first message (the chat's first line): the chat itself, its project.
+  local method, args = 'chat_info', vim.empty_dict()
+  if anchor then
+    method, args = 'message_info', { message_id = anchor[2] }
+  end
+  backend.request(method, args, function(err, info)
     if err then return backend.report(err) end
     local w = win()
     if not w then return end
@@ -570,12 +573,28 @@ function M.info()
     for _, line in ipairs(info.lines) do
       vim.list_extend(lines, require('bb7.chat.layout').wrap(line, width))
     end
-    vim.lsp.util.open_floating_preview(lines, '', {
-      border = 'rounded',
-      focus_id = 'bb7_message_info',
-      max_width = width,
-    })
+    -- At the conversation's cursor, whichever pane asked (`g3` from the input, at the foot of
+    -- the screen, would leave it no room).
+    vim.api.nvim_win_call(
+      w,
+      function()
+        vim.lsp.util.open_floating_preview(lines, '', {
+          border = 'rounded',
+          focus_id = 'bb7_message_info',
+          max_width = width,
+        })
+      end
+    )
   end)
+end
+
+--- Scrolls the conversation by `keys` (`<C-d>`, `<C-u>`) from another pane (the input).
+---@param keys string
+function M.scroll(keys)
+  local w = win()
+  if not w then return end
+  vim.api.nvim_win_call(w, function() vim.cmd('normal! ' .. vim.keycode(keys)) end)
+  if at_end(w, vim.api.nvim_buf_line_count(buf())) then mark_seen() end
 end
 
 --- The last user message of the chat shown, as an anchor (nil in an empty chat).

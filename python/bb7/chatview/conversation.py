@@ -16,6 +16,7 @@ shapes; when it ends, the chat is rendered here again. Not for the model's promp
 from __future__ import annotations
 
 import math
+import time
 
 import msgspec
 
@@ -34,6 +35,7 @@ from bb7.state.records import (
 )
 from bb7.text.lines import split_lines
 from bb7.text.tokens import format_tokens
+from bb7.text.words import plural
 
 USER_HEADING = "## You"
 ASSISTANT_HEADING = "## Assistant"
@@ -387,10 +389,34 @@ def ended_without_answer(messages: list[Message]) -> bool:
     return "".join(p.text for p in messages[-1].parts if isinstance(p, TextPart)).startswith(ENDED)
 
 
-def render(messages: list[Message], *, retry: bool = False, width: int = 0) -> Rendered:
-    """The whole conversation, oldest message first; `retry` adds the retry banner. `width`:
-    the pane's, which the usage lines fit (0: unknown)."""
+def started_line(created: float, paths: list[str]) -> str:
+    """The conversation's first line (BB-7's header): when the chat started and the context it
+    started with (`paths`: of its first message, else what it has now), e.g.
+    `Chat started 2026-11-27 14:02 with 3 files: a.py, b.py, c.py` (`K` there says more)."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
+    if not paths:
+        return f"Chat started {when}, no files in its context yet"
+    names = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
+    return f"Chat started {when} with {plural(len(paths), 'file')}: {names}"
+
+
+def started_with(messages: list[Message], now: list[str]) -> list[str]:
+    """The paths of the context the chat started with: its first message's, else `now`'s."""
+    first = next((m for m in messages if m.role == "user"), None)
+    if first is None:
+        return now
+    return list(dict.fromkeys(ref.path for ref in first.context_snapshot))
+
+
+def render(
+    messages: list[Message], *, retry: bool = False, width: int = 0, header: str = ""
+) -> Rendered:
+    """The whole conversation, oldest message first, under `header` (`started_line`);
+    `retry` adds the retry banner. `width`: the pane's, which the usage lines fit (0:
+    unknown)."""
     out = _Writer()
+    if header:
+        out.block([header], HL_USAGE)
     for message in messages:
         _message(out, message, width)
     if retry:

@@ -1,6 +1,7 @@
-"""What `K` on a message of the chat view shows (`message_info`): when it was sent, the model
-that answered and the reasoning effort it was asked for, tokens in and out, cost, duration.
-On a user message, its answer's; the lines go to a small float."""
+"""What `K` in the chat view shows, in a small float: on a message (`message_info`), when it
+was sent, the model that answered and the reasoning effort it was asked for, tokens in and
+out, cost, duration (on a user message, its answer's); on the chat's first line
+(`chat_info`), the chat itself: its name, project, files, model and totals."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from bb7.chatview.conversation import usage_line
 from bb7.refusal import Problem
 from bb7.state.records import Message
+from bb7.text.words import plural
 
 
 def message_info(messages: list[Message], message_id: int) -> list[str] | Problem:
@@ -36,3 +38,24 @@ def _answer(message: Message) -> list[str]:
     model = message.model or "model unknown"
     counted = usage_line(usage).removeprefix("↳ ") if usage is not None else ""
     return [f"{model} · effort {effort or 'the model default'}", counted or "no token counts"]
+
+
+def chat_info(
+    name: str,
+    chat_id: str,
+    project: str,
+    created: float,
+    files: int,
+    model: str,
+    effort: str,
+    totals: str,
+) -> list[str]:
+    """The lines `K` shows on the conversation's first line."""
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
+    return [
+        f"{name} (chat {chat_id[:10]}), started {started}",
+        f"project: {project}",
+        f"{plural(files, 'file')} in its context",
+        f"{model} · effort {effort or 'the model default'}",
+        f"so far: {totals or 'nothing spent'}",
+    ]

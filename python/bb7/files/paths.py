@@ -27,6 +27,14 @@ class PathProblem(msgspec.Struct, frozen=True):
     message: str
 
 
+def tilde(path: str) -> str:
+    """`path` as people write it: the home directory as `~` (`~/project`)."""
+    home = os.path.expanduser("~")
+    if path == home or path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path
+
+
 def protected_part(parts: tuple[str, ...]) -> str | None:
     """The first of `parts` that names bb7's or git's own state (any case), if any."""
     for part in parts:

@@ -24,7 +24,7 @@ import msgspec
 from bb7.files.fsio import FileProblem, load_text
 from bb7.files.guard import in_short, readable
 from bb7.files.ignore import IgnoreRules, load_ignore
-from bb7.files.paths import PathProblem
+from bb7.files.paths import PathProblem, tilde
 from bb7.files.secrets import secret_reason
 
 PROJECT_INSTRUCTIONS = ".bb7/instructions"
@@ -158,6 +158,4 @@ def _read(path: Path, problems: list[str]) -> str | None:
 
 
 def _display(path: Path) -> str:
-    home = str(Path.home())
-    text = str(path)
-    return "~" + text[len(home) :] if text.startswith(home + os.sep) else text
+    return tilde(str(path))

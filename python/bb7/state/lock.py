@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import msgspec
 
+from bb7.files.paths import tilde
 from bb7.process import cwd, identity, running
 from bb7.refusal import Problem
 from bb7.state.records import Lease
@@ -49,10 +50,7 @@ def where(lease: Lease) -> str:
     found = cwd(lease.pid) if lease.host == this_host() else ""
     if not found:
         return f"on {lease.host}"
-    home = os.path.expanduser("~")
-    if found == home or found.startswith(home + os.sep):
-        found = "~" + found[len(home) :]
-    return f"in {found}"
+    return f"in {tilde(found)}"
 
 
 def describe(lease: Lease) -> str:

@@ -148,6 +148,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("fork_chat", MessageArgs, chats.fork_chat, needs.held),
     route("edit_message", MessageArgs, chats.edit_message, needs.held),
     route("message_info", MessageArgs, chats.message_info, needs.reading),
+    route("chat_info", NoArgs, chats.chat_info, needs.reading),
     route("save_draft", SaveDraftArgs, chats.save_draft, needs.project),
     route("move_chat", MoveChatArgs, chats.move_chat, needs.project),
     route("dismiss_retry", NoArgs, chats.dismiss_retry, needs.held),

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bb7.chatview import info
+from bb7.chatview.conversation import total_usage
+from bb7.files.paths import tilde
 from bb7.host.handlers.project import publish, publish_all
 from bb7.host.needs import Call, Held, Project, Reading, held_elsewhere
 from bb7.host.protocol import (
@@ -195,6 +197,25 @@ def edit_message(h: Held, args: MessageArgs) -> ChatRestored:
 def message_info(r: Reading, args: MessageArgs) -> MessageInfo:
     """What `K` shows about a message of the active chat."""
     return MessageInfo(unwrap(info.message_info(r.store.messages(r.chat.id), args.message_id)))
+
+
+def chat_info(r: Reading, args: NoArgs) -> MessageInfo:
+    """What `K` shows on the active chat's first line: the chat, its project, files, model."""
+    chat = r.chat
+    root = r.store.root if r.store.root is not None else r.session.root
+    where = "none (a global chat)" if r.store.root is None else tilde(str(root))
+    return MessageInfo(
+        info.chat_info(
+            chat.name,
+            chat.id,
+            where,
+            chat.created,
+            len(r.store.entries(chat.id)),
+            r.session.model(chat),
+            chat.reasoning_effort,
+            total_usage(r.store.messages(chat.id)),
+        )
+    )
 
 
 def save_draft(p: Project, args: SaveDraftArgs) -> None:

@@ -58,7 +58,15 @@ def chat_view(c: Call, args: ChatViewArgs) -> ChatView:
         chat=msgspec.structs.replace(summary(p.ws, chat), model=p.session.model(chat)),
         draft=chat.draft,
         retry=retry,
-        conversation=conversation.render(messages, retry=retry, width=args.width),
+        conversation=conversation.render(
+            messages,
+            retry=retry,
+            width=args.width,
+            header=conversation.started_line(
+                chat.created,
+                conversation.started_with(messages, [e.label() for e in store.entries(chat.id)]),
+            ),
+        ),
         files=_panel(c, store, chat.id, rows),
         hint=hint,
         statuses=status_changed(r, rows, buffers) if args.statuses and r is not None else None,
