@@ -271,6 +271,7 @@ function M.open()
           auto_fix = config.checks.auto_fix,
           checks = { unpack(config.checks) },
         },
+        prompt_log = config.log_prompts and require('bb7.log').prompts_path() or '',
       },
       buffers = buffers,
     },

@@ -157,13 +157,20 @@ local function paste(opts)
   backend().request('paste', { text = text, buffers = buffers() }, answer)
 end
 
-local function open_log()
-  local path = require('bb7.log').path()
+local function open_log(opts)
+  local prompts = opts.fargs[1] == 'prompts'
+  if opts.fargs[1] and not prompts then
+    usage(('unknown log %s: use prompts'):format(opts.fargs[1]))
+  end
+  local log = require('bb7.log')
+  local path = prompts and log.prompts_path() or log.path()
   vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
   if vim.fn.filereadable(path) == 0 then vim.fn.writefile({}, path) end
   vim.cmd('tab split ' .. vim.fn.fnameescape(path))
   vim.bo.autoread = true
-  if require('bb7.log').level() == 'off' then
+  if prompts and not require('bb7.config').get().log_prompts then
+    notify('the prompt log is off: setup({ log_prompts = true }) keeps one', 'warn')
+  elseif not prompts and log.level() == 'off' then
     notify("logging is off (log_level = 'off'): nothing new is written here", 'warn')
   end
 end
@@ -594,10 +601,15 @@ the chat view's model picker use it.]],
   },
   {
     name = 'BB7Log',
-    usage = ':BB7Log',
-    desc = 'bb7: open the log file',
+    usage = ':BB7Log [prompts]',
+    nargs = '?',
+    complete = function(lead) return vim.startswith('prompts', lead) and { 'prompts' } or {} end,
+    desc = 'bb7: open the log file (or the prompt log)',
     doc = [[Opens `stdpath('log')/bb7.log` (Lua and Python host) in a new tab.
-See |bb7-option-log_level|.]],
+See |bb7-option-log_level|. `:BB7Log prompts` opens the prompt log instead,
+`stdpath('log')/bb7-prompts.log`: every request sent to the model and its
+answer, raw, kept only while |bb7-option-log_prompts| is on (it is off by
+default).]],
     run = open_log,
   },
 }

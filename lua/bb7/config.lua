@@ -409,6 +409,17 @@ recomputed with the buffer text (unsaved edits count).]],
     doc = [[What goes to the log file `stdpath('log')/bb7.log` (|:BB7Log|), for
 both the Lua side and the Python host. `$BB7_LOG_LEVEL` overrides it.]],
   },
+  {
+    name = 'log_prompts',
+    default = false,
+    type = types.boolean,
+    doc = [[Keep every request bb7 sends the model, its body as it goes over the
+wire, and the answer that came back, in `stdpath('log')/bb7-prompts.log`
+(`:BB7Log prompts` opens it): to see exactly what the model was told. Off by
+default: prompts hold your code. API keys are never written (they travel in
+a header, which is not kept, and any text holding one is redacted); the
+file is yours alone (mode 600) and starts over past 20 MB.]],
+  },
 }
 
 -- A `signs.*` option for each status, before the line signs, in the vocabulary's order.

@@ -12,6 +12,10 @@ local H = { file = nil }
 ---@return string
 function M.path() return vim.fn.stdpath('log') .. '/bb7.log' end
 
+--- The prompt log's file (|bb7-option-log_prompts|): every request and answer, raw.
+---@return string
+function M.prompts_path() return vim.fn.stdpath('log') .. '/bb7-prompts.log' end
+
 --- The level in force: `$BB7_LOG_LEVEL`, else the `log_level` option.
 ---@return bb7.LogLevel
 function M.level()

@@ -810,3 +810,24 @@ def test_the_answer_keeps_the_reasoning_effort_it_was_asked_with(chat: Chat) -> 
     assert chat.server.chat_requests()[0]["json"]["reasoning_effort"] == "low"
     answer = chat.store.messages(chat.chat_id)[-1]
     assert answer.usage is not None and answer.usage.reasoning_effort == "low"
+
+
+def test_the_prompt_log_keeps_each_request_and_answer_and_never_the_key(
+    chat: Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BB7_TEST_KEY", SECRET)
+    log = chat.root.parent / "log" / "bb7-prompts.log"
+    chat.server.push(stream(text_chunk(f"Hi. The key was {SECRET}."), finish()))
+    outcome, _ = chat.send("Hello?", api_key="BB7_TEST_KEY", prompt_log=str(log))
+    assert isinstance(outcome, ev.Done)
+    kept = log.read_text()
+    sent = chat.server.chat_requests()[-1]["json"]
+    # The request as it went, indented, and the answer (the key in it redacted).
+    assert kept.startswith("=== ") and " · test/tools-model\n--- request\n{\n" in kept
+    assert f'"model": "{sent["model"]}"' in kept and "Hello?" in kept
+    assert "--- answer\nHi. The key was " in kept and "--- ended: stop" in kept
+    assert SECRET not in kept and log.stat().st_mode & 0o777 == 0o600
+    # Off (the default): nothing is kept.
+    chat.server.push(stream(text_chunk("Again."), finish()))
+    chat.send("Once more?")
+    assert log.read_text() == kept

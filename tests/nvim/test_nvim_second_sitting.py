@@ -138,6 +138,11 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
             nvim.exec_lua("require('bb7.chat').close()")
             nvim.command("silent! tabonly | silent! only")
 
+        # The prompt log: off by default, said so when opened.
+        type_command(nvim, "BB7Log prompts")
+        said(nvim, "the prompt log is off: setup({ log_prompts = true }) keeps one")
+        assert nvim.exec_lua("return vim.fn.expand('%:t')") == "bb7-prompts.log"
+        nvim.command("tabclose")
         # The wording, once.
         type_command(nvim, "BB7RefreshModels")
         said(nvim, "models list refreshed: 3 models")

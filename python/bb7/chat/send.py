@@ -79,6 +79,7 @@ from bb7.state.local import Buffers
 from bb7.state.records import GLOBAL, Message, ReasoningPart, TextPart, Usage
 from bb7.state.responses import Recorded, record_failure, record_outputs
 from bb7.state.store import Store, StoreError
+from bb7.usage import prompts
 from bb7.usage.log import LoggedRequest
 from bb7.usage.log import append as append_usage
 
@@ -307,6 +308,12 @@ class _Send:
         usage = pricing.stored_usage(end.usage, end.duration, model, first_token=end.first_token)
         self.usage = pricing.added(self.usage, usage)
         self._log_usage(usage, end)
+        if self.config.prompt_log is not None:
+            body = client.wire_body(turn.request)
+            kept = prompts.record(
+                chat_id=self.chat_id, model=self.config.model, body=body, end=end, key=self.key
+            )
+            prompts.append(Path(self.config.prompt_log), kept)
         if isinstance(end, llm.StreamError) or self.handle.cancelled:
             return self._interrupted(end, usage)
         reply = _assistant(end, usage, self.config.model, self.effort)

@@ -36,6 +36,8 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
       prices); None: the list is not consulted.
     - `provider_preferences`: OpenRouter's `provider` routing object, sent as is.
     - `usage_log`: the file each request's usage is added to (`bb7.usage.log`); None: none.
+    - `prompt_log`: the file each request and its answer are added to, raw
+      (`bb7.usage.prompts`); None (the default): none.
     - `cache`: mark cache breakpoints where the provider caches only what is marked
       (`bb7.provider.wire.explicit_cache`: Anthropic models, Gemini through OpenRouter); False
       sends no marks. Providers that cache by themselves need no marks.
@@ -56,4 +58,5 @@ class SendConfig(msgspec.Struct, frozen=True, kw_only=True):
     cache: bool = True
     follow_edits: FollowEdits = "diff"
     usage_log: str | None = None
+    prompt_log: str | None = None
     instruction_files: tuple[str, ...] = MODEL_FILES

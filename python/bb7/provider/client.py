@@ -104,16 +104,10 @@ class OpenAICompatClient:
         result is the terminal event. Cancelling ends the stream with a `cancelled` error."""
         handle: Handle[Terminal] = Handle()
         answer: type[Answer]
+        body = self.wire_body(request)
         if self.api == "anthropic":
-            body = anthropic_wire.messages_body(request, stream=True)
             path, answer = "messages", MessagesAccumulator
         else:
-            body = request_body(
-                request,
-                stream=True,
-                preset=self.preset,
-                include_usage=self.config.include_usage,
-            )
             path, answer = "chat/completions", StreamAccumulator
         worker = Worker(
             self._http,
@@ -130,6 +124,14 @@ class OpenAICompatClient:
         thread = threading.Thread(target=worker.run, name="bb7-llm-stream", daemon=True)
         thread.start()
         return handle
+
+    def wire_body(self, request: ChatRequest) -> bytes:
+        """The JSON body `stream` sends for `request` (the prompt log keeps it as sent)."""
+        if self.api == "anthropic":
+            return anthropic_wire.messages_body(request, stream=True)
+        return request_body(
+            request, stream=True, preset=self.preset, include_usage=self.config.include_usage
+        )
 
     def complete(self, request: ChatRequest, timeout: float | None = None) -> Terminal:
         """Blocking convenience over `stream` (titles, command line): the terminal event."""

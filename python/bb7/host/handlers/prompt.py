@@ -61,6 +61,7 @@ def send_config(session: Session, chat: Chat, model: str | None) -> SendConfig:
         ),
         follow_edits=follow_edits(session),
         usage_log=str(usage_log_path()),
+        prompt_log=settings.prompt_log or None,
         instruction_files=tuple(settings.context.instruction_files),
     )
 

@@ -170,6 +170,8 @@ class Settings(msgspec.Struct, frozen=True):
     context: ContextSettings = ContextSettings()
     agents: AgentSettings = AgentSettings()
     checks: ChecksOptions = ChecksOptions()
+    # The prompt log's file (`log_prompts`, `bb7.usage.prompts`); '' while it is off.
+    prompt_log: str = ""
 
 
 class BufferText(msgspec.Struct, frozen=True):
