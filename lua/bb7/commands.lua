@@ -463,7 +463,7 @@ keep the exclusions of the messages they keep.]],
     complete = models,
     desc = 'bb7: choose the model of the active chat',
     doc = [[Sets the model of the active chat to [model], or picks one from the
-provider's models with |vim.ui.select()|: those of `favorite_models` first,
+provider's models with |vim.ui.select()|: the favourites first (its last item marks one),
 then the tool-capable ones.]],
     run = function(opts)
       if opts.fargs[1] then

@@ -376,7 +376,9 @@ When nil, the chat's own model does.]],
     default = {},
     type = types.string_list,
     doc = [[Model ids listed first in the model picker (|bb7-chat|), in this
-order, e.g. `{ 'anthropic/claude-sonnet-4', 'openai/gpt-5' }`.]],
+order, e.g. `{ 'anthropic/claude-sonnet-4', 'openai/gpt-5' }`. The picker's
+last item marks or unmarks a favourite there and then, kept in
+`stdpath('data')/bb7/favorites.json` beside this list.]],
   },
   {
     name = 'signs.enabled',

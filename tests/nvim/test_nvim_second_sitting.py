@@ -72,6 +72,12 @@ def seed(project: Path) -> None:
     (project / ".bb7" / "instructions").write_text("Be brief.\n")
 
 
+def numbered(rows: list[str], needle: str) -> int:
+    """The number Neovim's built-in vim.ui.select gives the choice holding `needle`."""
+    (row,) = [r for r in rows if needle in r and r[:1].isdigit()]
+    return int(row.split(":", 1)[0])
+
+
 @pytest.mark.parametrize("nvim_binary", VERSIONS[-1:], indirect=True)
 def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
     launch: Callable[..., Any], project: Path
@@ -152,6 +158,13 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
         nvim.input("gm")
         choosing(nvim)
         assert any("test/tiny-model  (1.5k context" in row for row in screen(nvim))
+        # Its last item marks a favourite, which then comes first.
+        nvim.input(f"{numbered(screen(nvim), 'mark or unmark a favourite')}<CR>")
+        choosing(nvim)
+        nvim.input(f"{numbered(screen(nvim), 'test/tiny-model')}<CR>")
+        said(nvim, "test/tiny-model is a favourite now")
+        choosing(nvim)
+        assert numbered(screen(nvim), "★ test/tiny-model") == 1
         nvim.input("<Esc>")
         # BB-7's habits: the first line says when the chat started and with what; K there (and
         # g3 anywhere) says which project; g1-g5 go to its panes; <C-d>/<C-u> in the input
