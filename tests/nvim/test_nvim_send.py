@@ -136,7 +136,8 @@ def test_the_model_picker_lists_tool_capable_models_first_and_sets_the_chats_mod
     chat.command("BB7Model")
     wait_for(chat, "_G.picker ~= nil")
     picker = chat.exec_lua("return _G.picker")
-    assert picker["ids"] == ["test/tools-model", "test/plain-model"]
+    # The models, tool-capable first, then the item that marks a favourite (no model id).
+    assert picker["ids"] == ["test/tools-model", "test/plain-model", ""]
     assert picker["prompt"] == "bb7 model (now test/tools-model)"
     assert picker["first"] == "test/tools-model  (128k context, $3.00/M in)"
     wait_for(chat, "_G.notifications[#_G.notifications].msg:find('test/plain-model', 1, true)")
