@@ -457,6 +457,18 @@ keep the exclusions of the messages they keep.]],
     run = function() require('bb7.chat.prompt').open() end,
   },
   {
+    name = 'BB7Search',
+    usage = ':BB7Search [words]',
+    nargs = '*',
+    desc = 'bb7: find a chat in the installed picker',
+    doc = [[Lists the chats in the picker of the `picker` option (telescope,
+fzf-lua or snacks, else |vim.ui.select()|): every chat of the project and the
+global ones, or with [words] those whose name or messages hold every word
+(a message's words beside its chat's name). The chat chosen becomes the
+active one and opens in the chat view. The chat list's `/` searches too.]],
+    run = function(opts) require('bb7.chat.search').run(opts.args) end,
+  },
+  {
     name = 'BB7Model',
     usage = ':BB7Model [model]',
     nargs = '?',

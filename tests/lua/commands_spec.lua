@@ -27,6 +27,7 @@ local COMMANDS = {
   'BB7RefreshModels',
   'BB7Remove',
   'BB7Review',
+  'BB7Search',
   'BB7UndoApply',
   'BB7Version',
 }

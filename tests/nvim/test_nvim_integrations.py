@@ -124,6 +124,19 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     )
     assert said_after(ready, "<Down>" * 4 + "<C-a>") == "bb7: added e.py (readonly)"
 
+    # The chat search in telescope too: the chats by name; the one chosen is shown.
+    ready.command("BB7Search")
+    wait_for(ready, "next(require('telescope.pickers').open) ~= nil")
+    listed = ready.exec_lua(
+        "local _, picker = next(require('telescope.pickers').open)"
+        " return vim.tbl_map(function(e) return e.value end, picker.finder.entries)"
+    )
+    shown = ready.exec_lua("return require('bb7.chat').state().chat.name")
+    assert listed == [shown], listed
+    ready.input("<CR>")
+    wait_for(ready, "next(require('telescope.pickers').open) == nil")
+    wait_for(ready, "require('bb7.chat').is_open()")
+
     # fzf-lua and snacks likewise, named by the `picker` option; and their `add_selected`
     # in a user's files() picker, as the help says.
     # fzf-lua runs the action in its closed terminal's mode: its message too is seen.

@@ -207,5 +207,10 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
         )
         rows = wait_for_screen(nvim, "A new chat: write below")
         assert not any(":BB7Add" in row for row in rows), rows
+        # The chat search in the picker (here Neovim's own): the chosen chat is shown.
+        type_command(nvim, "BB7Search much")
+        choosing(nvim)
+        nvim.input(f"{numbered(screen(nvim), 'Tea — how much?')}<CR>")
+        wait_for_conversation(nvim, "- point 59")
         never_waiting(nvim)
         all_fit(nvim)

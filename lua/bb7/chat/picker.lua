@@ -97,6 +97,21 @@ function M.which()
   return 'select'
 end
 
+--- Lets the user choose one of `lines` in the picker of the `picker` option (|vim.ui.select()|
+--- without one); `on_choice(index)` runs with the one chosen.
+---@param lines string[]
+---@param title string
+---@param on_choice fun(index: integer)
+function M.choose(lines, title, on_choice)
+  local name = M.which()
+  if name ~= 'select' then
+    return require('bb7.integrations.' .. name).choose(lines, title, on_choice)
+  end
+  require('bb7.chat.ui').select(lines, { prompt = title, kind = 'bb7.chat' }, function(_, index)
+    if index then on_choice(index) end
+  end)
+end
+
 --- Picks project files and adds them (several at once where the picker multi-selects).
 function M.pick()
   M.load(function(files, root)

@@ -51,4 +51,20 @@ function M.open(files, root, on_choice)
   })
 end
 
+--- Opens fzf over `lines`; <CR> gives the index of the one chosen to `on_choice`.
+---@param lines string[]
+---@param title string
+---@param on_choice fun(index: integer)
+function M.choose(lines, title, on_choice)
+  require('fzf-lua').fzf_exec(lines, {
+    prompt = title .. '> ',
+    actions = {
+      ['enter'] = function(selected)
+        local index = selected and selected[1] and vim.fn.index(lines, selected[1]) + 1 or 0
+        if index > 0 then on_choice(index) end
+      end,
+    },
+  })
+end
+
 return M

@@ -46,4 +46,24 @@ function M.open(files, root, on_choice)
   })
 end
 
+--- Opens a snacks picker over `lines`; <CR> gives the index of the one chosen to `on_choice`.
+---@param lines string[]
+---@param title string
+---@param on_choice fun(index: integer)
+function M.choose(lines, title, on_choice)
+  local items = {}
+  for i, line in ipairs(lines) do
+    items[i] = { text = line, index = i }
+  end
+  require('snacks').picker.pick({
+    title = title,
+    items = items,
+    format = 'text',
+    confirm = function(picker, item)
+      picker:close()
+      if item then on_choice(item.index) end
+    end,
+  })
+end
+
 return M

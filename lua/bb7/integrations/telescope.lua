@@ -62,4 +62,33 @@ function M.open(files, root, on_choice)
     :find()
 end
 
+--- Opens a picker over `lines`; <CR> gives the index of the one chosen to `on_choice`.
+---@param lines string[]
+---@param title string
+---@param on_choice fun(index: integer)
+function M.choose(lines, title, on_choice)
+  local conf = require('telescope.config').values
+  local finder = require('telescope.finders').new_table({
+    results = lines,
+    entry_maker = function(line)
+      return { value = line, display = line, ordinal = line, index = vim.fn.index(lines, line) + 1 }
+    end,
+  })
+  require('telescope.pickers')
+    .new({}, {
+      prompt_title = title,
+      finder = finder,
+      sorter = conf.generic_sorter({}),
+      attach_mappings = function(prompt_bufnr)
+        require('telescope.actions').select_default:replace(function()
+          local entry = require('telescope.actions.state').get_selected_entry()
+          require('telescope.actions').close(prompt_bufnr)
+          if entry then on_choice(entry.index) end
+        end)
+        return true
+      end,
+    })
+    :find()
+end
+
 return M
