@@ -45,7 +45,8 @@ test('every command is defined with a description', function()
   for _, name in ipairs(COMMANDS) do
     local command = commands[name]
     starts('bb7: ', command.definition, name)
-    if command.nargs ~= '0' and name ~= 'BB7NewChat' then -- a free-form name
+    -- A free-form name (BB7NewChat) or words (BB7Search) complete nothing.
+    if command.nargs ~= '0' and name ~= 'BB7NewChat' and name ~= 'BB7Search' then
       eq(true, command.complete ~= nil, name .. ' takes an argument but completes nothing')
     end
   end
