@@ -154,18 +154,18 @@ M.specs = {
 
   key(
     'run_checks',
-    'gT',
+    false,
     VIEW,
     'n',
-    "run the project's checks on the pending change (|bb7-checks|)"
+    "run the project's checks on the pending change (|:BB7Check|; no key by default: `gT`, "
+      .. "the previous tab page, stays Vim's)"
   ),
   key(
     'check_output',
     'gK',
     VIEW,
     'n',
-    "show the failing checks' output (of the run under the cursor, else the last) and put "
-      .. 'their file:line:col in the quickfix list'
+    "show the failing checks' output, their file:line:col in the quickfix list"
   ),
   key(
     'fix_checks',
