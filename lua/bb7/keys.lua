@@ -120,6 +120,13 @@ M.specs = {
       .. '(it stays here, dimmed); again: include it'
   ),
   key(
+    'compact',
+    'gK',
+    { 'conversation' },
+    'n',
+    'compact the chat: the model summarizes all but the last 4 turns into one summary'
+  ),
+  key(
     'next_change',
     '<C-n>',
     VIEW,

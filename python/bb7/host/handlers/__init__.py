@@ -46,6 +46,7 @@ from bb7.host.protocol import (
     ChatViewArgs,
     CheckArgs,
     CheckOutputArgs,
+    CompactArgs,
     EchoEventsArgs,
     EditInstructionsArgs,
     FileArgs,
@@ -182,6 +183,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("retitle_chat", ChatIdArgs, lazy(SEND, "retitle_chat"), needs.project),
+    route("compact", CompactArgs, lazy(SEND, "compact"), needs.held),
     route("models", ModelsArgs, lazy(MODEL, "models"), needs.call),
     route("usage", NoArgs, lazy(MODEL, "usage"), needs.call),
     route(
