@@ -169,7 +169,7 @@ M.specs = {
   ),
   key(
     'check_output',
-    'gK',
+    'gO',
     VIEW,
     'n',
     "show the failing checks' output, their file:line:col in the quickfix list"
