@@ -28,7 +28,11 @@ KEY = "sk-ant-test-key"
 
 @pytest.fixture
 def server_models() -> list[dict[str, Any]]:
-    return [model(), model("claude-3-5-haiku-20241022", images=False)]
+    return [
+        model(),
+        model("claude-3-5-haiku-20241022", images=False),
+        model("claude-opus-4-7", kinds=("adaptive",)),
+    ]
 
 
 def client(server: LLMServer, *, attempts: int = 1) -> OpenAICompatClient:
@@ -196,6 +200,10 @@ def test_the_models_list_has_the_api_s_capabilities_and_the_preset_s_prices(
     )
     assert sonnet.supports_tools and sonnet.supports_reasoning
     assert sonnet.supports_images is True and haiku.supports_images is False
+    # A model that takes only adaptive thinking says so (a budget would be refused).
+    opus = listed.find("claude-opus-4-7")
+    assert opus is not None and opus.adaptive_thinking is True
+    assert sonnet.adaptive_thinking is False
     assert sonnet.pricing.prompt == pytest.approx(3e-6)
     assert sonnet.pricing.completion == pytest.approx(15e-6)
     assert sonnet.pricing.cache_read == pytest.approx(0.3e-6)

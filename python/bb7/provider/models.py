@@ -53,6 +53,10 @@ class ModelInfo(msgspec.Struct, frozen=True):
     capabilities_source: str = ""
     # Whether the model reads images (None: the list does not say; see `takes_images`).
     supports_images: bool | None = None
+    # Whether the model thinks as Anthropic's adaptive thinking asks (an effort, no token
+    # budget): the only way on the newest Claude models, which refuse a budget, and the one
+    # advised where both are taken. None: the list does not say (a budget is sent).
+    adaptive_thinking: bool | None = None
 
 
 class ModelList(msgspec.Struct, frozen=True):
@@ -116,9 +120,19 @@ class _Supported(msgspec.Struct):
     supported: bool | None = None
 
 
+class _ThinkingTypes(msgspec.Struct):
+    adaptive: _Supported | None = None
+    enabled: _Supported | None = None
+
+
+class _Thinking(msgspec.Struct):
+    supported: bool | None = None
+    types: _ThinkingTypes | None = None
+
+
 class _AnthropicCapabilities(msgspec.Struct):
     image_input: _Supported | None = None
-    thinking: _Supported | None = None
+    thinking: _Thinking | None = None
 
 
 class _AnthropicModel(msgspec.Struct):
@@ -184,9 +198,12 @@ def fetch_models(
 
 
 def _anthropic_model(wire: _AnthropicModel, preset: Preset) -> ModelInfo:
-    """Every Claude model takes tools; images and thinking as its capabilities say (unknown
-    when an older API version leaves them out); prices from the preset's table."""
+    """Every Claude model takes tools; images and thinking (adaptive where it takes that kind)
+    as its capabilities say (unknown when an older API version leaves them out); prices from
+    the preset's table."""
     able = wire.capabilities or _AnthropicCapabilities()
+    types = able.thinking.types if able.thinking else None
+    adaptive = types.adaptive.supported if types and types.adaptive else None
     price = listed_price(preset, wire.id)
     pricing = Pricing()
     if price is not None:
@@ -201,6 +218,7 @@ def _anthropic_model(wire: _AnthropicModel, preset: Preset) -> ModelInfo:
         supports_reasoning=able.thinking.supported if able.thinking else None,
         supports_images=able.image_input.supported if able.image_input else None,
         pricing=pricing,
+        adaptive_thinking=adaptive,
     )
 
 
