@@ -130,6 +130,36 @@ def test_each_fixture_reads_into_the_same_events_as_chat_completions(server: LLM
     )
 
 
+def test_a_server_that_answers_one_json_message_is_read_whole(server: LLMServer) -> None:
+    # A proxy or a Messages-compatible server that ignores `stream: true`.
+    call = {"edits": [{"path": "greet.py", "old_string": "a", "new_string": "b"}]}
+    whole = {
+        "id": "msg_01Whole",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [
+            {"type": "thinking", "thinking": "Edit greet.py.", "signature": "SIG=="},
+            {"type": "text", "text": "Changing a to b."},
+            {"type": "tool_use", "id": "toolu_01", "name": "edit_file", "input": call},
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 30, "cache_read_input_tokens": 900, "output_tokens": 25},
+    }
+    server.push({"status": 200, "body": whole})
+    result, events = send(server)
+    assert isinstance(result, Done), result
+    assert (result.text, result.reasoning) == ("Changing a to b.", "Edit greet.py.")
+    assert result.thinking == (ThinkingBlock(thinking="Edit greet.py.", signature="SIG=="),)
+    (made,) = result.tool_calls
+    assert (made.id, made.name, json.loads(made.arguments)) == ("toolu_01", "edit_file", call)
+    assert result.finish_reason == "tool_calls" and result.model == "claude-sonnet-4-5-20250929"
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.cached_tokens) == (930, 900)
+    assert result.usage.completion_tokens == 25
+    assert any(isinstance(e, TextDelta) and e.text == "Changing a to b." for e in events)
+
+
 def test_an_error_event_mid_stream_keeps_what_arrived_and_says_why(server: LLMServer) -> None:
     result, events = replay(server, "error-mid-stream.sse")
     assert isinstance(result, StreamError) and result.kind == "provider"

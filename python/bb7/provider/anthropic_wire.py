@@ -231,7 +231,8 @@ class ErrorDetail(msgspec.Struct):
 
 
 class Event(msgspec.Struct):
-    """One stream event; `type` says which fields it fills."""
+    """One stream event; `type` says which fields it fills. A whole answer (`type` "message":
+    a server that ignored `stream: true`) fills `content`, `model`, `stop_reason` and `usage`."""
 
     type: str = ""
     index: int | None = None
@@ -240,6 +241,9 @@ class Event(msgspec.Struct):
     delta: Delta | None = None
     usage: WireUsage | None = None
     error: ErrorDetail | None = None
+    content: list[Block] | None = None
+    model: str | None = None
+    stop_reason: str | None = None
 
 
 class ErrorBody(msgspec.Struct):
