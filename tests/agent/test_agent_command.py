@@ -48,6 +48,7 @@ def agent_cmd(tmp: Path, script: dict[str, Any]) -> tuple[str, Path]:
 
 TURN = [
     {"say": "Reading a.py.\n"},
+    {"think": "two is on line 2"},
     {"read": "a.py"},
     {"write": "a.py", "content": NEW_A},
     {"read": "a.py"},
@@ -64,7 +65,7 @@ def test_bb7_agent_streams_the_turn_and_holds_its_changes_for_review(
 ) -> None:
     cmd, log = agent_cmd(tmp_path, {"turns": [TURN]})
     run_cli(capsys, "init")
-    done = run_cli(capsys, "agent", "--cmd", cmd, "Make two 22")
+    done = run_cli(capsys, "agent", "--show-reasoning", "--cmd", cmd, "Make two 22")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Reading a.py.\nDone.\n")
     assert "wrote a.py (M): bb7 output apply a.py" in done.stdout
@@ -75,6 +76,7 @@ def test_bb7_agent_streams_the_turn_and_holds_its_changes_for_review(
     err = done.stderr.splitlines()
     assert err[0].startswith("bb7: new chat ") and err[0].endswith(" with scripted-agent")
     assert "bb7: change pending: a.py" in err
+    assert "two is on line 2" in err  # the thought, its line ended before the next note
     # No terminal here: the question is rejected, and the agent got that answer.
     assert (
         "bb7: scripted-agent asks: Edit hello.py (edit): rejected (no terminal; --yes "

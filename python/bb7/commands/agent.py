@@ -132,10 +132,14 @@ class _Printer:
         self.session: AgentSession | None = None
         self.lock = threading.Lock()
         self.at_line_start = True
+        self.thinking = False  # thoughts printed last, without their line ended yet
         self.shown: dict[str, str] = {}  # tool call id -> the status last printed
 
     def __call__(self, event: ev.AgentEvent) -> None:
         with self.lock:
+            if self.thinking and not isinstance(event, ev.Thought):
+                sys.stderr.write("\n")
+                self.thinking = False
             if isinstance(event, ev.Chunk):
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
@@ -144,6 +148,7 @@ class _Printer:
             elif isinstance(event, ev.Thought) and self.show_reasoning:
                 sys.stderr.write(event.text)
                 sys.stderr.flush()
+                self.thinking = not event.text.endswith("\n")
             elif isinstance(event, ev.Tool):
                 if self.shown.get(event.id) != event.status:
                     self.shown[event.id] = event.status
