@@ -114,6 +114,14 @@ def test_an_agent_edits_through_the_sandbox_in_one_sitting(
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"    print('hello')\"", SLOW)
     assert (project / "hello.py").read_text() == HELLO.replace("greet()\n", "greet()  # mine\n")
 
+    # The bars name the agent and price no request: the agent gets the message alone.
+    bar, input_bar = nvim.exec_lua(
+        "local v = require('bb7.chat.view')"
+        " return { vim.wo[v.win('conversation')].winbar, vim.wo[v.win('input')].winbar }"
+    )
+    assert " scripted" in bar and "claude" not in bar, bar
+    assert " tok" not in input_bar, input_bar
+
     # A cancel: one line; a crash: one line, and what it wrote stays pending.
     nvim.command("tabprevious")
     send(nvim, "Another thing")
