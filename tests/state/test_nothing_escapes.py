@@ -19,10 +19,14 @@ from pathlib import Path
 
 import pytest
 from bb7_cli import BASE, Bb7
+from state_helpers import Project
 
 from bb7.files.fsio import STOP_ENV
 from bb7.provider.client import OpenAICompatClient, ProviderConfig
 from bb7.provider.failures import HttpProblem
+from bb7.refusal import Problem
+from bb7.state import context, history
+from bb7.state.context import parse_target
 from bb7.usage.log import usage_log_path
 from llm_server import (
     LLMServer,
@@ -115,6 +119,24 @@ def test_a_context_file_swapped_for_a_link_is_reported_and_not_read(
     out, err = bb7("update", "--all", ok=None)
     assert "not updated notes.py: notes.py leads out of the project now" in out
     assert err == "bb7: 3 files could not be updated\n"
+
+
+def test_a_new_chat_with_the_same_context_keeps_the_snapshot_of_a_file_swapped_for_a_link(
+    project: Project, tmp_path: Path
+) -> None:
+    """`:BB7New!` snapshots each file afresh: never through a link out of the project, nor
+    a file that now holds a secret; the snapshots the user chose are kept instead."""
+    project.write("notes.py", "notes as the user added them\n")
+    project.write("keys.py", "keys = None\n")
+    for name in ("notes.py", "keys.py"):
+        context.add(project.store, project.chat_id, parse_target(name))
+    (project.root / "notes.py").unlink()
+    (project.root / "notes.py").symlink_to(_outside(tmp_path, "id_rsa"))
+    project.write("keys.py", "key = 'AKIAIOSFODNN7EXAMPLE'\n")
+    chat = history.reuse_context(project.store, project.chat_id)
+    assert not isinstance(chat, Problem)
+    texts = {e.path: project.store.blob(e.blob) for e in project.store.entries(chat.id)}
+    assert texts == {"notes.py": "notes as the user added them\n", "keys.py": "keys = None\n"}
 
 
 # -- 3: directory and glob adds leave out links that lead out of the project --------------------
