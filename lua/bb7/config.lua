@@ -33,7 +33,9 @@ local KEY_PREFIXES =
 ---@param value string
 ---@return boolean
 local function looks_like_key(value)
-  value = vim.trim(value)
+  -- Quotes around it, as a shell command or path might have, are no part of a key.
+  value = vim.trim(value):gsub('^[\'"`]+', '')
+  value = vim.trim((value:gsub('[\'"`]+$', '')))
   for _, prefix in ipairs(KEY_PREFIXES) do
     local rest = value:match('^' .. prefix .. '(%S+)$')
     if rest and #rest >= 12 then return true end

@@ -39,6 +39,7 @@ from llm_server import (
     tool_call_chunk,
     usage_chunk,
 )
+from messages_api import messages, text_block, thinking_block
 
 # Text of files outside the project: no byte of it may reach a request.
 OUTSIDE = "OUTSIDE-THE-PROJECT-7f3a"
@@ -192,21 +193,45 @@ def test_a_key_the_model_echoes_is_redacted_from_the_database_and_the_usage_log(
     echo = stream(
         chunk({"reasoning": f"The key is {KEY}."}, model=KEY),  # the first model names it
         chunk({"content": f"Your key: {KEY}"}),
+        # A call the model names, numbers and fills with the key: an unknown tool, whose
+        # failure note the chat keeps.
+        tool_call_chunk(0, id=KEY, name=KEY, arguments=json.dumps({"path": KEY})),
         usage_chunk(100, 10, cost=0.001),
-        finish(),
+        finish("tool_calls"),
     )
     with LLMServer([echo]) as server:
-        out = _chat(bb7, server, "--api-key", "TEST_KEY", "Hi")[0]
+        out = _chat(bb7, server, "--api-key", "TEST_KEY", "Hi", ok=None)[0]
         assert server.requests[-1]["headers"]["authorization"] == f"Bearer {KEY}"
-        _, err = _chat(bb7, server, "--api-key", f"cmd:{KEY}", "Hi", ok=None)
+        said = [
+            _chat(bb7, server, "--api-key", spec, "Hi", ok=None)[1]
+            for spec in (f"cmd:{KEY}", f"cmd:'{KEY}'", f'file:"{KEY}"')
+        ]
     assert "Your key: " in out
-    assert "looks like a key itself after `cmd:` (not shown here)" in err and KEY not in err
+    for err in said:
+        assert "looks like a key itself after `" in err and "(not shown here)" in err
+        assert KEY not in err
     with sqlite3.connect(bb7.root / ".bb7" / "bb7.db") as db:
         stored = "\n".join(db.iterdump())
     log = usage_log_path().read_text()
     assert KEY not in stored and KEY not in log
     assert "Your key: [redacted]" in stored and "The key is [redacted]." in stored
     assert ",[redacted]," in log
+
+
+def test_a_key_in_anthropic_thinking_is_stored_redacted(
+    bb7: Bb7, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anthropic's signed thinking blocks go back only to Anthropic (a repair's tool turn);
+    what the chat keeps of them is the reasoning, redacted."""
+    key = "sk-ant-api03-" + "0a1b2c3d4e5f" * 5
+    monkeypatch.setenv("TEST_KEY", key)
+    answer = messages(thinking_block(f"The key is {key}.", "sig"), text_block("Hello."))
+    with LLMServer([answer]) as server:
+        bb7("chat", "--provider", "anthropic", "--base-url", server.base_url, "--model", "m",
+            "--api-key", "TEST_KEY", "Hi")  # fmt: skip
+    with sqlite3.connect(bb7.root / ".bb7" / "bb7.db") as db:
+        stored = "\n".join(db.iterdump())
+    assert key not in stored and "The key is [redacted]." in stored
 
 
 # -- 7: the usage log trusts nothing it is given ------------------------------------------------
