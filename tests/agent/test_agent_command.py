@@ -131,7 +131,9 @@ def test_bb7_agent_asks_on_a_terminal_and_ctrl_c_cancels_the_turn(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_cli(capsys, "init")
-    script = {"turns": [[{"ask": "Edit hello.py"}, {"say": "working"}, {"wait_cancel": True}]]}
+    # The agent's question carries escape sequences (OSC 52 writes the clipboard): shown.
+    ask = "Edit hello.py\x1b]52;c;ZXZpbA==\x07"
+    script = {"turns": [[{"ask": ask}, {"say": "working"}, {"wait_cancel": True}]]}
     cmd, log = agent_cmd(tmp_path, script)
     main, terminal = pty.openpty()
     proc = subprocess.Popen(
@@ -150,7 +152,8 @@ def test_bb7_agent_asks_on_a_terminal_and_ctrl_c_cancels_the_turn(
             assert time.monotonic() < deadline, shown
             if select.select([main], [], [], 0.1)[0]:
                 shown += os.read(main, 4096)
-        assert b"bb7: scripted-agent asks: Edit hello.py (edit)?" in shown
+        assert b"bb7: scripted-agent asks: Edit hello.py\\033]52;c;ZXZpbA==\\007 (edit)?" in shown
+        assert b"\x1b" not in shown and b"\x07" not in shown
         os.write(main, b"a\n")
         wait_for(lambda: bool(logged(log, "asked")))
         proc.send_signal(signal.SIGINT)

@@ -32,6 +32,7 @@ from bb7.state import lock
 from bb7.state.chats import new_chat
 from bb7.state.status import file_statuses
 from bb7.state.store import Store
+from bb7.text.visible import visible
 
 USAGE = "bb7 agent [-h] [--yes] [--show-reasoning] [--root DIR] (NAME | --cmd 'ARGV...') MESSAGE"
 
@@ -214,8 +215,10 @@ def _terminal() -> int | None:
 
 
 def _ask_terminal(fd: int, prompt: str) -> str:
-    """Write `prompt` to the terminal and read one line back ('' at its end)."""
-    os.write(fd, prompt.encode("utf-8"))
+    """Write `prompt` to the terminal and read one line back ('' at its end). The question
+    is the agent's words, written past the command line's `Shown` streams: its control
+    characters are made visible here."""
+    os.write(fd, visible(prompt).encode("utf-8"))
     line = b""
     while not line.endswith(b"\n"):
         got = os.read(fd, 1)
