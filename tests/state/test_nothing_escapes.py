@@ -318,14 +318,17 @@ def test_control_characters_from_a_model_or_a_provider_are_shown_never_sent(
 # -- 9: a line another process writes while an apply renames is kept ------------------------------
 
 
-def _apply_raced_before_its_rename(bb7: Bb7, theirs: str) -> subprocess.CompletedProcess[str]:
-    """`bb7 output apply f.txt`, stopped between its last look and its rename while another
-    program appends `theirs`."""
+def _apply_raced(
+    bb7: Bb7, *theirs: str, step: str = "before_rename"
+) -> subprocess.CompletedProcess[str]:
+    """`bb7 output apply f.txt`, stopped at `step` of its write (each time it gets there) while
+    another program, which opened f.txt at the first stop and keeps it open, appends the next
+    of `theirs` there."""
     args = ("output", "apply", "f.txt")
     child = subprocess.Popen(
         [sys.executable, "-m", "bb7.cli", *args],
         cwd=bb7.root,
-        env=dict(os.environ, **{STOP_ENV: "before_rename"}),
+        env=dict(os.environ, **{STOP_ENV: step}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -333,8 +336,13 @@ def _apply_raced_before_its_rename(bb7: Bb7, theirs: str) -> subprocess.Complete
     _, status = os.waitpid(child.pid, os.WUNTRACED)
     assert os.WIFSTOPPED(status), status
     with (bb7.root / "f.txt").open("a") as late:
-        late.write(theirs)
-    while os.WIFSTOPPED(status):  # the write that keeps the late line stops there too
+        for line in theirs:
+            assert os.WIFSTOPPED(status), f"{line!r} not written: the apply did not stop again"
+            late.write(line)
+            late.flush()
+            os.kill(child.pid, signal.SIGCONT)
+            _, status = os.waitpid(child.pid, os.WUNTRACED)
+    while os.WIFSTOPPED(status):  # the writes that keep the late lines stop there too
         os.kill(child.pid, signal.SIGCONT)
         _, status = os.waitpid(child.pid, os.WUNTRACED)
     assert child.stdout is not None and child.stderr is not None
@@ -346,7 +354,7 @@ def test_a_line_appended_while_an_apply_renames_is_merged_or_kept_never_lost(bb7
     bb7.write("f.txt", BASE)
     bb7("add", "f.txt")
     bb7.model_writes({"f.txt": BASE.replace("line 1", "LINE 1")})
-    done = _apply_raced_before_its_rename(bb7, "a line appended meanwhile\n")
+    done = _apply_raced(bb7, "a line appended meanwhile\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         "applied f.txt; kept what another program wrote to it meanwhile (a local change now)\n"
@@ -355,10 +363,38 @@ def test_a_line_appended_while_an_apply_renames_is_merged_or_kept_never_lost(bb7
     assert bb7.statuses() == {"f.txt": "~"}
     bb7("update", "f.txt")
     bb7.model_writes({"f.txt": bb7.read("f.txt") + "the model's line\n"})
-    done = _apply_raced_before_its_rename(bb7, "the other program's line\n")
+    done = _apply_raced(bb7, "the other program's line\n")
     assert done.returncode == 1 and "nothing was written" in done.stderr
     assert bb7.read("f.txt").endswith("meanwhile\nthe other program's line\n")
     assert bb7.temp_files() == []
+
+
+def test_a_program_that_keeps_writing_into_the_replaced_file_loses_no_line(bb7: Bb7) -> None:
+    """Its second line goes into the old file after the apply read it once more (while the
+    merge of the first is written): read again after that write, it is merged too."""
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": BASE.replace("line 1", "LINE 1")})
+    done = _apply_raced(bb7, "first late line\n", "second late line\n")
+    assert done.returncode == 0, done.stderr
+    assert bb7.read("f.txt") == "LINE 1\nline 2\nline 3\nfirst late line\nsecond late line\n"
+
+
+def test_a_line_appended_while_a_hard_linked_file_is_written_in_place_is_kept(
+    bb7: Bb7,
+) -> None:
+    """No rename for a file with several links: the line another program appends halfway
+    through bb7's write lands past it and stays, after the new text."""
+    bb7.write("f.txt", BASE)
+    os.link(bb7.root / "f.txt", bb7.root / "g.txt")
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": "the model's first line\n" + BASE})
+    done = _apply_raced(bb7, "a line appended meanwhile\n", step="in_place_halfway")
+    assert done.returncode == 0, done.stderr
+    assert "kept what another program wrote to it meanwhile" in done.stdout
+    both = "the model's first line\n" + BASE + "a line appended meanwhile\n"
+    assert bb7.read("f.txt") == both and bb7.read("g.txt") == both
+    assert bb7.statuses() == {"f.txt": "~"}
 
 
 # -- 10: adds started at once all land in one chat ----------------------------------------------
