@@ -15,8 +15,9 @@ from bb7.formats.schemas import ToolSpec
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.config import ProviderConfig, RetryPolicy, Timeouts
 from bb7.provider.events import Done, Retrying, StreamError, TextDelta, ThinkingBlock
+from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import ApiKey
-from bb7.provider.models import ModelList, load_models
+from bb7.provider.models import ANTHROPIC_PAGE, ModelList, fetch_models, load_models
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import CacheControl, ChatRequest, ContentPart, Message
 from llm_server import LLMServer
@@ -207,6 +208,22 @@ def test_an_invalid_request_is_said_in_one_line(server: LLMServer) -> None:
     denied, _ = send(server)
     assert isinstance(denied, StreamError) and denied.kind == "auth"
     assert KEY not in denied.message
+
+
+def test_the_models_list_s_pages_come_within_one_deadline() -> None:
+    """A server that says there is always one page more, each in good time: the pages stop
+    at the list's deadline (ten of them took ten times it)."""
+    page = {"trickle": 0.0005, "body": {"data": [model()], "has_more": True, "last_id": "b"}}
+    first = f"GET /v1/models?limit={ANTHROPIC_PAGE}"
+    with LLMServer(native={first: page, f"{first}&after_id=b": page}) as server:
+        c = client(server)
+        try:
+            got = fetch_models(c, timeout=0.5)
+        finally:
+            c.close()
+        pages = len(server.requests)
+    assert isinstance(got, HttpProblem) and got.kind == "timeout", got
+    assert 1 <= pages < 10
 
 
 def test_the_models_list_has_the_api_s_capabilities_and_the_preset_s_prices(

@@ -154,7 +154,7 @@ class _AnthropicModels(msgspec.Struct):
 _MODELS_DECODER = msgspec.json.Decoder(_WireModels)
 _ANTHROPIC_DECODER = msgspec.json.Decoder(_AnthropicModels)
 # Anthropic lists at most this many models a page (its default is 20).
-_ANTHROPIC_PAGE = 1000
+ANTHROPIC_PAGE = 1000
 
 
 def parse_models(body: bytes) -> list[ModelInfo] | HttpProblem:
@@ -175,14 +175,19 @@ def _unexpected(exc: Exception) -> HttpProblem:
 def fetch_models(
     client: OpenAICompatClient, *, timeout: float = 30.0
 ) -> list[ModelInfo] | HttpProblem:
-    """The provider's models list, in its API's shape (Anthropic's page by page). Blocking."""
+    """The provider's models list, in its API's shape (Anthropic's page by page, all pages
+    within `timeout`). Blocking."""
     if client.api != "anthropic":
         body = client.get_json("models", timeout=timeout)
         return parse_models(body) if isinstance(body, bytes) else body
     models: list[ModelInfo] = []
     after = ""
+    deadline = time.monotonic() + timeout
     for _ in range(10):  # pages; a list of ten thousand models is not a models list
-        body = client.get_json(f"models?limit={_ANTHROPIC_PAGE}{after}", timeout=timeout)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return HttpProblem("timeout", f"The models list did not come within {timeout:g} s.")
+        body = client.get_json(f"models?limit={ANTHROPIC_PAGE}{after}", timeout=left)
         if isinstance(body, HttpProblem):
             return body
         try:
