@@ -121,8 +121,10 @@ def model(
     max_tokens: int = 64_000,
     images: bool = True,
     thinking: bool = True,
+    kinds: tuple[str, ...] = ("enabled",),
 ) -> dict[str, Any]:
-    """One model as GET /v1/models lists it (with the capabilities newer API versions add)."""
+    """One model as GET /v1/models lists it (with the capabilities newer API versions add);
+    `kinds`: the kinds of thinking it takes (`enabled`: a budget, `adaptive`)."""
     return {
         "type": "model",
         "id": id,
@@ -134,7 +136,10 @@ def model(
             "image_input": {"supported": images},
             "thinking": {
                 "supported": thinking,
-                "types": {"enabled": {"supported": thinking}, "adaptive": {"supported": False}},
+                "types": {
+                    kind: {"supported": thinking and kind in kinds}
+                    for kind in ("enabled", "adaptive")
+                },
             },
         },
     }

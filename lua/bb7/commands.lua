@@ -440,6 +440,29 @@ review, and what it writes to disk itself becomes an apply you review
     run = function(opts) require('bb7.chat').agent(opts.fargs[1]) end,
   },
   {
+    name = 'BB7Compact',
+    usage = ':BB7Compact [N]',
+    nargs = '?',
+    -- Turns to keep: a few counts to start from.
+    complete = function() return { '2', '4', '8' } end,
+    desc = 'bb7: summarize all but the last N turns of the chat into one summary',
+    doc = [[Has the chat's model summarize the messages before the last [N] turns
+(default 4; a turn is your message and its answer) into one summary, which
+future requests send in their place: every file path, decision and rejected
+approach named in them is kept. The messages stay in the conversation,
+dimmed and excluded as `gX` leaves them out; the summary is one block where
+it was made, and requests send it where the first of them was. `gX` on the summary sends those messages again instead
+(again: the summary). `gK` in the conversation does the same as this
+command. Near the model's context limit the input's bar offers it.]],
+    run = function(opts)
+      local keep = opts.fargs[1] and tonumber(opts.fargs[1]) --[[@as integer?]]
+      if opts.fargs[1] and (not keep or keep < 0 or keep % 1 ~= 0) then
+        usage('N is a number of turns to keep, 0 or more')
+      end
+      require('bb7.chat.conversation').compact(keep)
+    end,
+  },
+  {
     name = 'BB7Prompt',
     usage = ':BB7Prompt',
     desc = 'bb7: list every part of the next request with its tokens and price',

@@ -33,7 +33,9 @@ local KEY_PREFIXES =
 ---@param value string
 ---@return boolean
 local function looks_like_key(value)
-  value = vim.trim(value)
+  -- Quotes around it, as a shell command or path might have, are no part of a key.
+  value = vim.trim(value):gsub('^[\'"`]+', '')
+  value = vim.trim((value:gsub('[\'"`]+$', '')))
   for _, prefix in ipairs(KEY_PREFIXES) do
     local rest = value:match('^' .. prefix .. '(%S+)$')
     if rest and #rest >= 12 then return true end
@@ -221,8 +223,8 @@ nor anything a `cmd:` command prints.]],
     type = optional(one_of(unpack(vocab.efforts))),
     doc = [[How hard a reasoning model thinks, for chats that have not chosen
 their own: sent as OpenRouter's `reasoning`, OpenAI's `reasoning_effort` or
-Anthropic's thinking budget, as the preset says; 'none' asks for no
-reasoning. Presets whose servers take no such setting (DeepSeek, Mistral,
+Anthropic's thinking budget (adaptive thinking at that effort for the Claude
+models that take it), as the preset says; 'none' asks for no reasoning. Presets whose servers take no such setting (DeepSeek, Mistral,
 llama.cpp) leave it out and say so. When nil, the model's default.
 `require('bb7.reasoning').pick()` switches it for the active chat (which
 keeps its choice, as `bb7 chat --reasoning` does).]],

@@ -128,6 +128,13 @@ M.specs = {
       .. '(it stays here, dimmed); again: include it'
   ),
   key(
+    'compact',
+    'gK',
+    { 'conversation' },
+    'n',
+    'compact the chat: the model summarizes all but the last 4 turns into one summary'
+  ),
+  key(
     'next_change',
     '<C-n>',
     VIEW,
@@ -163,18 +170,18 @@ M.specs = {
 
   key(
     'run_checks',
-    'gT',
+    false,
     VIEW,
     'n',
-    "run the project's checks on the pending change (|bb7-checks|)"
+    "run the project's checks on the pending change (|:BB7Check|; no key by default: `gT`, "
+      .. "the previous tab page, stays Vim's)"
   ),
   key(
     'check_output',
-    'gK',
+    'gO',
     VIEW,
     'n',
-    "show the failing checks' output (of the run under the cursor, else the last) and put "
-      .. 'their file:line:col in the quickfix list'
+    "show the failing checks' output, their file:line:col in the quickfix list"
   ),
   key(
     'fix_checks',

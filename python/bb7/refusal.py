@@ -62,6 +62,7 @@ StateProblemKind = Literal[
     "lost",
     "busy",
     "no_title",
+    "no_summary",
     # context
     "not_in_context",
     "readonly",

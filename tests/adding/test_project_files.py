@@ -3,6 +3,7 @@ directory is walked without its hidden and build directories."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -45,3 +46,24 @@ def test_a_walk_again_sees_files_added_removed_and_renamed_since(tmp_path: Path)
     (tmp_path / "a.py").rename(tmp_path / "z.py")
     (tmp_path / "pkg" / "b.py").unlink()
     assert project_files(tmp_path) == ["z.py", "pkg/deep/c.py", "pkg/deep/new.py"]
+
+
+def test_only_links_the_path_rule_lets_bb7_read_are_listed(tmp_path: Path) -> None:
+    """A hostile clone's links are no project files to pick: one leading out of the project
+    (through a chain of relative links too), into `.git`, or onto what `.bb7/ignore` leaves
+    out; nor is a FIFO. A link to a project file is."""
+    root = tmp_path / "proj"
+    write(tmp_path, "elsewhere/credentials", "proj/src/a.py", "proj/private/p.md")
+    write(root, ".bb7/ignore")
+    (root / ".bb7" / "ignore").write_text("private/\n")
+    (root / "src" / "cred.md").symlink_to(tmp_path / "elsewhere" / "credentials")
+    (root / "src" / "hop.md").symlink_to("hop2")
+    (root / "src" / "hop2").symlink_to("../../elsewhere/credentials")
+    (root / "p.md").symlink_to("private/p.md")
+    (root / "same.py").symlink_to("src/a.py")
+    os.mkfifo(root / "src" / "pipe.py")
+    assert project_files(root) == ["same.py", "src/a.py"]
+    git(root, "init", "-q")
+    (root / "g.md").symlink_to(".git/config")
+    git(root, "add", "-A")
+    assert project_files(root) == ["same.py", "src/a.py"]

@@ -48,6 +48,7 @@ def agent_cmd(tmp: Path, script: dict[str, Any]) -> tuple[str, Path]:
 
 TURN = [
     {"say": "Reading a.py.\n"},
+    {"think": "two is on line 2"},
     {"read": "a.py"},
     {"write": "a.py", "content": NEW_A},
     {"read": "a.py"},
@@ -64,7 +65,7 @@ def test_bb7_agent_streams_the_turn_and_holds_its_changes_for_review(
 ) -> None:
     cmd, log = agent_cmd(tmp_path, {"turns": [TURN]})
     run_cli(capsys, "init")
-    done = run_cli(capsys, "agent", "--cmd", cmd, "Make two 22")
+    done = run_cli(capsys, "agent", "--show-reasoning", "--cmd", cmd, "Make two 22")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Reading a.py.\nDone.\n")
     assert "wrote a.py (M): bb7 output apply a.py" in done.stdout
@@ -75,6 +76,7 @@ def test_bb7_agent_streams_the_turn_and_holds_its_changes_for_review(
     err = done.stderr.splitlines()
     assert err[0].startswith("bb7: new chat ") and err[0].endswith(" with scripted-agent")
     assert "bb7: change pending: a.py" in err
+    assert "two is on line 2" in err  # the thought, its line ended before the next note
     # No terminal here: the question is rejected, and the agent got that answer.
     assert (
         "bb7: scripted-agent asks: Edit hello.py (edit): rejected (no terminal; --yes "
@@ -129,7 +131,9 @@ def test_bb7_agent_asks_on_a_terminal_and_ctrl_c_cancels_the_turn(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_cli(capsys, "init")
-    script = {"turns": [[{"ask": "Edit hello.py"}, {"say": "working"}, {"wait_cancel": True}]]}
+    # The agent's question carries escape sequences (OSC 52 writes the clipboard): shown.
+    ask = "Edit hello.py\x1b]52;c;ZXZpbA==\x07"
+    script = {"turns": [[{"ask": ask}, {"say": "working"}, {"wait_cancel": True}]]}
     cmd, log = agent_cmd(tmp_path, script)
     main, terminal = pty.openpty()
     proc = subprocess.Popen(
@@ -148,7 +152,8 @@ def test_bb7_agent_asks_on_a_terminal_and_ctrl_c_cancels_the_turn(
             assert time.monotonic() < deadline, shown
             if select.select([main], [], [], 0.1)[0]:
                 shown += os.read(main, 4096)
-        assert b"bb7: scripted-agent asks: Edit hello.py (edit)?" in shown
+        assert b"bb7: scripted-agent asks: Edit hello.py\\033]52;c;ZXZpbA==\\007 (edit)?" in shown
+        assert b"\x1b" not in shown and b"\x07" not in shown
         os.write(main, b"a\n")
         wait_for(lambda: bool(logged(log, "asked")))
         proc.send_signal(signal.SIGINT)

@@ -14,6 +14,7 @@ import msgspec
 import pytest
 
 from bb7.chat import events as ev
+from bb7.chat.compact import compact_chat
 from bb7.chat.send import CANCELLED, CANCELLED_EMPTY, REPAIR_REQUEST, SendHandle, start_send
 from bb7.chat.title import retitle_chat
 from bb7.chatview.conversation import render
@@ -26,6 +27,7 @@ from bb7.refusal import Problem
 from bb7.state import context, outputs
 from bb7.state.chats import new_chat
 from bb7.state.context import Target
+from bb7.state.exclusions import toggle_excluded
 from bb7.state.records import EventPart
 from bb7.state.responses import retry_state
 from bb7.state.status import file_statuses
@@ -810,6 +812,58 @@ def test_the_answer_keeps_the_reasoning_effort_it_was_asked_with(chat: Chat) -> 
     assert chat.server.chat_requests()[0]["json"]["reasoning_effort"] == "low"
     answer = chat.store.messages(chat.chat_id)[-1]
     assert answer.usage is not None and answer.usage.reasoning_effort == "low"
+
+
+def test_compacting_sends_a_summary_instead_of_the_older_turns_and_gx_restores_them(
+    chat: Chat,
+) -> None:
+    chat.add("app.py", APP)
+    for n in range(6):
+        chat.server.push(
+            stream(text_chunk(f"Answer {n}: keep parse_all in src/p{n}.py."), finish())
+        )
+        chat.send(f"Question {n} about src/p{n}.py")
+
+    def request() -> str:
+        turn = build_turn(chat.store, chat.chat_id, "next", chat.config())
+        return msgspec.json.encode(turn.request).decode()
+
+    def tokens() -> int:
+        return build_turn(chat.store, chat.chat_id, "", chat.config()).prompt.total_tokens
+
+    before, whole = tokens(), request()
+    summary = "Files: src/p0.py, src/p1.py. Decided: parse_all stays. Rejected: regexes (slow)."
+    chat.server.push(stream(text_chunk(summary), finish()))
+    client = OpenAICompatClient(chat.config().provider, None)
+    try:
+        said = compact_chat(chat.store, chat.chat_id, 4, "test/small", client, tokens)
+    finally:
+        client.close()
+    assert isinstance(said, str) and said.startswith("compacted 4 messages into a summary: ")
+    asked = chat.server.chat_requests()[-1]["json"]
+    assert asked["model"] == "test/small"
+    assert "every file path" in asked["messages"][0]["content"]
+    assert "Question 1 about src/p1.py" in asked["messages"][1]["content"]
+    assert "Question 2 about" not in asked["messages"][1]["content"]
+    # The next request: smaller by the summarized messages, with the summary in their place.
+    after, compacted = tokens(), request()
+    assert after < before and f"{before - after:,} tokens less" in said
+    assert summary in compacted and "Answer 0:" not in compacted and "Answer 1:" not in compacted
+    assert "Answer 2:" in compacted and "Answer 5:" in compacted
+    messages = chat.store.messages(chat.chat_id)
+    talk = [m.excluded for m in messages if m.role in ("user", "assistant")]
+    assert talk == [True] * 4 + [False] * 8
+    shown = "\n".join(render(messages).lines)
+    assert "## Summary of 4 messages (gX brings them back)" in shown and summary in shown
+    # gX on the summary: the messages are sent again, the summary is not.
+    (made,) = [m for m in messages if m.role == "summary"]
+    toggled = toggle_excluded(chat.store, chat.chat_id, made.id)
+    assert not isinstance(toggled, Problem) and toggled.excluded
+    assert tokens() == before and request() == whole
+    assert toggle_excluded(chat.store, chat.chat_id, made.id).excluded is False  # type: ignore[union-attr]
+    assert tokens() == after
+    nothing = compact_chat(chat.store, chat.chat_id, 4, "test/small", client, tokens)
+    assert isinstance(nothing, Problem) and nothing.message.startswith("nothing to compact")
 
 
 def test_the_prompt_log_keeps_each_request_and_answer_and_never_the_key(

@@ -35,7 +35,7 @@ class Cli:
     def __init__(self, root: Path, capsys: pytest.CaptureFixture[str], url: str) -> None:
         self.root, self.capsys, self.url = root, capsys, url
 
-    def chat(self, *args: str) -> Any:
+    def chat(self, *args: str, model: str = "claude-sonnet-4-5-20250929") -> Any:
         return run_cli(
             self.capsys,
             "chat",
@@ -44,7 +44,7 @@ class Cli:
             "--base-url",
             self.url,
             "--model",
-            "claude-sonnet-4-5-20250929",
+            model,
             *args,
         )
 
@@ -54,7 +54,7 @@ class Cli:
 
 @pytest.fixture
 def server_models() -> list[dict[str, Any]]:
-    return [model()]
+    return [model(), model("claude-opus-4-7", name="Claude Opus 4.7", kinds=("adaptive",))]
 
 
 @pytest.fixture
@@ -173,6 +173,19 @@ def test_thinking_goes_back_in_the_tool_turn(cli: Cli, server: LLMServer) -> Non
     assert results["content"][0]["tool_use_id"] == "toolu_01Wrong"
     assert results["content"][0]["is_error"] is True
     assert "@retry_context" in results["content"][1]["text"]
+
+
+def test_a_model_that_takes_only_adaptive_thinking_gets_it(cli: Cli, server: LLMServer) -> None:
+    # Its models list entry says so: a thinking budget would be refused with a 400.
+    thought = "Line 2 returns 1."
+    server.push(messages(thinking_block(thought, SIGNATURE), text_block("It returns 1.")))
+    done = cli.chat("--reasoning", "medium", "--show-reasoning", "What?", model="claude-opus-4-7")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("It returns 1.\n") and done.stderr.startswith(thought)
+    (request,) = server.chat_requests()
+    sent = request["json"]
+    assert sent["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert sent["output_config"] == {"effort": "medium"}
 
 
 def test_529_then_success_is_one_retry(cli: Cli, server: LLMServer) -> None:

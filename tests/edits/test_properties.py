@@ -54,6 +54,21 @@ def test_an_exact_unique_edit_equals_str_replace(lines: list[str], data: st.Data
         assert outcome.content.startswith(content[:line_start])
         assert outcome.content.endswith(content[end:])
         return
+    head = content[line_start:start]
+    first = new.split("\n", 1)[0]
+    if (
+        "\n" in old.rstrip("\n")
+        and head
+        and not head.strip(" \t")
+        and old[:1] not in (" ", "\t")
+        and first.startswith(head)
+        and first[len(head) :][:1] not in ("", " ", "\t")
+    ):
+        # `old` starts after its line's indentation and `new` carries that indentation: the
+        # line is replaced from its start, not indented twice (test_unseen_classes.py).
+        assert isinstance(outcome, Applied), outcome
+        assert outcome.content == content[:line_start] + new + content[end:]
+        return
     assert isinstance(outcome, Applied)
     assert outcome.strategy == "exact"
     assert outcome.content == content.replace(old, new)

@@ -339,3 +339,26 @@ def test_an_ambiguous_edit_lists_its_places_and_edits_the_one_chosen() -> None:
     assert [(p.start_line, p.end_line) for p in error.places] == [(1, 1), (3, 3)]
     assert applied(file, "a = 1\n", "a = 9\n", place=1).content == "a = 1\nb = 2\na = 9\nc = 3\n"
     assert applied(file, "a = 1\n", "a = 9\n", place=0).content == "a = 9\nb = 2\na = 1\nc = 3\n"
+
+
+# --- a blank line missing beside a line that starts another ------------------------------------
+
+
+def test_an_old_missing_a_blank_line_is_not_taken_for_a_cut_line_elsewhere() -> None:
+    # `}` then `return spec` is, blank line aside, the first place; elsewhere `return spec`
+    # starts `return specs.map(...)`: a cut line would match there, two columns shallower.
+    file = "    if (a) {\n      x()\n    }\n\n    return spec\n  }\n  }\n  return specs.map(f)\n"
+    result = applied(file, "    }\n    return spec\n", "    }\n    // checked\n\n    return spec\n")
+    assert result.strategy == "blank_lines"
+    assert result.content == file.replace("    }\n\n", "    }\n    // checked\n\n", 1)
+
+
+# --- the style of a window with C comment lines -----------------------------------------------
+
+
+def test_a_line_added_among_tab_lines_sent_as_spaces_gets_a_tab_beside_comment_lines() -> None:
+    # ` *` comment lines start with one blank: alignment, not the window's indentation style.
+    file = "/*\n * a\n * b\n * c\n */\nstruct s {\n\tint a;\n\tint b;\n};\n"
+    old = " * a\n * b\n * c\n */\nstruct s {\n    int a;\n    int b;\n};"
+    new = " * a\n * b\n * c\n */\nstruct s {\n    int z;\n    int a;\n    int b;\n};"
+    assert applied(file, old, new).content == file.replace("{\n", "{\n\tint z;\n")

@@ -4,7 +4,10 @@ tests/nvim/)."""
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -242,3 +245,49 @@ def test_every_struct_of_the_protocol_round_trips_through_msgpack() -> None:
     value = PingArgs(payload={"a": [1, 2]})
     assert msgspec.msgpack.decode(msgspec.msgpack.encode(value), type=PingArgs) == value
     assert Problem("locked", "m") == msgspec.convert({"kind": "locked", "message": "m"}, Problem)
+
+
+AGENT_IMPORT = """
+import importlib.abc, sys, threading, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from host_harness import Host
+from bb7.state.store import init_project
+
+seen = []
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "bb7.host.handlers.agent":
+            seen.append(threading.current_thread() is threading.main_thread())
+        return None
+sys.meta_path.insert(0, Watch())
+root = Path(sys.argv[1])
+init_project(root).close()
+host = Host(root)
+host.call("agent_chat", name="opencode")
+deadline = time.monotonic() + 60
+while "bb7.host.handlers.agent" not in sys.modules and time.monotonic() < deadline:
+    time.sleep(0.01)
+host.close()
+print(seen)
+"""
+
+
+def test_an_agent_chat_opens_without_importing_the_agent_on_the_loop(tmp_path: Path) -> None:
+    # The agent client took the loop ~60 ms to import at the first :BB7Agent: it is imported
+    # in the background as the chat opens, ready for its first turn.
+    (tmp_path / "bin").mkdir()
+    agent = tmp_path / "bin" / "opencode"  # a documented agent, found on the PATH
+    agent.write_text("#!/bin/sh\n")
+    agent.chmod(0o755)
+    (tmp_path / "project").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", AGENT_IMPORT, str(tmp_path / "project"), str(ROOT / "tests/host")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[False]"

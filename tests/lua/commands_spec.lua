@@ -12,6 +12,7 @@ local COMMANDS = {
   'BB7Cancel',
   'BB7Chat',
   'BB7Check',
+  'BB7Compact',
   'BB7Diff',
   'BB7Discard',
   'BB7EditInstructions',

@@ -43,6 +43,11 @@ KEY_SPECS = [
     "AKIAIOSFODNN7EXAMPLE",
     "env:a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6",
     "cmd:my-key-helper-script2",
+    # Quoted, as a shell command or path may be: still a key (the quotes are no part of it).
+    "cmd:'sk-or-v1-0123456789abcdef'",
+    'file:"sk-proj-abcdefghijkl0123"',
+    "cmd:`AKIAIOSFODNN7EXAMPLE`",
+    "cmd:'pass show openrouter'",
 ]
 
 

@@ -23,6 +23,7 @@ from editor import run, type_command, wait_for
 
 from acp_agent import command, logged
 from bb7.state.store import init_project
+from neovims import NVIMS, VERSIONS
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 NEW_A = A_TEXT.replace("two = 2", "two = 22")
@@ -60,7 +61,7 @@ TURNS = [
 
 
 def test_an_agent_edits_through_the_sandbox_in_one_sitting(
-    launch: Any, project: Path, tmp_path: Path
+    launch: Any, project: Path, tmp_path: Path, nvim_binary: Path
 ) -> None:
     (project / "hello.py").write_text(HELLO)
     git = ["git", "-C", str(project)]
@@ -114,6 +115,18 @@ def test_an_agent_edits_through_the_sandbox_in_one_sitting(
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"    print('hello')\"", SLOW)
     assert (project / "hello.py").read_text() == HELLO.replace("greet()\n", "greet()  # mine\n")
 
+    # The bars name the agent and price no request: the agent gets the message alone.
+    bar, input_bar = nvim.exec_lua(
+        "local v = require('bb7.chat.view')"
+        " return { vim.wo[v.win('conversation')].winbar, vim.wo[v.win('input')].winbar }"
+    )
+    assert " scripted" in bar and "claude" not in bar, bar
+    assert " tok" not in input_bar, input_bar
+
+    if nvim_binary != NVIMS[VERSIONS[-1]]:
+        # What follows is the host's and the agent's (a turn's end, as any send's, is drawn by
+        # the same Lua on every version): the newest Neovim alone runs it.
+        return
     # A cancel: one line; a crash: one line, and what it wrote stays pending.
     nvim.command("tabprevious")
     send(nvim, "Another thing")

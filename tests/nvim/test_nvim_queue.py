@@ -89,3 +89,35 @@ def test_a_queued_message_is_sent_once_after_the_answer_and_sees_it(
     server.open_gate("three")
     answered(nvim, "Third answer.")
     assert len(server.chat_requests()) == 3
+
+
+def test_gk_compacts_the_older_turns_and_gx_on_the_summary_brings_them_back(
+    launch: Callable[..., Any], project: Path, server: LLMServer
+) -> None:
+    seeded = Seeded(project)
+    chat = seeded.chat("Long")
+    for n in range(6):
+        seeded.ask(chat, f"question {n} about src/p{n}.py")
+        seeded.answer(chat, f"answer {n}")
+    seeded.store.close()
+    nvim = with_ui(
+        launch(), "{ provider = { base_url = ..., model = 'test/tools-model' } }", server.base_url
+    )
+    open_view(nvim, "answer 5")
+    server.push(stream(text_chunk("Files: src/p0.py, src/p1.py. Rejected: regexes."), finish()))
+    focus(nvim, "conversation")
+    nvim.input("gK")
+    wait_for_conversation(nvim, "## Summary of 4 messages (gX brings them back)")
+    wait_for_conversation(nvim, "Rejected: regexes.")
+    asked = server.chat_requests()[-1]["json"]["messages"][1]["content"]
+    assert "question 1 about src/p1.py" in asked and "question 2" not in asked
+    dimmed = "#vim.api.nvim_buf_get_extmarks(require('bb7.chat').buf('conversation'), "
+    dimmed += "require('bb7.chat.conversation').ns, 0, -1, { details = true, type = 'highlight' })"
+    assert nvim.exec_lua(f"return {dimmed}") >= 4  # the summarized messages, dimmed
+    line = nvim.exec_lua(
+        "for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do"
+        " if l:find('## Summary', 1, true) then return i end end"
+    )
+    nvim.current.window.cursor = (line, 0)
+    nvim.input("gX")
+    wait_for_conversation(nvim, "## Summary of 4 messages (left out: gX sends it again)")

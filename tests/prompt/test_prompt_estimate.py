@@ -20,6 +20,7 @@ from bb7.state.chats import append_user_message, new_chat
 from bb7.state.context import Target
 from bb7.state.records import Message, TextPart
 from bb7.state.store import Store, init_project
+from image_files import png
 
 MODEL = ModelInfo(
     id="anthropic/claude-test",
@@ -112,3 +113,19 @@ def test_the_prompt_view_lists_every_part_in_order_adding_up_to_the_estimate(
     assert found.cost == pytest.approx(same.cost) and found.title == f"next request · {same.text}"
     assert "cached" in found.title and found.cost < sum(c for c in costs if c is not None)
     assert "big.py" in found.parts[kinds.index("file")].line
+
+
+def test_an_image_in_the_cached_prefix_counts_as_the_provider_counts_it(tmp_path: Path) -> None:
+    # An image is sent as an image part: the cache serves its tokens (about a thousand here),
+    # not the few characters bb7 compares it by.
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "shot.png").write_bytes(png(1000, 800))
+    store = init_project(root)
+    chat_id = new_chat(store).id
+    context.add(store, chat_id, Target("shot.png"))
+    exchange(store, chat_id)
+    after = estimate(store, chat_id)
+    store.close()
+    assert after.tokens > 1_000
+    assert after.cached > 0.9 * after.tokens, after

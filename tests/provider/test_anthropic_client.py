@@ -15,8 +15,9 @@ from bb7.formats.schemas import ToolSpec
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.config import ProviderConfig, RetryPolicy, Timeouts
 from bb7.provider.events import Done, Retrying, StreamError, TextDelta, ThinkingBlock
+from bb7.provider.failures import HttpProblem
 from bb7.provider.keys import ApiKey
-from bb7.provider.models import ModelList, load_models
+from bb7.provider.models import ANTHROPIC_PAGE, ModelList, fetch_models, load_models
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import CacheControl, ChatRequest, ContentPart, Message
 from llm_server import LLMServer
@@ -28,7 +29,11 @@ KEY = "sk-ant-test-key"
 
 @pytest.fixture
 def server_models() -> list[dict[str, Any]]:
-    return [model(), model("claude-3-5-haiku-20241022", images=False)]
+    return [
+        model(),
+        model("claude-3-5-haiku-20241022", images=False),
+        model("claude-opus-4-7", kinds=("adaptive",)),
+    ]
 
 
 def client(server: LLMServer, *, attempts: int = 1) -> OpenAICompatClient:
@@ -126,6 +131,36 @@ def test_each_fixture_reads_into_the_same_events_as_chat_completions(server: LLM
     )
 
 
+def test_a_server_that_answers_one_json_message_is_read_whole(server: LLMServer) -> None:
+    # A proxy or a Messages-compatible server that ignores `stream: true`.
+    call = {"edits": [{"path": "greet.py", "old_string": "a", "new_string": "b"}]}
+    whole = {
+        "id": "msg_01Whole",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [
+            {"type": "thinking", "thinking": "Edit greet.py.", "signature": "SIG=="},
+            {"type": "text", "text": "Changing a to b."},
+            {"type": "tool_use", "id": "toolu_01", "name": "edit_file", "input": call},
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 30, "cache_read_input_tokens": 900, "output_tokens": 25},
+    }
+    server.push({"status": 200, "body": whole})
+    result, events = send(server)
+    assert isinstance(result, Done), result
+    assert (result.text, result.reasoning) == ("Changing a to b.", "Edit greet.py.")
+    assert result.thinking == (ThinkingBlock(thinking="Edit greet.py.", signature="SIG=="),)
+    (made,) = result.tool_calls
+    assert (made.id, made.name, json.loads(made.arguments)) == ("toolu_01", "edit_file", call)
+    assert result.finish_reason == "tool_calls" and result.model == "claude-sonnet-4-5-20250929"
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.cached_tokens) == (930, 900)
+    assert result.usage.completion_tokens == 25
+    assert any(isinstance(e, TextDelta) and e.text == "Changing a to b." for e in events)
+
+
 def test_an_error_event_mid_stream_keeps_what_arrived_and_says_why(server: LLMServer) -> None:
     result, events = replay(server, "error-mid-stream.sse")
     assert isinstance(result, StreamError) and result.kind == "provider"
@@ -175,6 +210,22 @@ def test_an_invalid_request_is_said_in_one_line(server: LLMServer) -> None:
     assert KEY not in denied.message
 
 
+def test_the_models_list_s_pages_come_within_one_deadline() -> None:
+    """A server that says there is always one page more, each in good time: the pages stop
+    at the list's deadline (ten of them took ten times it)."""
+    page = {"trickle": 0.0005, "body": {"data": [model()], "has_more": True, "last_id": "b"}}
+    first = f"GET /v1/models?limit={ANTHROPIC_PAGE}"
+    with LLMServer(native={first: page, f"{first}&after_id=b": page}) as server:
+        c = client(server)
+        try:
+            got = fetch_models(c, timeout=0.5)
+        finally:
+            c.close()
+        pages = len(server.requests)
+    assert isinstance(got, HttpProblem) and got.kind == "timeout", got
+    assert 1 <= pages < 10
+
+
 def test_the_models_list_has_the_api_s_capabilities_and_the_preset_s_prices(
     server: LLMServer, tmp_path: Path
 ) -> None:
@@ -196,6 +247,10 @@ def test_the_models_list_has_the_api_s_capabilities_and_the_preset_s_prices(
     )
     assert sonnet.supports_tools and sonnet.supports_reasoning
     assert sonnet.supports_images is True and haiku.supports_images is False
+    # A model that takes only adaptive thinking says so (a budget would be refused).
+    opus = listed.find("claude-opus-4-7")
+    assert opus is not None and opus.adaptive_thinking is True
+    assert sonnet.adaptive_thinking is False
     assert sonnet.pricing.prompt == pytest.approx(3e-6)
     assert sonnet.pricing.completion == pytest.approx(15e-6)
     assert sonnet.pricing.cache_read == pytest.approx(0.3e-6)

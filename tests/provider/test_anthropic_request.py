@@ -126,6 +126,27 @@ def test_reasoning_effort_is_a_thinking_budget_with_room_for_the_answer() -> Non
     assert "thinking" not in plain and plain["temperature"] == 0.2
 
 
+def test_a_model_that_thinks_adaptively_gets_an_effort_and_no_budget() -> None:
+    efforts: dict[ReasoningEffort, str] = {"minimal": "low", "medium": "medium", "high": "high"}
+    for effort, said in efforts.items():
+        request = ChatRequest(
+            model="claude-opus-4-7",
+            messages=[Message("user", "hi")],
+            reasoning_effort=effort,
+            temperature=0.2,
+            adaptive_thinking=True,
+        )
+        sent = body(request)
+        # Summarized: the newest models send their thinking empty unless asked.
+        assert sent["thinking"] == {"type": "adaptive", "display": "summarized"}
+        assert sent["output_config"] == {"effort": said}
+        assert sent["max_tokens"] > DEFAULT_MAX_TOKENS and "temperature" not in sent
+    off = ChatRequest(
+        model="m", messages=[Message("user", "hi")], reasoning_effort="none", adaptive_thinking=True
+    )
+    assert "thinking" not in body(off) and "output_config" not in body(off)
+
+
 def test_a_larger_max_tokens_is_kept_and_provider_options_are_not_sent() -> None:
     request = ChatRequest(
         model="m",

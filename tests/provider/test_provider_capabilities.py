@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bb7.prompt.assemble import choose_edit_format
+from bb7.provider import capabilities
 from bb7.provider.client import OpenAICompatClient, ProviderConfig
 from bb7.provider.models import ModelList, load_models
 from llm_server import LLMServer
@@ -105,3 +106,19 @@ def test_a_model_the_server_says_has_no_tools_gets_text_blocks(tmp_path: Path) -
     assert plain is not None and tools is not None
     assert choose_edit_format("search_replace_multi", plain.supports_tools) == "text_blocks"
     assert choose_edit_format("search_replace_multi", tools.supports_tools) == "tools"
+
+
+def test_a_server_that_answers_each_probe_slowly_holds_it_up_no_longer_than_its_deadline() -> None:
+    """Each API asked in turn, each request within its own limit, all within the probe's:
+    once that has passed, the next API is not asked."""
+    slow = {"trickle": 1.0, "body": {}}
+    native = {"POST /api/show": slow, "GET /props": slow, "GET /api/v0/models": slow}
+    with LLMServer(native=native) as server:
+        client = OpenAICompatClient(ProviderConfig(base_url=server.base_url))
+        try:
+            found = capabilities.probe(client, ["m"], timeout=0.4, total=0.6)
+        finally:
+            client.close()
+        asked = [r["path"] for r in server.requests]
+    assert found is None
+    assert asked == ["/api/show", "/props"]  # LM Studio's API is past the deadline

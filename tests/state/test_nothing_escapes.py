@@ -19,10 +19,14 @@ from pathlib import Path
 
 import pytest
 from bb7_cli import BASE, Bb7
+from state_helpers import Project
 
 from bb7.files.fsio import STOP_ENV
 from bb7.provider.client import OpenAICompatClient, ProviderConfig
 from bb7.provider.failures import HttpProblem
+from bb7.refusal import Problem
+from bb7.state import context, history
+from bb7.state.context import parse_target
 from bb7.usage.log import usage_log_path
 from llm_server import (
     LLMServer,
@@ -35,6 +39,7 @@ from llm_server import (
     tool_call_chunk,
     usage_chunk,
 )
+from messages_api import messages, text_block, thinking_block
 
 # Text of files outside the project: no byte of it may reach a request.
 OUTSIDE = "OUTSIDE-THE-PROJECT-7f3a"
@@ -117,6 +122,24 @@ def test_a_context_file_swapped_for_a_link_is_reported_and_not_read(
     assert err == "bb7: 3 files could not be updated\n"
 
 
+def test_a_new_chat_with_the_same_context_keeps_the_snapshot_of_a_file_swapped_for_a_link(
+    project: Project, tmp_path: Path
+) -> None:
+    """`:BB7New!` snapshots each file afresh: never through a link out of the project, nor
+    a file that now holds a secret; the snapshots the user chose are kept instead."""
+    project.write("notes.py", "notes as the user added them\n")
+    project.write("keys.py", "keys = None\n")
+    for name in ("notes.py", "keys.py"):
+        context.add(project.store, project.chat_id, parse_target(name))
+    (project.root / "notes.py").unlink()
+    (project.root / "notes.py").symlink_to(_outside(tmp_path, "id_rsa"))
+    project.write("keys.py", "key = 'AKIAIOSFODNN7EXAMPLE'\n")
+    chat = history.reuse_context(project.store, project.chat_id)
+    assert not isinstance(chat, Problem)
+    texts = {e.path: project.store.blob(e.blob) for e in project.store.entries(chat.id)}
+    assert texts == {"notes.py": "notes as the user added them\n", "keys.py": "keys = None\n"}
+
+
 # -- 3: directory and glob adds leave out links that lead out of the project --------------------
 
 
@@ -170,21 +193,45 @@ def test_a_key_the_model_echoes_is_redacted_from_the_database_and_the_usage_log(
     echo = stream(
         chunk({"reasoning": f"The key is {KEY}."}, model=KEY),  # the first model names it
         chunk({"content": f"Your key: {KEY}"}),
+        # A call the model names, numbers and fills with the key: an unknown tool, whose
+        # failure note the chat keeps.
+        tool_call_chunk(0, id=KEY, name=KEY, arguments=json.dumps({"path": KEY})),
         usage_chunk(100, 10, cost=0.001),
-        finish(),
+        finish("tool_calls"),
     )
     with LLMServer([echo]) as server:
-        out = _chat(bb7, server, "--api-key", "TEST_KEY", "Hi")[0]
+        out = _chat(bb7, server, "--api-key", "TEST_KEY", "Hi", ok=None)[0]
         assert server.requests[-1]["headers"]["authorization"] == f"Bearer {KEY}"
-        _, err = _chat(bb7, server, "--api-key", f"cmd:{KEY}", "Hi", ok=None)
+        said = [
+            _chat(bb7, server, "--api-key", spec, "Hi", ok=None)[1]
+            for spec in (f"cmd:{KEY}", f"cmd:'{KEY}'", f'file:"{KEY}"')
+        ]
     assert "Your key: " in out
-    assert "looks like a key itself after `cmd:` (not shown here)" in err and KEY not in err
+    for err in said:
+        assert "looks like a key itself after `" in err and "(not shown here)" in err
+        assert KEY not in err
     with sqlite3.connect(bb7.root / ".bb7" / "bb7.db") as db:
         stored = "\n".join(db.iterdump())
     log = usage_log_path().read_text()
     assert KEY not in stored and KEY not in log
     assert "Your key: [redacted]" in stored and "The key is [redacted]." in stored
     assert ",[redacted]," in log
+
+
+def test_a_key_in_anthropic_thinking_is_stored_redacted(
+    bb7: Bb7, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anthropic's signed thinking blocks go back only to Anthropic (a repair's tool turn);
+    what the chat keeps of them is the reasoning, redacted."""
+    key = "sk-ant-api03-" + "0a1b2c3d4e5f" * 5
+    monkeypatch.setenv("TEST_KEY", key)
+    answer = messages(thinking_block(f"The key is {key}.", "sig"), text_block("Hello."))
+    with LLMServer([answer]) as server:
+        bb7("chat", "--provider", "anthropic", "--base-url", server.base_url, "--model", "m",
+            "--api-key", "TEST_KEY", "Hi")  # fmt: skip
+    with sqlite3.connect(bb7.root / ".bb7" / "bb7.db") as db:
+        stored = "\n".join(db.iterdump())
+    assert key not in stored and "The key is [redacted]." in stored
 
 
 # -- 7: the usage log trusts nothing it is given ------------------------------------------------
@@ -271,14 +318,17 @@ def test_control_characters_from_a_model_or_a_provider_are_shown_never_sent(
 # -- 9: a line another process writes while an apply renames is kept ------------------------------
 
 
-def _apply_raced_before_its_rename(bb7: Bb7, theirs: str) -> subprocess.CompletedProcess[str]:
-    """`bb7 output apply f.txt`, stopped between its last look and its rename while another
-    program appends `theirs`."""
+def _apply_raced(
+    bb7: Bb7, *theirs: str, step: str = "before_rename"
+) -> subprocess.CompletedProcess[str]:
+    """`bb7 output apply f.txt`, stopped at `step` of its write (each time it gets there) while
+    another program, which opened f.txt at the first stop and keeps it open, appends the next
+    of `theirs` there."""
     args = ("output", "apply", "f.txt")
     child = subprocess.Popen(
         [sys.executable, "-m", "bb7.cli", *args],
         cwd=bb7.root,
-        env=dict(os.environ, **{STOP_ENV: "before_rename"}),
+        env=dict(os.environ, **{STOP_ENV: step}),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -286,8 +336,13 @@ def _apply_raced_before_its_rename(bb7: Bb7, theirs: str) -> subprocess.Complete
     _, status = os.waitpid(child.pid, os.WUNTRACED)
     assert os.WIFSTOPPED(status), status
     with (bb7.root / "f.txt").open("a") as late:
-        late.write(theirs)
-    while os.WIFSTOPPED(status):  # the write that keeps the late line stops there too
+        for line in theirs:
+            assert os.WIFSTOPPED(status), f"{line!r} not written: the apply did not stop again"
+            late.write(line)
+            late.flush()
+            os.kill(child.pid, signal.SIGCONT)
+            _, status = os.waitpid(child.pid, os.WUNTRACED)
+    while os.WIFSTOPPED(status):  # the writes that keep the late lines stop there too
         os.kill(child.pid, signal.SIGCONT)
         _, status = os.waitpid(child.pid, os.WUNTRACED)
     assert child.stdout is not None and child.stderr is not None
@@ -299,7 +354,7 @@ def test_a_line_appended_while_an_apply_renames_is_merged_or_kept_never_lost(bb7
     bb7.write("f.txt", BASE)
     bb7("add", "f.txt")
     bb7.model_writes({"f.txt": BASE.replace("line 1", "LINE 1")})
-    done = _apply_raced_before_its_rename(bb7, "a line appended meanwhile\n")
+    done = _apply_raced(bb7, "a line appended meanwhile\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         "applied f.txt; kept what another program wrote to it meanwhile (a local change now)\n"
@@ -308,10 +363,38 @@ def test_a_line_appended_while_an_apply_renames_is_merged_or_kept_never_lost(bb7
     assert bb7.statuses() == {"f.txt": "~"}
     bb7("update", "f.txt")
     bb7.model_writes({"f.txt": bb7.read("f.txt") + "the model's line\n"})
-    done = _apply_raced_before_its_rename(bb7, "the other program's line\n")
+    done = _apply_raced(bb7, "the other program's line\n")
     assert done.returncode == 1 and "nothing was written" in done.stderr
     assert bb7.read("f.txt").endswith("meanwhile\nthe other program's line\n")
     assert bb7.temp_files() == []
+
+
+def test_a_program_that_keeps_writing_into_the_replaced_file_loses_no_line(bb7: Bb7) -> None:
+    """Its second line goes into the old file after the apply read it once more (while the
+    merge of the first is written): read again after that write, it is merged too."""
+    bb7.write("f.txt", BASE)
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": BASE.replace("line 1", "LINE 1")})
+    done = _apply_raced(bb7, "first late line\n", "second late line\n")
+    assert done.returncode == 0, done.stderr
+    assert bb7.read("f.txt") == "LINE 1\nline 2\nline 3\nfirst late line\nsecond late line\n"
+
+
+def test_a_line_appended_while_a_hard_linked_file_is_written_in_place_is_kept(
+    bb7: Bb7,
+) -> None:
+    """No rename for a file with several links: the line another program appends halfway
+    through bb7's write lands past it and stays, after the new text."""
+    bb7.write("f.txt", BASE)
+    os.link(bb7.root / "f.txt", bb7.root / "g.txt")
+    bb7("add", "f.txt")
+    bb7.model_writes({"f.txt": "the model's first line\n" + BASE})
+    done = _apply_raced(bb7, "a line appended meanwhile\n", step="in_place_halfway")
+    assert done.returncode == 0, done.stderr
+    assert "kept what another program wrote to it meanwhile" in done.stdout
+    both = "the model's first line\n" + BASE + "a line appended meanwhile\n"
+    assert bb7.read("f.txt") == both and bb7.read("g.txt") == both
+    assert bb7.statuses() == {"f.txt": "~"}
 
 
 # -- 10: adds started at once all land in one chat ----------------------------------------------

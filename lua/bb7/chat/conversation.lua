@@ -625,6 +625,17 @@ function M.exclude()
   require('bb7.chat.prompt').exclude(anchor[2])
 end
 
+--- `:BB7Compact` / `gK`: the model summarizes all but the last `keep` turns (default 4); the
+--- host says when it is done and the view is drawn again.
+---@param keep? integer
+function M.compact(keep)
+  if M.busy() then return end
+  require('bb7.util').backend().request('compact', { keep = keep or 4 }, function(err, said)
+    if err then return require('bb7.util').backend().report(err) end
+    ui.say(said.message)
+  end)
+end
+
 --- Forks (`fork_chat`) or cuts (`edit_message`) the chat at user message `id`; the view shows
 --- the chat it leaves active with that message as the draft; `then_()` runs afterwards.
 ---@param controller table the view's controller

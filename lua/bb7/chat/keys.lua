@@ -54,6 +54,7 @@ M.actions = {
   fork = function(ctx) conversation().fork(ctx.view) end,
   edit_message = function(ctx) conversation().edit(ctx.view) end,
   exclude = function() conversation().exclude() end,
+  compact = function() conversation().compact() end,
   next_message = function() conversation().jump(1) end,
   prev_message = function() conversation().jump(-1) end,
   next_user = function() conversation().jump(1, 'user') end,

@@ -161,6 +161,11 @@ function M.estimate()
     0,
     vim.schedule_wrap(function()
       if M.streaming() then return end
+      if M.state.chat and (M.state.chat.agent or '') ~= '' then
+        -- An agent's turn sends only the message, to the agent: there is no request to price.
+        M.state.estimate = nil
+        return M.winbars()
+      end
       require('bb7.backend').request('estimate', {}, function(err, estimate)
         M.state.estimate = not err and estimate.text or nil
         M.winbars()
@@ -196,7 +201,9 @@ function M.winbars()
       local kept = M.streaming() and totals or effort
       right = fits(kept) and kept or ''
     end
-    local title, model = M.title(width, name, S.chat.model, right)
+    -- An agent's chat names its agent: no model of bb7's answers there.
+    local who = (S.chat.agent or '') ~= '' and S.chat.agent or S.chat.model
+    local title, model = M.title(width, name, who, right)
     title = title and ('%#BB7ChatTitle# ' .. escape(title) .. '%* ·') or ''
     below = below ~= '' and ('%#BB7ChatNew#' .. escape(below) .. '%*') or ''
     vim.wo[conversation].winbar = ('%s%s %s%%#BB7ChatStatus#%s'):format(

@@ -1,17 +1,22 @@
 """The project's files for the chat view's file picker and `@` completion: git-tracked files
 first, then the untracked ones git does not ignore; outside a git repository, a walk of the
 tree that skips hidden directories. Paths are relative to the root, `/`-separated, at most
-`limit` of them. Not for deciding what the model may see (the chat's context does that).
+`limit` of them. A symlink is listed only where the path rule lets bb7 read it
+(`bb7.files.guard`: a link out of the project, into `.git`/`.bb7` or onto what `.bb7/ignore`
+leaves out is no project file to pick). Not for deciding what the model may see (the chat's
+context does that).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
 from bb7.files.git import ls_files
-from bb7.files.ignore import load_ignore
+from bb7.files.guard import readable
+from bb7.files.ignore import IgnoreRules, load_ignore
 
 LIMIT = 20_000
 GIT_TIMEOUT = 5.0
@@ -26,6 +31,7 @@ class _Listed(NamedTuple):
     mtime_ns: int
     files: list[str]
     subdirs: list[str]
+    links: frozenset[str]  # the files that are symlinks
 
 
 # Per directory walked: its names as of its mtime (adding, removing or renaming an entry
@@ -44,6 +50,7 @@ def _list_dir(directory: str) -> _Listed | None:
         return cached
     files: list[str] = []
     subdirs: list[str] = []
+    links: set[str] = set()
     try:
         with os.scandir(directory) as scan:
             for entry in scan:
@@ -52,6 +59,10 @@ def _list_dir(directory: str) -> _Listed | None:
                 except OSError:
                     is_dir = False
                 if not is_dir:
+                    if entry.is_symlink():
+                        links.add(entry.name)
+                    elif not entry.is_file(follow_symlinks=False):
+                        continue  # a FIFO, socket or device is no file to read
                     files.append(entry.name)
                 elif not (
                     entry.is_symlink() or entry.name.startswith(".") or entry.name in SKIPPED_DIRS
@@ -61,14 +72,15 @@ def _list_dir(directory: str) -> _Listed | None:
         return None
     if len(_LISTED) >= _LISTED_MAX:
         _LISTED.clear()
-    listed = _LISTED[directory] = _Listed(mtime, sorted(files), sorted(subdirs))
+    listed = _LISTED[directory] = _Listed(mtime, sorted(files), sorted(subdirs), frozenset(links))
     return listed
 
 
-def _walk(root: Path, limit: int) -> list[str]:
+def _walk(root: Path, limit: int, links: list[str] | None = None) -> list[str]:
     """Depth first, each directory's files (sorted) before its subdirectories (sorted), as
     `os.walk` goes; directory symlinks are not followed. Unchanged directories come from
-    the last walk (a stat each instead of a listing)."""
+    the last walk (a stat each instead of a listing). `links` gets the files that are
+    symlinks."""
     found: list[str] = []
     stack = [("", str(root))]
     while stack:
@@ -77,6 +89,8 @@ def _walk(root: Path, limit: int) -> list[str]:
         if listed is None:
             continue
         found.extend(prefix + name for name in listed.files)
+        if links is not None:
+            links.extend(prefix + name for name in listed.links)
         if len(found) >= limit:
             return found[:limit]
         stack.extend(
@@ -100,16 +114,35 @@ def project_files(root: Path, limit: int = LIMIT) -> list[str]:
     ignore = load_ignore(root)
     tracked = _git(root)
     if tracked is None:
-        return ignore.keep(_walk(root, limit))
+        links: list[str] = []
+        walked = _walk(root, limit, links)
+        refused = {name for name in links if not _readable_link(root, name, ignore)}
+        return ignore.keep([name for name in walked if name not in refused] if refused else walked)
     untracked = _git(root, "--others", "--exclude-standard") or []
     seen: set[str] = set()
     out: list[str] = []
     for name in tracked + untracked:
-        # A deleted but still tracked file cannot be added.
         fresh = name not in seen and name != ".bb7" and not name.startswith(".bb7/")
-        if fresh and (root / name).is_file():
+        if fresh and _pickable(root, name, ignore):
             seen.add(name)
             out.append(name)
             if len(out) >= limit:
                 break
     return ignore.keep(out)
+
+
+def _pickable(root: Path, name: str, ignore: IgnoreRules) -> bool:
+    """Whether git's `name` is a file to pick: a regular file, or a link the path rule lets
+    bb7 read to one (a deleted but still tracked file cannot be added)."""
+    try:
+        mode = os.lstat(root / name).st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        return _readable_link(root, name, ignore)
+    return stat.S_ISREG(mode)
+
+
+def _readable_link(root: Path, name: str, ignore: IgnoreRules) -> bool:
+    """Whether the symlink `name` leads to a file bb7 may read (`bb7.files.guard.readable`)."""
+    return (root / name).is_file() and isinstance(readable(root, name, ignore), str)

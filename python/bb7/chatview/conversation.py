@@ -321,6 +321,9 @@ def _message(out: _Writer, message: Message, width: int) -> None:
             heading += EXCLUDED_MARK
         first, _ = out.block([heading], HL_USER if message.role == "user" else HL_ASSISTANT)
         out.anchors.append(Anchor(first, message.id, message.role))
+    elif message.summary() is not None:
+        _summary(out, message)
+        return
     elif message.excluded:
         out.block(["(excluded from future requests)"])
     if any(isinstance(p, ToolPart | PlanPart) for p in message.parts):
@@ -343,6 +346,21 @@ def _message(out: _Writer, message: Message, width: int) -> None:
         # The separator above the message is not its own.
         first = start + 1 if start > 1 else start
         out.excluded.append((first, len(out.lines)))
+
+
+def _summary(out: _Writer, message: Message) -> None:
+    """A summary of earlier messages (`:BB7Compact`), as one block under its heading; `gX` on
+    it sends those messages again instead (and the summary is dimmed)."""
+    summary = message.summary()
+    assert summary is not None
+    count = len(summary.covers)
+    what = f"## Summary of {count} message{'' if count == 1 else 's'}"
+    what += " (left out: gX sends it again)" if message.excluded else " (gX brings them back)"
+    first, _ = out.block([what], HL_ASSISTANT)
+    out.anchors.append(Anchor(first, message.id, message.role))
+    _, last = out.block(_text_lines(summary.text))
+    if message.excluded:
+        out.excluded.append((first, last))
 
 
 def _parts(out: _Writer, message: Message) -> None:

@@ -13,6 +13,7 @@ A declaration that cannot be used is one line naming the file, the line and what
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Sequence
@@ -55,6 +56,7 @@ class Check(msgspec.Struct, frozen=True, kw_only=True):
         return not self.files or _globs(self.files).ignores(path)
 
 
+@functools.lru_cache(maxsize=64)
 def _globs(patterns: tuple[str, ...]) -> IgnoreRules:
     return parse_ignore("\n".join(patterns))
 

@@ -32,6 +32,7 @@ from bb7.state import lock
 from bb7.state.chats import new_chat
 from bb7.state.status import file_statuses
 from bb7.state.store import Store
+from bb7.text.visible import visible
 
 USAGE = "bb7 agent [-h] [--yes] [--show-reasoning] [--root DIR] (NAME | --cmd 'ARGV...') MESSAGE"
 
@@ -132,10 +133,14 @@ class _Printer:
         self.session: AgentSession | None = None
         self.lock = threading.Lock()
         self.at_line_start = True
+        self.thinking = False  # thoughts printed last, without their line ended yet
         self.shown: dict[str, str] = {}  # tool call id -> the status last printed
 
     def __call__(self, event: ev.AgentEvent) -> None:
         with self.lock:
+            if self.thinking and not isinstance(event, ev.Thought):
+                sys.stderr.write("\n")
+                self.thinking = False
             if isinstance(event, ev.Chunk):
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
@@ -144,6 +149,7 @@ class _Printer:
             elif isinstance(event, ev.Thought) and self.show_reasoning:
                 sys.stderr.write(event.text)
                 sys.stderr.flush()
+                self.thinking = not event.text.endswith("\n")
             elif isinstance(event, ev.Tool):
                 if self.shown.get(event.id) != event.status:
                     self.shown[event.id] = event.status
@@ -209,8 +215,10 @@ def _terminal() -> int | None:
 
 
 def _ask_terminal(fd: int, prompt: str) -> str:
-    """Write `prompt` to the terminal and read one line back ('' at its end)."""
-    os.write(fd, prompt.encode("utf-8"))
+    """Write `prompt` to the terminal and read one line back ('' at its end). The question
+    is the agent's words, written past the command line's `Shown` streams: its control
+    characters are made visible here."""
+    os.write(fd, visible(prompt).encode("utf-8"))
     line = b""
     while not line.endswith(b"\n"):
         got = os.read(fd, 1)

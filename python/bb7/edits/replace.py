@@ -206,10 +206,12 @@ class _Search:
             yield partial(self.lines, bare_old, bare_new, "gutter+")
         if self.replace_all:
             return  # every occurrence of a guessed region is too much to risk
-        yield partial(self.truncated, old_lines, new_lines)
+        # Every non-blank line equal, blank lines aside, before an end line matched by its
+        # start only (a `return spec` cut from `return specs.some(...)` elsewhere).
         yield lambda: self.windows(
             "blank_lines", find_ignoring_blank_lines(self.index, old_lines), old_lines, new_lines
         )
+        yield partial(self.truncated, old_lines, new_lines)
         yield partial(self.reflowed, old_lines, new_lines)
         yield partial(self.drifted, old_lines, new_lines)
         yield partial(self.stray_context, old_lines, new_lines)

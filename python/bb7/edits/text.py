@@ -306,15 +306,16 @@ class LineIndex:
 
     def indent_style(self, first: int, last: int) -> str:
         """Tab or space: what indented lines in the range mostly start with; the whole file's
-        habit when the range has no indented line."""
+        habit when the range has no indented line. One blank before the text is alignment
+        (` * ` inside a C comment), not indentation."""
         tabs = spaces = 0
         for text in self.texts[first : last + 1]:
             if text.startswith("\t"):
                 tabs += 1
-            elif text.startswith(" ") and text.strip():
+            elif text.startswith("  ") and text.strip():
                 spaces += 1
         if tabs == spaces == 0:
-            tabs, spaces = self.content.count("\n\t"), self.content.count("\n ")
+            tabs, spaces = self.content.count("\n\t"), self.content.count("\n  ")
         if tabs == spaces == 0:
             return ""
         return "\t" if tabs > spaces else " "

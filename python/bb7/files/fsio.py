@@ -8,15 +8,17 @@ back (and undo). Writes go to a temp file (`.NAME.PID.XXXX.bb7-tmp`) in the same
 are fsynced, take over the old file's mode, owner and group (where the process may) and are
 renamed into place: a crash leaves either the old or the new file, never a partial one. Right
 before the rename the file is looked at again: when another program wrote it meanwhile, nothing
-is replaced (`FileMoved`). The old file stays open across the rename and is read once more
-after it: text another program wrote into it between that last look and the rename (an
-appended line) is merged into the new file, or, when it overlaps, put back in place of bb7's
-(`FileMoved`); a new file is linked into place, never over one created meanwhile. A file with
-several hard links is written in place (a rename would
-split the links); the caller keeps the old text first. A symlink is written through to its
-target (the link stays a link); callers check that the target is one bb7 may write
-(`bb7.files.paths.project_path`). Temp files a killed bb7 left are removed by the next write of the
-same file.
+is replaced (`FileMoved`). The old file stays open across the rename and is read again after
+it: text another program wrote into it between that last look and the rename (an appended
+line) is merged into the new file, or, when it overlaps, put back in place of bb7's
+(`FileMoved`); read again after that merge's write, until nothing new came. Only a write into
+the old file after its last read is lost (no rename can keep it: that file has no name by
+then). A new file is linked into place, never over one created meanwhile. A file with several
+hard links is written in place (a rename would split the links): the old bytes go to a backup
+first, and a line appended while bb7 writes lands past its bytes and is kept after them. A
+symlink is written through to its target (the link stays a link); callers check that the
+target is one bb7 may write (`bb7.files.paths.project_path`). Temp files a killed bb7 left
+are removed by the next write of the same file.
 """
 
 from __future__ import annotations
@@ -231,8 +233,7 @@ def atomic_write(
         )
     remove_leftovers(directory, path.name)
     if info is not None and info.st_nlink > 1:
-        _write_in_place(path, data, info, expect)
-        return None
+        return _write_in_place(path, data, info, expect)
     # Imported here, on the first write: tempfile (with random and weakref) costs a command that
     # only reads, such as `bb7 status`, a noticeable part of its start.
     import tempfile
@@ -262,11 +263,10 @@ def atomic_write(
             raise
         _fsync_dir(directory)
         crash_point("after_rename")
-        late = _late_text(held, expect)
+        return _keep_late(path, held, expect, text)
     finally:
         if held is not None:
             os.close(held)
-    return None if late is None else _keep_late(path, expect, text, late)
 
 
 def _hold(path: Path, info: os.stat_result | None, expect: str | Unchecked | None) -> int | None:
@@ -302,30 +302,46 @@ def _rename(tmp: str, path: Path, *, create: bool) -> None:
     os.replace(tmp, path)
 
 
-def _late_text(held: int | None, expect: str | Unchecked | None) -> str | None:
-    """What another program wrote into the old file after bb7's last look (None: nothing)."""
-    if held is None or not isinstance(expect, str):
+# How often the old file is read again after a late write was merged in (each merge's own
+# write takes time, in which the other program may write once more).
+_LATE_ROUNDS = 3
+
+
+def _late_text(held: int | None, seen: str | Unchecked | None) -> str | None:
+    """What the old file holds now when another program wrote into it after bb7 last saw
+    `seen` there (None: nothing new)."""
+    if held is None or not isinstance(seen, str):
         return None
     try:
         data = os.pread(held, MAX_BYTES + 1, 0)
     except OSError:
         return None
     late = decode(data, "")
-    return late if isinstance(late, str) and late != expect else None
+    return late if isinstance(late, str) and late != seen else None
 
 
-def _keep_late(path: Path, seen: str | Unchecked | None, text: str, late: str) -> str:
-    """Another program wrote `late` into the file bb7 just replaced: merge it into `text`, or,
-    when the two change the same lines, put `late` back (`FileMoved`): never lost."""
-    from bb7.text.merge import merge3  # only a write that raced another program gets here
+def _keep_late(path: Path, held: int | None, seen: str | Unchecked | None, text: str) -> str | None:
+    """The old file, still open after the rename, read again: what another program wrote into
+    it after bb7's last look is merged into `text` or, when the two change the same lines, put
+    back in place of bb7's (`FileMoved`): never lost. The merge's own write takes time, so the
+    old file is read again after it, until nothing new came (a write into the old file after
+    the last read is the window left: that file has no name by then). Returns the text now in
+    the file when a late write was merged in, else None."""
+    written = text
+    for _ in range(_LATE_ROUNDS):
+        late = _late_text(held, seen)
+        if late is None:
+            break
+        from bb7.text.merge import merge3  # only a write that raced another program gets here
 
-    assert isinstance(seen, str)
-    merged = merge3(seen, late, text)
-    if merged.conflicts:
-        atomic_write(path, late, expect=text)
-        raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
-    atomic_write(path, merged.text, expect=text)
-    return merged.text
+        assert isinstance(seen, str)
+        merged = merge3(seen, late, written)
+        if merged.conflicts:
+            atomic_write(path, late, expect=written)
+            raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
+        again = atomic_write(path, merged.text, expect=written)
+        seen, written = late, merged.text if again is None else again
+    return None if written == text else written
 
 
 def _look_again(path: Path, seen: os.stat_result | None, expect: str | Unchecked | None) -> None:
@@ -357,11 +373,16 @@ def _stat(path: Path) -> os.stat_result | None:
 
 def _write_in_place(
     path: Path, data: bytes, info: os.stat_result, expect: str | Unchecked | None
-) -> None:
-    """Overwrite a hard-linked file in place, so every link sees the new text.
+) -> str | None:
+    """Overwrite a hard-linked file in place, so every link sees the new text. Returns None,
+    or the text now in the file when another program wrote into it meanwhile (kept).
 
     No rename makes this atomic, so the old bytes go to a backup beside the file first (synced),
-    removed once the new text is on disk: a kill halfway leaves it for `backups` to find."""
+    removed once the new text is on disk: a kill halfway leaves it for `backups` to find. The
+    new text past the old end is written first, so a line another program appends while bb7
+    writes lands past bb7's bytes; it is then kept after the new text. What the file holds at
+    the end is read back: another program's write that the new text does not account for
+    shows as a local change, never silently."""
     fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     backup = path.parent / f".{path.name}.{os.getpid()}{BACKUP_SUFFIX}"
     try:
@@ -370,17 +391,28 @@ def _write_in_place(
             raise FileMoved(errno.EAGAIN, "replaced by another program meanwhile", str(path))
         _look_again(path, info, expect)
         old = os.pread(fd, MAX_BYTES + 1, 0)
+        if isinstance(expect, str) and old != expect.encode("utf-8"):
+            raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
         with open(backup, "wb") as handle:
             handle.write(old)
             handle.flush()
             os.fsync(handle.fileno())
         _fsync_dir(path.parent)
-        half = len(data) // 2
+        end = max(len(old), len(data))
+        head = min(len(old), len(data))
+        half = head // 2
+        if os.fstat(fd).st_size != len(old):  # appended to since the read: nothing written
+            os.unlink(backup)
+            raise FileMoved(errno.EAGAIN, "written by another program meanwhile", str(path))
         try:
+            # The part past the old end first: from then on an append lands past both texts.
+            _write_all(fd, memoryview(data)[head:], head)
             _write_all(fd, memoryview(data)[:half], 0)
             crash_point("in_place_halfway")
-            _write_all(fd, memoryview(data)[half:], half)
+            _write_all(fd, memoryview(data)[half:head], half)
+            late = os.pread(fd, MAX_BYTES + 1, end)  # appended by another program meanwhile
             os.ftruncate(fd, len(data))
+            _write_all(fd, memoryview(late), len(data))
             os.fsync(fd)
         except OSError:
             # A full disk halfway: put the old bytes back (a failure here keeps the backup).
@@ -389,11 +421,13 @@ def _write_in_place(
             os.fsync(fd)
             os.unlink(backup)
             raise
+        now = os.pread(fd, MAX_BYTES + 1, 0)
     finally:
         os.close(fd)
     crash_point("after_rename")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(backup)
+    return None if now == data else now.decode("utf-8", "replace")
 
 
 def _write_all(fd: int, view: memoryview, offset: int) -> None:

@@ -378,6 +378,7 @@ def chat_request(
     provider: dict[str, object] | None = None,
     prompt_cache_key: str | None = None,
     max_tokens: int | None = None,
+    adaptive_thinking: bool = False,
 ) -> ChatRequest:
     """The request for an assembled prompt; tools only in tool mode."""
     return ChatRequest(
@@ -388,6 +389,7 @@ def chat_request(
         max_tokens=max_tokens,
         provider=dict(provider) if provider else None,
         prompt_cache_key=prompt_cache_key,
+        adaptive_thinking=adaptive_thinking,
     )
 
 

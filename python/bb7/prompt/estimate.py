@@ -18,6 +18,7 @@ from collections.abc import Callable
 import msgspec
 
 from bb7.chatview.conversation import format_cost
+from bb7.files.images import data_url_tokens
 from bb7.prompt import pricing
 from bb7.prompt.assemble import Prompt
 from bb7.prompt.config import SendConfig
@@ -104,13 +105,20 @@ def estimate_turn(
 
 def _shared_tokens(before: ChatRequest, after: ChatRequest, prompt: Prompt) -> int:
     """Tokens of the prefix two requests share: the tools (sent first, and the same while the
-    mode is), then the messages' text in order."""
-    old, new = _flat(before), _flat(after)
+    mode is), then the messages in order, an image by its own count (not its few characters
+    here)."""
+    old, _ = _flat(before)
+    new, images = _flat(after)
     shared = shared_prefix(old, new)
     if not shared:
         return 0
     tools = sum(p.tokens for p in prompt.parts if p.name == "tools")
-    return tools + estimate_tokens(new[:shared])
+    text = estimate_tokens(new[:shared])
+    for start, end, image in images:
+        if end <= shared:
+            tokens = data_url_tokens(f"data:{image.media_type};base64,{image.data}")
+            text += tokens - estimate_tokens(new[start:end])
+    return tools + text
 
 
 def shared_prefix(a: str, b: str) -> int:
@@ -134,11 +142,23 @@ def _part_text(part: Part) -> str:
     return msgspec.json.encode(part).decode()
 
 
-def _flat(request: ChatRequest) -> str:
-    """The messages as one text, each opened by its role (a role that changes ends the match)."""
-    out = []
+def _flat(request: ChatRequest) -> tuple[str, list[tuple[int, int, ImagePart]]]:
+    """The messages as one text, each opened by its role (a role that changes ends the match),
+    and where each image stands in it (start, end)."""
+    out: list[str] = []
+    images: list[tuple[int, int, ImagePart]] = []
+    size = 0
     for message in request.messages:
-        content = message.content
-        text = content if isinstance(content, str) else "".join(map(_part_text, content))
-        out.append(f"\x00{message.role}\x00{text}")
-    return "".join(out)
+        head = f"\x00{message.role}\x00"
+        out.append(head)
+        size += len(head)
+        parts = (
+            [ContentPart(message.content)] if isinstance(message.content, str) else message.content
+        )
+        for part in parts:
+            text = _part_text(part)
+            if isinstance(part, ImagePart):
+                images.append((size, size + len(text), part))
+            out.append(text)
+            size += len(text)
+    return "".join(out), images

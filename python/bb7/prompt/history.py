@@ -30,6 +30,7 @@ from bb7.prompt.assemble import (
     HistoryTurn,
     PendingOutput,
 )
+from bb7.prompt.compact import SUMMARY_HEADER
 from bb7.prompt.markers import EventAction
 from bb7.state.records import (
     CheckRun,
@@ -151,7 +152,18 @@ def history(
     (which reads a snapshot's text), each user message is preceded by the files it was sent
     with."""
     entries: list[HistoryEntry] = []
+    messages = list(messages)
+    # A summary is sent where the first message it stands in for was (they are left out).
+    summaries: dict[int, Message] = {}
     for message in messages:
+        summary = message.summary()
+        if summary is not None and summary.covers and not message.excluded:
+            summaries[min(summary.covers)] = message
+    for message in messages:
+        if message.id in summaries:
+            standing = summaries[message.id]
+            text = f"{SUMMARY_HEADER}\n{standing.summary().text}"  # type: ignore[union-attr]
+            entries.append(HistoryMessage(role="system", text=text, message=standing.id))
         if message.role == "user" and blob is not None:
             entries.append(
                 HistoryTurn(

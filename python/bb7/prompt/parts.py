@@ -130,6 +130,14 @@ def toggle_exclusion(
     # The change of the whole next request, not the message's own size: an answer that wrote
     # files, excluded, leaves their text to be sent as context files instead.
     change = tokens() - before
+    if toggled.summary:
+        count = len(toggled.message_ids) - 1
+        what = (
+            f"{count} messages sent again instead of their summary"
+            if toggled.excluded
+            else (f"the summary sent again instead of its {count} messages")
+        )
+        return f"{what}: {abs(change):,} tokens {'more' if change > 0 else 'less'}"
     what = "excluded from" if toggled.excluded else "included again in"
     which = ", with its answer" if len(toggled.message_ids) > 1 else ""
     return (

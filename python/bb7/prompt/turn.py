@@ -151,6 +151,7 @@ def build_turn(
         )
         if check.level != "ok" and check.message:
             notices.append(Notice(f"context_{check.level}", check.message))
+    anthropic = api_of(config.provider) == "anthropic"
     request = chat_request(
         prompt,
         config.model,
@@ -159,8 +160,9 @@ def build_turn(
         prompt_cache_key=chat_id if config.cache and preset.cache_key else None,
         # Anthropic's API wants a cap on every answer; the others leave it to the model.
         max_tokens=max_tokens_for(model.max_completion_tokens if model else None)
-        if api_of(config.provider) == "anthropic"
+        if anthropic
         else None,
+        adaptive_thinking=anthropic and model is not None and bool(model.adaptive_thinking),
     )
     return Turn(
         request=request,

@@ -13,7 +13,9 @@ the client knows which API answered:
   tokens are the uncached input plus the cache reads plus the cache writes;
 - the stop reason becomes the finish reason in Chat Completions' words (`end_turn`: stop,
   `max_tokens`: length, `tool_use`: tool_calls, `refusal`: content_filter);
-- `message_stop` ends the response (`stopped`); an `error` event ends it with that `error`.
+- `message_stop` ends the response (`stopped`); an `error` event ends it with that `error`;
+- a whole message (a server that ignored `stream: true` answers one JSON object) is read as
+  the events that would have streamed it, and ends the response.
 An event type this module does not know is skipped without a word (Anthropic may add some); a
 block type it does not know is skipped and named in `skipped`. No network, no threads.
 """
@@ -24,7 +26,14 @@ from typing import Literal
 
 import msgspec
 
-from bb7.provider.anthropic_wire import EVENT_DECODER, Block, Delta, Event, WireUsage
+from bb7.provider.anthropic_wire import (
+    EVENT_DECODER,
+    Block,
+    Delta,
+    Event,
+    StartedMessage,
+    WireUsage,
+)
 from bb7.provider.deltas import Answer, CallBuilder, DeltaEvent, Read
 from bb7.provider.events import ReasoningDelta, TextDelta, ThinkingBlock, ToolCallDelta, Usage
 from bb7.provider.lenient import decode_lenient
@@ -74,10 +83,10 @@ class MessagesAccumulator(Answer):
         event = decoded[0]
         if event is None:
             return Read([], decoded[1])
-        events = self.apply(event)
+        events = self._whole(event) if event.type == "message" else self.apply(event)
         skipped = (*decoded[1], *self._skipped)
         self._skipped.clear()
-        if event.type == "message_stop":
+        if event.type in ("message_stop", "message"):
             return Read(events, skipped, "complete")
         if event.type == "error":
             # The error object verbatim, as the provider's error words are read from it.
@@ -105,6 +114,23 @@ class MessagesAccumulator(Answer):
                 self.usage = _usage(self._started, event.usage)
         if events:
             self.emitted = True
+        return events
+
+    def _whole(self, message: Event) -> list[DeltaEvent]:
+        """A whole answer, as the events that stream one: each block opened with what it
+        holds (a tool call's input as one piece of its JSON), then the stop reason."""
+        started = StartedMessage(model=message.model, usage=message.usage)
+        events = self.apply(Event("message_start", message=started))
+        for index, block in enumerate(message.content or ()):
+            if block.type != "tool_use":
+                events += self.apply(Event("content_block_start", index=index, content_block=block))
+                continue
+            opened = msgspec.structs.replace(block, input={})
+            events += self.apply(Event("content_block_start", index=index, content_block=opened))
+            arguments = msgspec.json.encode(block.input or {}).decode()
+            piece = Delta(type="input_json_delta", partial_json=arguments)
+            events += self.apply(Event("content_block_delta", index=index, delta=piece))
+        events += self.apply(Event("message_delta", delta=Delta(stop_reason=message.stop_reason)))
         return events
 
     def _block_start(self, index: int | None, block: Block, events: list[DeltaEvent]) -> None:

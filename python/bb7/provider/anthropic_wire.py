@@ -1,8 +1,9 @@
 """Anthropic's Messages API on the wire: the request body we send, the stream events we read.
 
 `messages_body` turns a provider-neutral `ChatRequest` into the JSON of POST /v1/messages: the
-system prompt as top-level `system` blocks, the tools with `input_schema`, extended thinking as a
-token budget taken from the reasoning effort, and the prompt's cache marks as native
+system prompt as top-level `system` blocks, the tools with `input_schema`, extended thinking from
+the reasoning effort (a token budget, or adaptive thinking at an effort for the models that take
+it: the newest refuse a budget), and the prompt's cache marks as native
 `cache_control` breakpoints, at most four (Anthropic refuses a fifth): the last tool, the system
 prompt, the conversation's first mark (the context as first shared) and its last (the history
 the next turn starts with). Anthropic looks for a cached prefix at the block boundaries up to 20
@@ -44,6 +45,15 @@ DEFAULT_MAX_TOKENS = 8192
 MAX_TOKENS_CAP = 32000
 
 _EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+# Adaptive thinking's effort for bb7's (Anthropic's has no "minimal"). Its thinking is asked
+# for summarized: the newest models send it empty by default, leaving nothing to show.
+ADAPTIVE_EFFORT: dict[str, str] = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+}
+_ADAPTIVE: dict[str, str] = {"type": "adaptive", "display": "summarized"}
 
 
 def headers(key: str | None) -> dict[str, str]:
@@ -66,9 +76,11 @@ def messages_body(request: ChatRequest, *, stream: bool) -> bytes:
     The system message becomes `system`, the others `messages` (user and assistant turns, in
     order); a prompt marked for caching (`ContentPart.cache_control`) gets its breakpoints as
     described in the module docstring, and the last tool one more. `reasoning_effort` "none"
-    (or None) sends no `thinking`; any other effort a budget (`THINKING_BUDGET`), with
-    `max_tokens` raised to leave the answer room, and no `temperature` (Anthropic refuses one
-    with thinking on). OpenRouter's `provider` and OpenAI's `prompt_cache_key` do not apply.
+    (or None) sends no `thinking`; any other effort a budget (`THINKING_BUDGET`), or with
+    `adaptive_thinking` adaptive thinking at that effort (`output_config.effort`); either way
+    `max_tokens` is raised to leave the answer room beside the thinking, and no `temperature`
+    is sent (Anthropic refuses one with thinking on). OpenRouter's `provider` and OpenAI's
+    `prompt_cache_key` do not apply.
     """
     system: list[dict[str, Any]] = []
     turns: list[dict[str, Any]] = []
@@ -94,7 +106,11 @@ def messages_body(request: ChatRequest, *, stream: bool) -> bytes:
     effort = request.reasoning_effort
     if effort is not None and effort != "none":
         budget = THINKING_BUDGET[effort]
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        if request.adaptive_thinking:
+            body["thinking"] = dict(_ADAPTIVE)
+            body["output_config"] = {"effort": ADAPTIVE_EFFORT[effort]}
+        else:
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
         body["max_tokens"] = max(max_tokens, budget + ANSWER_ROOM)
     elif request.temperature is not None:
         body["temperature"] = request.temperature
@@ -215,7 +231,8 @@ class ErrorDetail(msgspec.Struct):
 
 
 class Event(msgspec.Struct):
-    """One stream event; `type` says which fields it fills."""
+    """One stream event; `type` says which fields it fills. A whole answer (`type` "message":
+    a server that ignored `stream: true`) fills `content`, `model`, `stop_reason` and `usage`."""
 
     type: str = ""
     index: int | None = None
@@ -224,6 +241,9 @@ class Event(msgspec.Struct):
     delta: Delta | None = None
     usage: WireUsage | None = None
     error: ErrorDetail | None = None
+    content: list[Block] | None = None
+    model: str | None = None
+    stop_reason: str | None = None
 
 
 class ErrorBody(msgspec.Struct):

@@ -291,11 +291,14 @@ class Worker:
     def _finish(self, outcome: _Complete | Failure, attempts: int, duration: float) -> None:
         acc = self.acc
         # The answer as it is kept and logged: a model that echoes the key (in its text, its
-        # reasoning, a tool call or the `model` field) does not get it stored anywhere.
+        # reasoning, a tool call's arguments, name or id, or the `model` field) does not get
+        # it stored anywhere.
         key = self.wording.api_key
         hide = key.redact_answer if key is not None else str
         calls = tuple(
-            msgspec.structs.replace(call, arguments=hide(call.arguments))
+            msgspec.structs.replace(
+                call, id=hide(call.id), name=hide(call.name), arguments=hide(call.arguments)
+            )
             for call in acc.tool_calls()
         )
         output = _Output(

@@ -19,6 +19,7 @@ Not for the models list itself (`models.py`) nor for choosing an edit format
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -36,6 +37,9 @@ SOURCES: dict[ServerKind, str] = {
     "lmstudio": "LM Studio /api/v0/models",
 }
 PROBE_TIMEOUT = 3.0
+# The whole probe's deadline, over every request it makes (a server that answers each just in
+# time holds up a first send no longer than this).
+PROBE_TOTAL = 10.0
 # Ollama answers per model; a long local list is asked about this many at most per refresh.
 MAX_SHOWN = 40
 
@@ -159,23 +163,45 @@ def server_root(base_url: str) -> str:
 
 
 def probe(
-    client: OpenAICompatClient, model_ids: list[str], *, timeout: float = PROBE_TIMEOUT
+    client: OpenAICompatClient,
+    model_ids: list[str],
+    *,
+    timeout: float = PROBE_TIMEOUT,
+    total: float = PROBE_TOTAL,
 ) -> tuple[str, dict[str, Capabilities]] | None:
-    """(source, answers by model id) from the first server API that answers, or None."""
+    """(source, answers by model id) from the first server API that answers, or None. Each
+    request waits `timeout` at most, all of them `total`."""
     root = server_root(client.config.base_url)
+    deadline = time.monotonic() + total
     for kind in server_kinds(client):
-        said = _ASK[kind](client, root, model_ids, timeout).items()
+        if time.monotonic() >= deadline:
+            break
+        said = _ASK[kind](client, root, model_ids, _Deadline(deadline, timeout)).items()
         answers = {model_id: found for model_id, found in said if found != Capabilities()}
         if answers:
             return SOURCES[kind], answers
     return None
 
 
+class _Deadline(msgspec.Struct, frozen=True):
+    """The probe's deadline (monotonic) and each request's own limit."""
+
+    at: float
+    each: float
+
+    def left(self) -> float:
+        """What the next request may wait: its own limit, at most what is left (0: none)."""
+        return max(0.0, min(self.each, self.at - time.monotonic()))
+
+
 def _ask_ollama(
-    client: OpenAICompatClient, root: str, ids: list[str], timeout: float
+    client: OpenAICompatClient, root: str, ids: list[str], deadline: _Deadline
 ) -> dict[str, Capabilities]:
     answers: dict[str, Capabilities] = {}
     for model_id in ids[:MAX_SHOWN]:
+        timeout = deadline.left()
+        if not timeout:
+            break
         body = client.request_json("POST", f"{root}/api/show", {"model": model_id}, timeout=timeout)
         if isinstance(body, HttpProblem):
             if not answers or body.kind in ("connection", "timeout"):
@@ -188,22 +214,22 @@ def _ask_ollama(
 
 
 def _ask_llamacpp(
-    client: OpenAICompatClient, root: str, ids: list[str], timeout: float
+    client: OpenAICompatClient, root: str, ids: list[str], deadline: _Deadline
 ) -> dict[str, Capabilities]:
-    body = client.request_json("GET", f"{root}/props", timeout=timeout)
+    body = client.request_json("GET", f"{root}/props", timeout=deadline.left())
     found = None if isinstance(body, HttpProblem) else from_llamacpp_props(body)
     return {} if found is None else dict.fromkeys(ids, found)
 
 
 def _ask_lmstudio(
-    client: OpenAICompatClient, root: str, ids: list[str], timeout: float
+    client: OpenAICompatClient, root: str, ids: list[str], deadline: _Deadline
 ) -> dict[str, Capabilities]:
-    body = client.request_json("GET", f"{root}/api/v0/models", timeout=timeout)
+    body = client.request_json("GET", f"{root}/api/v0/models", timeout=deadline.left())
     found = None if isinstance(body, HttpProblem) else from_lmstudio_models(body)
     return {} if found is None else {i: found[i] for i in ids if i in found}
 
 
 _ASK: dict[
     ServerKind,
-    Callable[[OpenAICompatClient, str, list[str], float], dict[str, Capabilities]],
+    Callable[[OpenAICompatClient, str, list[str], _Deadline], dict[str, Capabilities]],
 ] = {"ollama": _ask_ollama, "llamacpp": _ask_llamacpp, "lmstudio": _ask_lmstudio}

@@ -41,8 +41,9 @@ _KEY_WORD = re.compile(r"[A-Za-z0-9_-]{32,}")
 
 
 def looks_like_key(value: str) -> bool:
-    """Whether `value` (one word) looks like an API key rather than a name, command or path."""
-    value = value.strip()
+    """Whether `value` (one word, quotes around it ignored) looks like an API key rather than
+    a name, command or path."""
+    value = value.strip().strip("'\"`").strip()
     if _KEY_PREFIX.fullmatch(value):
         return True
     if not _KEY_WORD.fullmatch(value):

@@ -53,6 +53,10 @@ class ModelInfo(msgspec.Struct, frozen=True):
     capabilities_source: str = ""
     # Whether the model reads images (None: the list does not say; see `takes_images`).
     supports_images: bool | None = None
+    # Whether the model thinks as Anthropic's adaptive thinking asks (an effort, no token
+    # budget): the only way on the newest Claude models, which refuse a budget, and the one
+    # advised where both are taken. None: the list does not say (a budget is sent).
+    adaptive_thinking: bool | None = None
 
 
 class ModelList(msgspec.Struct, frozen=True):
@@ -116,9 +120,19 @@ class _Supported(msgspec.Struct):
     supported: bool | None = None
 
 
+class _ThinkingTypes(msgspec.Struct):
+    adaptive: _Supported | None = None
+    enabled: _Supported | None = None
+
+
+class _Thinking(msgspec.Struct):
+    supported: bool | None = None
+    types: _ThinkingTypes | None = None
+
+
 class _AnthropicCapabilities(msgspec.Struct):
     image_input: _Supported | None = None
-    thinking: _Supported | None = None
+    thinking: _Thinking | None = None
 
 
 class _AnthropicModel(msgspec.Struct):
@@ -140,7 +154,7 @@ class _AnthropicModels(msgspec.Struct):
 _MODELS_DECODER = msgspec.json.Decoder(_WireModels)
 _ANTHROPIC_DECODER = msgspec.json.Decoder(_AnthropicModels)
 # Anthropic lists at most this many models a page (its default is 20).
-_ANTHROPIC_PAGE = 1000
+ANTHROPIC_PAGE = 1000
 
 
 def parse_models(body: bytes) -> list[ModelInfo] | HttpProblem:
@@ -161,14 +175,19 @@ def _unexpected(exc: Exception) -> HttpProblem:
 def fetch_models(
     client: OpenAICompatClient, *, timeout: float = 30.0
 ) -> list[ModelInfo] | HttpProblem:
-    """The provider's models list, in its API's shape (Anthropic's page by page). Blocking."""
+    """The provider's models list, in its API's shape (Anthropic's page by page, all pages
+    within `timeout`). Blocking."""
     if client.api != "anthropic":
         body = client.get_json("models", timeout=timeout)
         return parse_models(body) if isinstance(body, bytes) else body
     models: list[ModelInfo] = []
     after = ""
+    deadline = time.monotonic() + timeout
     for _ in range(10):  # pages; a list of ten thousand models is not a models list
-        body = client.get_json(f"models?limit={_ANTHROPIC_PAGE}{after}", timeout=timeout)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return HttpProblem("timeout", f"The models list did not come within {timeout:g} s.")
+        body = client.get_json(f"models?limit={ANTHROPIC_PAGE}{after}", timeout=left)
         if isinstance(body, HttpProblem):
             return body
         try:
@@ -184,9 +203,12 @@ def fetch_models(
 
 
 def _anthropic_model(wire: _AnthropicModel, preset: Preset) -> ModelInfo:
-    """Every Claude model takes tools; images and thinking as its capabilities say (unknown
-    when an older API version leaves them out); prices from the preset's table."""
+    """Every Claude model takes tools; images and thinking (adaptive where it takes that kind)
+    as its capabilities say (unknown when an older API version leaves them out); prices from
+    the preset's table."""
     able = wire.capabilities or _AnthropicCapabilities()
+    types = able.thinking.types if able.thinking else None
+    adaptive = types.adaptive.supported if types and types.adaptive else None
     price = listed_price(preset, wire.id)
     pricing = Pricing()
     if price is not None:
@@ -201,6 +223,7 @@ def _anthropic_model(wire: _AnthropicModel, preset: Preset) -> ModelInfo:
         supports_reasoning=able.thinking.supported if able.thinking else None,
         supports_images=able.image_input.supported if able.image_input else None,
         pricing=pricing,
+        adaptive_thinking=adaptive,
     )
 
 

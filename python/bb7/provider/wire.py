@@ -126,6 +126,9 @@ class ChatRequest(msgspec.Struct, frozen=True):
     # OpenRouter provider routing preferences, e.g. {"data_collection": "deny", "zdr": True}.
     provider: dict[str, Any] | None = None
     prompt_cache_key: str | None = None
+    # Anthropic's API: the model thinks adaptively, at an effort (`ModelInfo.adaptive_thinking`),
+    # instead of within a token budget.
+    adaptive_thinking: bool = False
     # Merged last into the JSON body, for provider options this module does not model.
     extra: dict[str, Any] = {}
 

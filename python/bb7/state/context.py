@@ -563,6 +563,17 @@ def follow_edits(
     return update_all(store, chat_id, buffers=buffers, max_bytes=max_bytes, followed=True)
 
 
+def text_now(store: Store, entry: ContextEntry, buffers: Buffers | None = None) -> str | None:
+    """The text a fresh snapshot of `entry` takes (a new chat with the same context): None
+    where the path may no longer be read (`_still_readable`), cannot be read, or now holds
+    what looks like a secret that the text the user chose did not."""
+    text = _local_text(store, entry, buffers, DEFAULT_MAX_BYTES)
+    if isinstance(text, Problem):
+        return None
+    where = os.path.realpath(local_file(store, entry.path))
+    return None if new_secret(where, text, entry.path, store.blob(entry.blob)) else text
+
+
 def _local_text(
     store: Store, entry: ContextEntry, buffers: Buffers | None, max_bytes: int
 ) -> str | Problem:

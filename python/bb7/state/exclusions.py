@@ -8,6 +8,10 @@ it saves. An answer alone can be excluded; your question then stays. Toggling yo
 again includes it and its answer. A file event (`event` message) is not excluded by hand: the
 model follows its files through them. A fork or an edit keeps the exclusions of the messages
 it keeps (they are copied with the flag).
+
+A summary (`:BB7Compact`, `compacted`) stands in for the messages it covers, which are excluded
+with it; toggling the summary sends those messages again instead, and toggling it back the
+summary.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import msgspec
 
 from bb7.refusal import Problem
+from bb7.state.records import Message, SummaryPart
 from bb7.state.store import Store
 
 # Roles that answer a user message (and go with it when it is excluded): the answer, bb7's
@@ -27,6 +32,15 @@ class Toggled(msgspec.Struct, frozen=True):
 
     excluded: bool
     message_ids: list[int]
+    summary: bool = False  # the message toggled is a summary (its covered ones went the other way)
+
+
+def compacted(store: Store, chat_id: str, covers: list[int], text: str, model: str) -> Message:
+    """Store `text` as the summary of messages `covers`, which are left out from now on."""
+    with store.transaction():
+        store.set_excluded(chat_id, covers, True)
+        part = SummaryPart(text=text, covers=covers)
+        return store.append_message(chat_id, Message(role="summary", parts=[part], model=model))
 
 
 def toggle_excluded(store: Store, chat_id: str, message_id: int) -> Toggled | Problem:
@@ -38,6 +52,12 @@ def toggle_excluded(store: Store, chat_id: str, message_id: int) -> Toggled | Pr
         if at is None:
             return Problem("no_message", f"chat {chat_id} has no message {message_id}")
         target = messages[at]
+        summary = target.summary()
+        if summary is not None:
+            excluded = not target.excluded
+            store.set_excluded(chat_id, [target.id], excluded)
+            store.set_excluded(chat_id, summary.covers, not excluded)
+            return Toggled(excluded, [target.id, *summary.covers], summary=True)
         if target.role not in ("user", *_ANSWER):
             return Problem(
                 "no_message",

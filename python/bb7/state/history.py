@@ -18,6 +18,7 @@ from bb7.files.fsio import FileProblem
 from bb7.files.paths import project_path
 from bb7.refusal import Abort, Problem
 from bb7.state.chats import chat_or_abort, fresh, new_chat, refuse_if_held
+from bb7.state.context import text_now
 from bb7.state.local import Buffers, read_local, same_text, text_of
 from bb7.state.records import (
     ENTRY_KINDS,
@@ -145,14 +146,16 @@ def fork_chat(
 
 def reuse_context(store: Store, chat_id: str, *, buffers: Buffers | None = None) -> Chat | Problem:
     """A new chat, empty, with the model, reasoning effort and context of `chat_id`: each whole
-    file snapshotted afresh from its local text (a file gone or unreadable keeps the snapshot it
-    had), sections as they were; read-only and writable as they were."""
+    file snapshotted afresh from its local text, through the path rule and the secret guard
+    (`context.text_now`: a file gone, unreadable, swapped for a link out of the project or
+    now holding a secret keeps the snapshot it had), sections as they were; read-only and
+    writable as they were."""
     try:
         with store.transaction():
             source = chat_or_abort(store, chat_id)
             chat = new_chat(store, model=source.model, reasoning_effort=source.reasoning_effort)
             for entry in store.entries(chat_id):
-                now = None if entry.start_line else text_of(read_local(store, entry.path, buffers))
+                now = None if entry.start_line else text_now(store, entry, buffers)
                 if now is not None:
                     blob, file_id = store.put_blob(now), entry_file_id(entry.path, now)
                     entry = msgspec.structs.replace(entry, blob=blob, file_id=file_id)

@@ -401,7 +401,15 @@ class CheckPart(msgspec.Struct, tag="check"):
     run: CheckRun
 
 
-Part = TextPart | ReasoningPart | EventPart | ToolPart | PlanPart | CheckPart
+class SummaryPart(msgspec.Struct, tag="summary", kw_only=True):
+    """What the model wrote of earlier messages (`:BB7Compact`): the next requests send it in
+    their place. `covers` names them (excluded while the summary is not)."""
+
+    text: str
+    covers: list[int]
+
+
+Part = TextPart | ReasoningPart | EventPart | ToolPart | PlanPart | CheckPart | SummaryPart
 
 
 class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -487,6 +495,10 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
     def text(self) -> str:
         """The message's visible text (text parts joined)."""
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    def summary(self) -> SummaryPart | None:
+        """A summary message's summary (role `summary`), else None."""
+        return next((p for p in self.parts if isinstance(p, SummaryPart)), None)
 
 
 class ContextEntry(msgspec.Struct, kw_only=True):

@@ -19,13 +19,15 @@ message), `checks` (the project's checks; `send` imports it) and `agent` (agent 
 client). The first four import the provider client, prompt assembly, the edit formats (~100 ms)
 or the checks' runner, so they are imported on first use and warmed up in a background thread
 a moment after the host is ready: neither the cold start nor the first requests (`:BB7Chat`)
-wait for them; `agent` is imported only when an agent chat is used. A lazy route names its
-module with `lazy(MODULE, name)`; the host's other modules never import them.
+wait for them; `agent` is imported only when an agent chat is used, in the background as one
+opens (`warming`). A lazy route names its module with `lazy(MODULE, name)`; the host's other
+modules never import them.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +48,7 @@ from bb7.host.protocol import (
     ChatViewArgs,
     CheckArgs,
     CheckOutputArgs,
+    CompactArgs,
     EchoEventsArgs,
     EditInstructionsArgs,
     FileArgs,
@@ -126,6 +129,19 @@ def lazy(module: str, name: str) -> Callable[[Any, Any], object]:
     return handler
 
 
+def warming(handler: Callable[[N, A], object], module: str) -> Callable[[N, A], object]:
+    """`handler`, then `module` imported in the background: the lazy routes that follow it
+    (an agent chat's turns) then find it imported."""
+
+    def warm(need: N, args: A) -> object:
+        done = handler(need, args)
+        if module not in sys.modules:
+            need.ctx.spawn(_import, (module,), 0.0, name=f"import {module}")
+        return done
+
+    return warm
+
+
 ROUTES: tuple[Route[Any, Any], ...] = (
     # health
     route("ping", PingArgs, health.ping, needs.call),
@@ -183,6 +199,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("cancel", CancelArgs, lazy(SEND, "cancel"), needs.call, notification=True),
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("retitle_chat", ChatIdArgs, lazy(SEND, "retitle_chat"), needs.project),
+    route("compact", CompactArgs, lazy(SEND, "compact"), needs.held),
     route("models", ModelsArgs, lazy(MODEL, "models"), needs.call),
     route("usage", NoArgs, lazy(MODEL, "usage"), needs.call),
     route(
@@ -195,7 +212,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("prompt_parts", PromptArgs, lazy(PROMPT, "prompt_parts"), needs.reading),
     route("exclude_message", MessageArgs, lazy(PROMPT, "exclude_message"), needs.held),
     # agents (`:BB7Agent`; a turn is a `send` in an agent chat; imported on first use)
-    route("agent_chat", AgentArgs, lazy(AGENT, "agent_chat"), needs.project),
+    route("agent_chat", AgentArgs, warming(chats.agent_chat, AGENT), needs.project),
     route("agent_answer", AgentAnswerArgs, lazy(AGENT, "agent_answer"), needs.reading),
     # the project's checks (imported on first use)
     route("check", CheckArgs, lazy(CHECKS, "check"), needs.held),
@@ -204,8 +221,8 @@ ROUTES: tuple[Route[Any, Any], ...] = (
 )
 
 
-def _import(modules: tuple[str, ...]) -> None:
-    time.sleep(WARM_UP_DELAY)
+def _import(modules: tuple[str, ...], delay: float = WARM_UP_DELAY) -> None:
+    time.sleep(delay)
     for module in modules:
         importlib.import_module(module)
 

@@ -1,6 +1,7 @@
-"""The project's chats: the active one (`active_chat`, `new_chat`, `set_model`), the chat list
-(switch, rename, pin, delete, search, move between project and global), fork and edit from a
-message, drafts, dismissing a retry state.
+"""The project's chats: the active one (`active_chat`, `new_chat`, `set_model`), a chat with an
+agent (`agent_chat`: its turns are `bb7.host.handlers.agent`'s), the chat list (switch, rename,
+pin, delete, search, move between project and global), fork and edit from a message, drafts,
+dismissing a retry state.
 
 A change of the active chat publishes its files' statuses (signs, statusline).
 """
@@ -8,6 +9,7 @@ A change of the active chat publishes its files' statuses (signs, statusline).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bb7.chatview import info
 from bb7.chatview.conversation import total_usage
@@ -15,6 +17,7 @@ from bb7.files.paths import tilde
 from bb7.host.handlers.project import publish, publish_all
 from bb7.host.needs import Call, Held, Project, Reading, held_elsewhere
 from bb7.host.protocol import (
+    AgentArgs,
     ChatIdArgs,
     ChatLost,
     ChatRestored,
@@ -39,6 +42,9 @@ from bb7.state.records import Chat
 from bb7.state.store import Store
 from bb7.state.workspace import Workspace
 from bb7.text.words import plural
+
+if TYPE_CHECKING:
+    from bb7.agent.agents import AgentSpec
 
 
 def summary(ws: Workspace, chat: Chat) -> ChatSummary:
@@ -249,3 +255,37 @@ def dismiss_retry(h: Held, args: NoArgs) -> Said:
     with h.store.transaction():
         h.store.set_retry(h.chat.id, "", [])
     return Said("the failed edits are dismissed; the next message goes without them")
+
+
+def _agent(p: Project, name: str) -> AgentSpec:
+    """The agent `name` names (the first found when ''), refused when its program is not
+    found."""
+    from bb7.agent.agents import found, resolve  # the host's start does not pay for agents
+
+    commands = p.session.settings.agents.commands
+    spec = unwrap(resolve(name or None, commands or None))
+    if not found(spec.cmd):
+        unwrap(
+            Problem(
+                "no_agent",
+                f"{spec.name}: {spec.cmd[0]} not found; install it or set agents.{spec.name}.cmd",
+            )
+        )
+    return spec
+
+
+def agent_chat(p: Project, args: AgentArgs) -> Said:
+    """`:BB7Agent [NAME]`: the active chat when it is that agent's (any agent's without a
+    NAME), else a new chat with the agent, made active and held; the view shows it."""
+    active = p.ws.active()
+    if active is not None and active[1].agent and args.name in ("", active[1].agent):
+        h = p.hold(*active)
+        return Said(f"{h.chat.agent}: {h.chat.name}")
+    spec = _agent(p, args.name)
+    store = p.ws.home()
+    if store.root is None:
+        unwrap(Problem("global", "an agent works in a project: :BB7Init starts one here"))
+    chat = chats.new_chat(store, agent=spec.name)
+    p.ws.set_active(store, chat.id)
+    p.hold(store, chat)
+    return Said(f"{spec.name}: a new agent chat; write below, it edits through bb7")

@@ -19,7 +19,7 @@ from bb7.host.handlers.model import provider
 from bb7.host.needs import Held, Reading
 from bb7.host.protocol import Estimate, MessageArgs, NoArgs, PromptArgs, PromptParts, Said
 from bb7.host.session import Session
-from bb7.prompt.assemble import FollowEdits
+from bb7.prompt.assemble import FollowEdits, check_context
 from bb7.prompt.config import SendConfig
 from bb7.prompt.estimate import estimate_next
 from bb7.prompt.instructions import Instructions, load_instructions
@@ -30,6 +30,9 @@ from bb7.provider.wire import ReasoningEffort
 from bb7.refusal import unwrap
 from bb7.state.records import GLOBAL, Chat
 from bb7.usage.log import usage_log_path
+
+# The input bar near the model's context limit: `:BB7Compact` (`gK`) makes room.
+NEARLY_FULL = "context nearly full: gK compacts"
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -79,7 +82,7 @@ def _title_model(session: Session, chat: Chat, model: str | None) -> str | None:
     return (titles.model or session.model(chat, model)) if titles.enabled else None
 
 
-def _next_request(r: Reading) -> tuple[SendConfig, ModelInfo | None, Instructions]:
+def next_request_config(r: Reading) -> tuple[SendConfig, ModelInfo | None, Instructions]:
     """What the chat's next request is built with, without asking the provider anything (the
     models list as cached)."""
     config = send_config(r.session, r.chat, None)
@@ -92,13 +95,19 @@ def _next_request(r: Reading) -> tuple[SendConfig, ModelInfo | None, Instruction
 def estimate(r: Reading, args: NoArgs) -> Estimate:
     """The next request's size and input price, for the input bar: from the models list as
     cached (no request to the provider) and the chat as stored."""
-    found = estimate_next(r.store, r.chat.id, *_next_request(r))
-    return Estimate(found.tokens, found.cached, found.cost, found.text)
+    config, model, instructions = next_request_config(r)
+    found = estimate_next(r.store, r.chat.id, config, model, instructions)
+    text = found.text
+    if model is not None:
+        check = check_context(found.tokens, model.context_length, model.max_completion_tokens)
+        if check.level == "near":  # what to do first: a narrow bar cuts its end
+            text = f"{NEARLY_FULL} · {text}"
+    return Estimate(found.tokens, found.cached, found.cost, text)
 
 
 def prompt_parts(r: Reading, args: PromptArgs) -> PromptParts:
     """Every part of the next request with `args.text` as the message (`:BB7Prompt`)."""
-    found = next_request(r.store, r.chat.id, *_next_request(r), text=args.text)
+    found = next_request(r.store, r.chat.id, *next_request_config(r), text=args.text)
     shown = msgspec.convert(found, PromptParts, from_attributes=True)
     # A file's part names it as the editor does, so that dropping it names the same file.
     parts = [
@@ -111,5 +120,5 @@ def prompt_parts(r: Reading, args: PromptArgs) -> PromptParts:
 def exclude_message(h: Held, args: MessageArgs) -> Said:
     """Exclude a message of the active chat from future requests (with its answer, for a user
     message), or include it again; says what the next request saves or gains."""
-    config = _next_request(h)
+    config = next_request_config(h)
     return Said(unwrap(toggle_exclusion(h.store, h.chat.id, args.message_id, *config)))

@@ -1,5 +1,5 @@
 """Routes that talk to (or stand in for) the model: `send`/`cancel` (the send loop of
-`bb7.chat.send`), `:BB7Paste` and asking for a chat's title again.
+`bb7.chat.send`), `:BB7Paste`, asking for a chat's title again and compacting a chat.
 
 A send's events (from its worker threads) go to Lua as they come: `request_started`, then
 `chunk`, `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing` as
@@ -16,9 +16,12 @@ background after `ready`, so neither the cold start nor the first call pays for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from bb7.chat import events as ev
+from bb7.chat.compact import compact_chat
 from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.chat.title import retitle_chat as ask_title
@@ -27,11 +30,12 @@ from bb7.host.handlers.checks import after_answer
 from bb7.host.handlers.context import live_texts
 from bb7.host.handlers.model import provider
 from bb7.host.handlers.project import publish
-from bb7.host.handlers.prompt import diff_mode, send_config
+from bb7.host.handlers.prompt import diff_mode, next_request_config, send_config
 from bb7.host.needs import Call, Held, Project, Reading, held_by_another
 from bb7.host.protocol import (
     CancelArgs,
     ChatIdArgs,
+    CompactArgs,
     DiffError,
     Notify,
     PasteArgs,
@@ -40,6 +44,7 @@ from bb7.host.protocol import (
     SendDone,
     convert,
 )
+from bb7.prompt.turn import build_turn
 from bb7.provider.client import OpenAICompatClient
 from bb7.provider.keys import KeyProblem, resolve_api_key
 from bb7.refusal import Abort, Problem, advise, unwrap
@@ -165,24 +170,60 @@ def retitle_chat(p: Project, args: ChatIdArgs) -> Said:
     the chat's model); the outcome comes as a `notify` event and the chat list is redrawn."""
     store, chat = p.find(args.chat_id)
     model = p.session.settings.titles.model or p.session.model(chat, None)
+
+    def ask(client: OpenAICompatClient) -> Notify:
+        named = ask_title(store, chat.id, model, client)
+        if isinstance(named, Problem):
+            return Notify("warn", f"{chat.name}: {named.message}")
+        return Notify("info", f"chat title: {named}")
+
+    _in_background(p, "title", ask, lambda problem: Notify("warn", f"{chat.name}: {problem}"))
+    return Said(f"asking {model} for a title")
+
+
+def compact(h: Held, args: CompactArgs) -> Said:
+    """`:BB7Compact`: the chat's model summarizes all but the last `args.keep` turns; the
+    outcome comes as a `notify` event and the view is drawn again."""
+    if args.keep < 0:
+        raise Abort(Problem("invalid_args", "keep at least 0 turns"))
+    store, chat = h.store, h.chat
+    model = h.session.model(chat, None)
+    sending, info, instructions = next_request_config(h)
+
+    def tokens() -> int:
+        turn = build_turn(store, chat.id, "", sending, model=info, instructions=instructions)
+        return turn.prompt.total_tokens
+
+    def ask(client: OpenAICompatClient) -> Notify:
+        done = compact_chat(store, chat.id, args.keep, model, client, tokens)
+        return Notify("warn", done.message) if isinstance(done, Problem) else Notify("info", done)
+
+    _in_background(h, "compact", ask, lambda problem: Notify("warn", problem))
+    return Said(f"asking {model} to summarize all but the last {args.keep} turns")
+
+
+def _in_background(
+    p: Project,
+    name: str,
+    ask: Callable[[OpenAICompatClient], Notify],
+    no_key: Callable[[str], Notify],
+) -> None:
+    """Run `ask` with a client of the session's provider in a worker thread; what it says
+    goes to Lua as a `notify` event, and the chat list and view are drawn again."""
     config = provider(p.session)
     key_spec = p.session.settings.provider.api_key
     root = p.session.root
 
-    def ask() -> None:
+    def run() -> None:
         key = resolve_api_key(key_spec, config.base_url, cwd=root, preset=config.preset)
         if isinstance(key, KeyProblem):
-            named: str | Problem = Problem("no_title", key.message)
+            note = no_key(key.message)
         else:
             client = OpenAICompatClient(config, key)
             try:
-                named = ask_title(store, chat.id, model, client)
+                note = ask(client)
             finally:
                 client.close()
-        if isinstance(named, Problem):
-            note = Notify("warn", f"{chat.name}: {named.message}")
-        else:
-            note = Notify("info", f"chat title: {named}")
 
         def shown() -> None:
             p.ctx.emit("notify", note)
@@ -190,5 +231,4 @@ def retitle_chat(p: Project, args: ChatIdArgs) -> Said:
 
         p.ctx.post(shown)
 
-    p.ctx.spawn(ask, name="title")
-    return Said(f"asking {model} for a title")
+    p.ctx.spawn(run, name=name)

@@ -535,6 +535,12 @@ class ChatSearchHit(msgspec.Struct, frozen=True):
     excerpt: str
 
 
+class CompactArgs(msgspec.Struct, frozen=True):
+    """`compact`: summarize all but the last `keep` turns of the active chat (`:BB7Compact`)."""
+
+    keep: int = 4
+
+
 class MessageArgs(msgspec.Struct, frozen=True):
     """`fork_chat`, `edit_message`: a user message of the active chat; `exclude_message`,
     `message_info`: any message of it."""
