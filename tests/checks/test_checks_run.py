@@ -221,3 +221,26 @@ def test_what_a_check_touched_in_the_copy_is_all_the_next_preparation_looks_at(
     files = {k: v for k, v in every_byte(view.cwd).items() if "__pycache__" not in k}
     assert files == every_byte(root)
     assert (view.cwd / "pkg/__pycache__").is_dir()  # a check's cache stays for the next one
+
+
+def test_the_project_is_listed_again_only_when_its_directories_or_ignore_rules_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = make_tree(tmp_path / "proj", {"pkg/a.py": "a\n", ".gitignore": "out/\n"})
+    git_init(root)
+    (root / "out").mkdir()
+    long_ago = time.time() - 60  # past git's racy window: the listing can be trusted
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (long_ago, long_ago), follow_symlinks=False)
+    assert sync_copy(root, []).listed
+    assert not sync_copy(root, []).listed  # nothing changed: no git process
+    (root / "pkg/b.py").write_text("b\n")  # a new file: its directory's time moves
+    again = sync_copy(root, [])
+    assert again.listed and again.copied == 1
+    copy = next((tmp_path / "cache" / "bb7" / "checks").glob("proj-*")) / "copy"
+    assert (copy / "pkg/b.py").read_text() == "b\n"
+    (root / ".gitignore").write_text("out/\npkg/b.py\n")  # the rules change, not a directory
+    ignored = sync_copy(root, [])
+    assert ignored.listed
+    assert os.readlink(copy / "pkg/b.py") == str(root / "pkg/b.py")  # ignored: reached now

@@ -30,7 +30,8 @@ import re
 import secrets
 import shutil
 import stat
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -58,8 +59,10 @@ OWN_CACHES = frozenset(
 CACHE_DIRS = TOOL_DIRS | OWN_CACHES
 # Names as bytes allow (a name that is not UTF-8 is copied as it is), and time for big trees.
 _GIT: dict[str, Any] = {"timeout": 30.0, "errors": "surrogateescape"}
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 TOUCHED = "touched.msgpack"
+MANIFEST = "manifest.msgpack"
+STATE = "state.msgpack"
 
 
 class Pending(msgspec.Struct, frozen=True):
@@ -149,15 +152,22 @@ def _sig(info: os.stat_result) -> Sig:
 
 
 class Manifest(msgspec.Struct, kw_only=True):
-    """What the last preparation left in the copy: per copied path the project's signature
-    and the copy's; per pending path its digest and the copy's signature; per reached path
-    the link. `generation` counts the preparations."""
+    """What the last preparation left in the copy of the project: per copied path the
+    project's signature and the copy's; per reached path the link. Written only when it
+    changed (a second preparation with the project unchanged writes `State` alone)."""
+
+    version: int = MANIFEST_VERSION
+    files: dict[str, tuple[Sig, Sig]] = {}
+    links: dict[str, str] = {}
+
+
+class State(msgspec.Struct, kw_only=True):
+    """What the last preparation put over the project: per pending path its digest and the
+    copy's signature; `generation` counts the preparations."""
 
     version: int = MANIFEST_VERSION
     generation: int = 0
-    files: dict[str, tuple[Sig, Sig]] = {}
     pending: dict[str, tuple[str, Sig]] = {}
-    links: dict[str, str] = {}
 
 
 class Touched(msgspec.Struct):
@@ -172,6 +182,68 @@ class Listing(msgspec.Struct):
 
     files: list[str]
     reached: list[str]
+
+
+class KnownListing(msgspec.Struct):
+    """A listing kept with what it depended on: the mtime of every directory holding a listed
+    entry (a file added, removed or renamed there changes it; `dirs` lists them) and of the
+    files that say what git ignores and tracks (`.gitignore`s, `.git/index`,
+    `.git/info/exclude`), as of `listed_at` (ns)."""
+
+    listing: Listing
+    mtimes: dict[str, int]
+    listed_at: int
+    dirs: list[str] = []
+
+
+# A directory changed this close to its listing may change again within the same tick of a
+# coarse clock (git calls such entries racy): such a listing is made again.
+RACY_NS = 2_000_000_000
+LISTING = "listing.msgpack"
+
+
+def _dirs(paths: Iterable[str]) -> set[str]:
+    """The directories holding `paths` (their parents up to the root, '')."""
+    found = {""}
+    for path in paths:
+        parent = path.rpartition("/")[0]
+        while parent not in found:
+            found.add(parent)
+            parent = parent.rpartition("/")[0]
+    return found
+
+
+def _mtimes(root: Path, paths: Iterable[str]) -> dict[str, int] | None:
+    """The mtimes of `paths` now (-1: not there; None when one cannot be read)."""
+    at = f"{root}/"
+    mtimes: dict[str, int] = {}
+    for path in paths:
+        try:
+            mtimes[path] = os.stat(at + path if path else str(root)).st_mtime_ns
+        except FileNotFoundError:
+            mtimes[path] = -1
+        except OSError:
+            return None
+    return mtimes
+
+
+def known_listing(root: Path, home: Path) -> tuple[KnownListing, bool]:
+    """`list_project` (and True), unless nothing it depends on changed since the last one:
+    then that one (and False), without a git process or a walk (the project's directories are
+    looked at, not its files)."""
+    kept = _load(home / LISTING, KnownListing)
+    trusted = kept is not None and all(m < kept.listed_at - RACY_NS for m in kept.mtimes.values())
+    if kept is not None and trusted and _mtimes(root, kept.mtimes) == kept.mtimes:
+        return kept, False
+    listed_at = time.time_ns()
+    listing = list_project(root)
+    dirs = _dirs([*listing.files, *listing.reached])
+    rules = [p for p in listing.files if p.endswith(".gitignore")]
+    mtimes = _mtimes(root, [*dirs, *rules, ".git/index", ".git/info/exclude"])
+    known = KnownListing(listing, mtimes or {}, listed_at, sorted(dirs - {""}))
+    if mtimes is not None:
+        _save(home / LISTING, known)
+    return known, True
 
 
 def _tool_part(path: str) -> str | None:
@@ -292,12 +364,14 @@ def _digest(item: Pending) -> str:
 class SyncReport(msgspec.Struct):
     """What one preparation of the copy did (for the benchmark and the tests): files copied,
     removed and kept; `walked`: the whole copy was looked at (no watch said what the checks
-    touched); `dirs` the copy's directories, `generation` this preparation's."""
+    touched); `listed`: the project was listed again (git, or a walk: something changed in
+    its directories); `dirs` the copy's directories, `generation` this preparation's."""
 
     copied: int
     removed: int
     kept: int
     walked: bool = True
+    listed: bool = True
     generation: int = 0
     dirs: list[str] = []
 
@@ -325,21 +399,22 @@ def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
     home = project_cache(root)
     copy = home / "copy"
     copy.mkdir(parents=True, exist_ok=True)
-    manifest_path = home / "manifest.msgpack"
-    manifest = _load(manifest_path, Manifest) or Manifest()
-    if manifest.version != MANIFEST_VERSION:
-        manifest = Manifest()
+    manifest = _load(home / MANIFEST, Manifest) or Manifest()
+    state = _load(home / STATE, State) or State()
+    if MANIFEST_VERSION not in (manifest.version, state.version) or not state.generation:
+        manifest, state = Manifest(), State()
     touched = _load(home / TOUCHED, Touched)
     (home / TOUCHED).unlink(missing_ok=True)
-    listing = list_project(root)
-    if touched is not None and touched.generation == manifest.generation and manifest.generation:
-        in_copy = _as_left(manifest, touched.paths, str(copy))
+    known, listed = known_listing(root, home)
+    listing = known.listing
+    if touched is not None and touched.generation == state.generation:
+        in_copy = _as_left(manifest, state, touched.paths, str(copy))
         walked = False
     else:
         in_copy = {path: _sig(info) for path, info in _walk_copy(copy).items()}
         walked = True
     by_path = {item.path: item for item in pending}
-    new = Manifest(generation=manifest.generation + 1)
+    new, new_state = Manifest(), State(generation=state.generation + 1)
     copied_n = kept = 0
     # Strings, not Paths, in the loop over every file: pathlib's joins cost as much as a stat.
     at = f"{root}/"
@@ -365,50 +440,47 @@ def sync_copy(root: Path, pending: Sequence[Pending]) -> SyncReport:
         copied_n += 1
     for item in pending:
         digest = _digest(item)
-        was = manifest.pending.get(item.path)
+        was = state.pending.get(item.path)
         now = in_copy.get(item.path)
         if was is not None and now is not None and was == (digest, now):
-            new.pending[item.path] = was
+            new_state.pending[item.path] = was
             kept += 1
             continue
         _write(copy / item.path, item)
-        new.pending[item.path] = (digest, _sig(os.lstat(copy / item.path)))
+        new_state.pending[item.path] = (digest, _sig(os.lstat(copy / item.path)))
         copied_n += 1
     for path in listing.reached:
         if path not in by_path:
             _link(root, copy, path)
             new.links[path] = str(root / path)
     # Whatever else is in the copy: an old file of the project, or a check's.
-    expected = set(new.files) | set(new.pending) | set(new.links)
     removed = 0
     for path in in_copy:
-        if path not in expected:
+        if path not in new.files and path not in new_state.pending and path not in new.links:
             _remove(copy / path)
             removed += 1
     for path in set(manifest.links) - set(new.links):
         _remove(copy / path)
-    _save(manifest_path, new)
-    dirs = {""}
-    for path in expected:
-        parent = path.rpartition("/")[0]
-        while parent not in dirs:
-            dirs.add(parent)
-            parent = parent.rpartition("/")[0]
+    if new != manifest:
+        _save(home / MANIFEST, new)
+    _save(home / STATE, new_state)
+    dirs = set(known.dirs) | _dirs(new_state.pending)
     return SyncReport(
         copied=copied_n,
         removed=removed,
         kept=kept,
         walked=walked,
-        generation=new.generation,
+        listed=listed,
+        generation=new_state.generation,
         dirs=sorted(dirs - {""}),
     )
 
 
-def _as_left(manifest: Manifest, touched: list[str], copy: str) -> dict[str, Sig]:
+def _as_left(manifest: Manifest, state: State, touched: list[str], copy: str) -> dict[str, Sig]:
     """The copy as the last preparation left it, but what the checks since touched, looked at
     again: the copy without a walk of it."""
     found: dict[str, Sig] = {path: sigs[1] for path, sigs in manifest.files.items()}
-    found.update({path: sigs[1] for path, sigs in manifest.pending.items()})
+    found.update({path: sigs[1] for path, sigs in state.pending.items()})
     for path in touched:
         if CACHE_DIRS.intersection(path.split("/")):
             continue  # a check's own cache: kept, as a walk keeps it
@@ -421,11 +493,22 @@ def _as_left(manifest: Manifest, touched: list[str], copy: str) -> dict[str, Sig
 S = TypeVar("S", bound=msgspec.Struct)
 
 
+# What this process last read or wrote of each record file, by the file's signature: a host
+# that prepares the copy again decodes nothing that did not change.
+_KEPT: dict[str, tuple[Sig, msgspec.Struct]] = {}
+
+
 def _load(path: Path, kind: type[S]) -> S | None:
     try:
-        return msgspec.msgpack.decode(path.read_bytes(), type=kind)
+        sig = _sig(os.stat(path))
+        kept = _KEPT.get(str(path))
+        if kept is not None and kept[0] == sig and isinstance(kept[1], kind):
+            return kept[1]
+        record = msgspec.msgpack.decode(path.read_bytes(), type=kind)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
+    _KEPT[str(path)] = (sig, record)
+    return record
 
 
 def _save(path: Path, record: msgspec.Struct) -> None:
@@ -433,6 +516,7 @@ def _save(path: Path, record: msgspec.Struct) -> None:
     try:
         tmp.write_bytes(msgspec.msgpack.encode(record))
         os.replace(tmp, path)
+        _KEPT[str(path)] = (_sig(os.stat(path)), record)
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise

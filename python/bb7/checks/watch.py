@@ -7,7 +7,6 @@ the copy is then compared file by file, as before any watch.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import struct
@@ -34,10 +33,12 @@ _EVENT = struct.Struct("iIII")
 
 
 def _libc() -> ctypes.CDLL | None:
+    """The C library's symbols, as this process has them (`find_library` would start
+    `ldconfig` to find a file that is loaded already)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
 
