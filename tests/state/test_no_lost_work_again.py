@@ -421,6 +421,25 @@ def test_a_wal_deleted_while_a_chat_runs_loses_neither_the_chat_nor_a_concurrent
     assert "part two." in _history(bb7.root)  # and so is the chat's answer
 
 
+def test_an_add_while_the_log_is_deleted_under_another_process_says_why_and_changes_nothing(
+    bb7: Bb7,
+) -> None:
+    bb7.write("f.txt", BASE)
+    bb7.write("g.txt", BASE)
+    bb7("add", "f.txt")
+    ws = open_workspace(bb7.root)  # another bb7 process, which has just written
+    assert not isinstance(ws, Problem)
+    with ws.home().transaction():
+        ws.home().set_setting("written", "by the other process")
+    (bb7.root / ".bb7" / "bb7.db-wal").unlink()
+    err = bb7("add", "g.txt", ok=False)[1]
+    if sys.version_info >= (3, 11):  # where SQLite's error code comes with the error
+        assert err.startswith("bb7: cannot use ") and "its write-ahead log was deleted" in err
+    ws.close()  # its next action copies the log it still has open back
+    assert bb7("add", "g.txt")[0].startswith("added g.txt")
+    assert bb7.statuses() == {"f.txt": "", "g.txt": ""}
+
+
 def _active_chat(root: Path) -> str:
     ws = open_workspace(root)
     assert not isinstance(ws, Problem)

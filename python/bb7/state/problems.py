@@ -22,7 +22,13 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-StoreErrorKind = Literal["locked", "damaged", "empty", "full", "io", "newer", "lost", "failed"]
+StoreErrorKind = Literal[
+    "locked", "damaged", "empty", "full", "io", "log_gone", "newer", "lost", "failed"
+]
+# SQLITE_IOERR_SHORT_READ: a file ended before what the shared index says it holds, which in
+# bb7's write-ahead-logged database is a log another program deleted or cut short under a
+# process that still had it open (that process copies it back at its next action).
+_SHORT_READ = 522
 
 
 class StoreError(Exception):
@@ -43,6 +49,13 @@ def store_error(exc: sqlite3.Error, path: Path, timeout: float) -> StoreError:
     """One line for a database failure: what is wrong, what to do, where a copy was kept."""
     text = str(exc)
     lowered = text.lower()
+    if getattr(exc, "sqlite_errorcode", None) == _SHORT_READ:  # Python 3.11+ says which
+        return StoreError(
+            f"cannot use {path}: its write-ahead log was deleted or cut short by another "
+            "program while a bb7 process had it open; nothing was changed; try again once "
+            "that process has written or closed",
+            "log_gone",
+        )
     if "locked" in lowered or "busy" in lowered:
         return StoreError(
             f"{path} is locked: another bb7 process (a Neovim or a `bb7` command) kept it busy "
