@@ -21,6 +21,7 @@ Steps, each a one-key object (paths relative to the agent's cwd are sent absolut
   {"raw": text}                         writes `text` as a line of its own (malformed)
   {"big": n}                            writes a line of n bytes
   {"stop": reason}                      ends the turn with that stop reason
+  {"late": [step, ...]}                 plays these steps after the turn's answer is sent
 Every message it receives, and every answer to its own requests, is a JSON line in the log.
 """
 
@@ -47,6 +48,7 @@ class Agent:
         self.queue: list[dict[str, Any]] = []
         self.session = ""
         self.cancelled = False
+        self.late: list[dict[str, Any]] = []
 
     def note(self, entry: dict[str, Any]) -> None:
         with self.log.open("a") as out:
@@ -122,6 +124,8 @@ class Agent:
                 steps = self.turns.pop(0) if self.turns else [{"say": "(no script left)"}]
                 reason = self.play(steps)
                 self.send({"id": message["id"], "result": {"stopReason": reason}})
+                late, self.late = self.late, []
+                self.play(late)
             elif "id" in message and method is not None:
                 self.send({"id": message["id"], "error": {"code": -32601, "message": "no"}})
 
@@ -201,6 +205,8 @@ class Agent:
                 OUT.flush()
             elif "sleep" in step:
                 time.sleep(float(step["sleep"]))
+            elif "late" in step:
+                self.late = list(step["late"])
             elif "stop" in step:
                 return str(step["stop"])
         return "end_turn"

@@ -15,6 +15,7 @@ from bb7.chatview.conversation import render
 from bb7.state.outputs import undo_apply
 from bb7.state.review import accept_hunks, current, reject_hunks
 from bb7.state.status import file_statuses
+from waits import until
 
 NEW_A = A_TEXT.replace("two = 2", "two = 22")
 NEW_HELLO = "print('hello, world')\n"
@@ -284,6 +285,20 @@ def test_an_agent_command_that_is_not_found_is_one_line(sitting: Sitting) -> Non
     assert (
         sitting.store.messages(sitting.chat_id)[-1].text() == f"The agent failed: {ended.message}"
     )
+
+
+def test_a_write_after_the_turn_ended_is_refused(sitting: Sitting) -> None:
+    # Taken then, it would be pending with no turn to record or show it.
+    late = [{"late": [{"write": "b.py", "content": "print('late')\n"}]}, {"say": "Done."}]
+    session = sitting.session({"turns": [late]})
+    ended = sitting.turn(session)
+    assert ended.ok and ended.pending == []
+    answer = until(lambda: logged(sitting.log, "write"), "the late write's answer")[0]["answer"]
+    assert answer["error"]["message"] == (
+        "the turn has ended: bb7 takes an agent's writes during its turns"
+    )
+    assert sitting.store.outputs(sitting.chat_id) == []
+    assert not (sitting.root / "b.py").exists()
 
 
 def test_the_agent_keeps_running_across_turns(sitting: Sitting) -> None:

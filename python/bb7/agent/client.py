@@ -4,10 +4,10 @@
 `fs.writeTextFile` (never a terminal: bb7 runs no command of its own), checks the protocol
 version the agent answers with and opens a session in the project. `prompt` sends one turn and
 blocks until the agent answers it; meanwhile the agent's updates and requests go to a
-`Handler` (the turn, `bb7.agent.session`). Every way a connection fails is one line
-(`Failure`): no such command, no answer to `initialize` within `INIT_TIMEOUT`, a protocol
-version other than bb7's, an agent that refuses or dies, a message bb7 cannot read. Blocking
-calls run in a worker thread, never on the editor's loop.
+`Handler` (the turn, `bb7.agent.session`), and a file write outside a turn is refused. Every
+way a connection fails is one line (`Failure`): no such command, no answer to `initialize`
+within `INIT_TIMEOUT`, a protocol version other than bb7's, an agent that refuses or dies, a
+message bb7 cannot read. Blocking calls run in a worker thread, never on the editor's loop.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ SESSION_TIMEOUT = 60.0
 
 # ACP's "authentication required".
 AUTH_REQUIRED = -32000
+# What an agent's write after its turn ended is answered with.
+TURN_OVER = "the turn has ended: bb7 takes an agent's writes during its turns"
 
 
 class Handler(Protocol):
@@ -152,9 +154,12 @@ class AgentClient:
     def prompt(self, text: str) -> acp.PromptResponse | Failure:
         """One turn: blocks until the agent answers (or the connection ends)."""
         request = acp.PromptRequest(session_id=self.session_id, prompt=[acp.TextContent(text=text)])
-        self._prompt = self.peer.request("session/prompt", request)
-        answer = self._prompt.wait()
-        self._prompt = None
+        # Known before it is sent: the agent may write (and answer) before `request` returns.
+        self._prompt = Call("session/prompt")
+        try:
+            answer = self.peer.request("session/prompt", request, self._prompt).wait()
+        finally:
+            self._prompt = None
         return _decoded(answer, acp.PromptResponse, self.peer.name, "session/prompt")
 
     def cancel(self) -> None:
@@ -194,6 +199,14 @@ class AgentClient:
                     responder.reply(acp.ReadTextFileResponse(content=text))
             elif method == "fs/write_text_file":
                 write = msgspec.json.decode(params, type=acp.WriteTextFileRequest)
+                prompt = self._prompt
+                if prompt is None or prompt.settled:
+                    # The agent's messages are read in order, on this thread: a write sent
+                    # before its answer to the prompt is taken before that answer ends the
+                    # turn. One after it would be pending with no turn to record or show it.
+                    log.warning("%s wrote %s after its turn: refused", self.peer.name, write.path)
+                    responder.error(INVALID_PARAMS, TURN_OVER)
+                    return
                 refused = self.handler.write(write)
                 if refused is not None:
                     responder.error(INVALID_PARAMS, refused.message)

@@ -84,6 +84,11 @@ class Call:
             self._value = value
             self._done.set()
 
+    @property
+    def settled(self) -> bool:
+        """Answered (or failed): from the reader thread's reading of the reply on."""
+        return self._done.is_set()
+
     def wait(self, timeout: float | None = None) -> msgspec.Raw | RpcError | Failure:
         """The reply's raw result, the agent's error, or why there is none (`timeout` kind
         after `timeout` seconds; the call may still be answered later, and is then ignored)."""
@@ -210,8 +215,10 @@ class Peer:
             proc.stdin.write(data)
             proc.stdin.flush()
 
-    def request(self, method: str, params: object) -> Call:
-        call = Call(method)
+    def request(self, method: str, params: object, call: Call | None = None) -> Call:
+        """Send a request; its `Call` (the one given, which the caller can then know before
+        the reply can come) settles with the reply."""
+        call = call or Call(method)
         with self._calls_lock:
             self._next_id += 1
             request_id = self._next_id
