@@ -128,9 +128,10 @@ end
 ---@return string
 function M.status(bufnr) return require('bb7.status').get(bufnr) end
 
---- Statusline component: '' when blank, else 'bb7:' followed by the status and the checks'
---- verdict on its pending change (`✓`, `✗2`, `…` running; |bb7-checks|), then `○` while an
---- answer streams or `●` when one ended unseen (the chat view closed).
+--- Statusline component: '' when blank, else 'bb7:' followed by the status ('agent' while an
+--- agent's own write of the file waits for review, |bb7-agents|) and the checks' verdict on
+--- its pending change (`✓`, `✗2`, `…` running; |bb7-checks|), then `○` while an answer
+--- streams or `●` when one ended unseen (the chat view closed).
 ---@param bufnr? integer default: the current buffer
 ---@return string
 function M.statusline(bufnr)

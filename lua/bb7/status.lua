@@ -101,13 +101,28 @@ end
 ---@return string
 function M.statusline(buf)
   local status = M.get(buf)
-  if status == '' then return '' end
+  -- An agent's own write waiting for review is in sync (blank) as far as pending goes.
+  local by_agent = M.by_agent(buf)
+  if status == '' and not by_agent then return '' end
   local entry = H.files[vim.api.nvim_buf_get_name(bufnr(buf))]
   local mark = entry and entry.check_mark or ''
+  local agent = by_agent and ((status ~= '' and ' ' or '') .. 'agent') or ''
   return 'bb7:'
     .. status
     .. (M.choosing(buf) and ' choose' or '')
+    .. agent
     .. (mark ~= '' and (' ' .. mark) or '')
+end
+
+--- Whether an agent changed the buffer's file on disk itself and its review is not over
+--- (|:BB7Review| shows the change, |:BB7UndoApply| undoes it).
+---@param buf integer?
+---@return boolean
+function M.by_agent(buf)
+  buf = bufnr(buf)
+  if not vim.api.nvim_buf_is_valid(buf) then return false end
+  local entry = H.files[vim.api.nvim_buf_get_name(buf)]
+  return entry ~= nil and entry.agent == true
 end
 
 --- Whether an edit of the buffer's pending change waits for the user's choice of place.
@@ -238,6 +253,7 @@ function M.on_status_changed(event)
       lines = file.lines,
       user_lines = file.user_lines,
       choose = file.choose,
+      agent = file.agent,
       check = file.check,
       check_mark = file.check_mark,
     }

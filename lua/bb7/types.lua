@@ -270,7 +270,8 @@
 
 --- Status of one file of the active chat, and the lines its signs go on (1-based): `lines`
 --- the model's pending change touches, `user_lines` the user changed since the snapshot the
---- model saw; `choose`: edits of the change waiting for the user's choice of place. `check`:
+--- model saw; `choose`: edits of the change waiting for the user's choice of place; `agent`:
+--- an agent's own write of the file to disk waits for review (`StatusRow.agent`). `check`:
 --- the checks' verdict on its pending change, as `vim.b.bb7_check` holds it ('failed 2'; ''
 --- when none), `check_mark` as the statusline and the files panel show it ('✗2').
 ---@class bb7.StatusItem
@@ -280,6 +281,7 @@
 ---@field choose integer
 ---@field check string
 ---@field check_mark string
+---@field agent boolean
 
 -- Events: `events.dispatch` gets batches of `{ name, payload }` ---------------------------------
 

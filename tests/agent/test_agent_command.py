@@ -90,6 +90,7 @@ def test_bb7_agent_streams_the_turn_and_holds_its_changes_for_review(
     assert (project / "hello.py").read_text() == NEW_HELLO
     reads = [e["answer"]["result"]["content"] for e in logged(log, "read")]
     assert reads == [A_TEXT, NEW_A]  # the second read saw the pending text
+    assert "    hello.py  [6]  agent" in run_cli(capsys, "status").stdout  # its review is due
     diff = run_cli(capsys, "output", "diff", "hello.py")
     assert "-print('hello')\n+print('hello, world')\n" in diff.stdout
     undone = run_cli(capsys, "output", "undo", "hello.py")

@@ -45,6 +45,11 @@ def statuses(s: Sitting) -> dict[str, str]:
     return {r.path: r.status for r in file_statuses(s.store, s.chat_id)}
 
 
+def by_agent(s: Sitting) -> list[str]:
+    """The files marked `agent`: the agent's own write of each waits for review."""
+    return [r.path for r in file_statuses(s.store, s.chat_id) if r.agent]
+
+
 def test_a_turn_writes_into_the_sandbox_and_its_own_disk_write_is_caught(sitting: Sitting) -> None:
     session = sitting.session({"turns": [THE_TURN]}, answer=lambda q: q.choices[0].option_id)
     ended = sitting.turn(session, "Make two 22 and greet the world")
@@ -53,6 +58,7 @@ def test_a_turn_writes_into_the_sandbox_and_its_own_disk_write_is_caught(sitting
     # The write is pending: the disk has a.py as it was.
     assert (sitting.root / "a.py").read_text() == A_TEXT
     assert statuses(sitting) == {"a.py": "M", "hello.py": ""}
+    assert by_agent(sitting) == ["hello.py"]  # in sync, but its review is to come
     # The first read saw the disk, the second the agent's own pending text (line 2 only).
     reads = [entry["answer"]["result"]["content"] for entry in logged(sitting.log, "read")]
     assert reads == [A_TEXT, "two = 22\n"]
@@ -97,11 +103,13 @@ def test_the_agents_own_write_is_reviewed_hunk_by_hunk(sitting: Sitting) -> None
     kept = accept_hunks(sitting.store, sitting.chat_id, "hello.py", [hunks[0]], None, put.append)
     assert [h.start for h in kept.hunks] == [3]  # type: ignore[union-attr]
     assert put == []  # keeping changes nothing on disk or in a buffer
+    assert by_agent(sitting) == ["hello.py"]  # a hunk is left to review
     left = reject_hunks(
         sitting.store, sitting.chat_id, "hello.py", [hunks[1]], None, put=put.append
     )
     assert left.hunks == []  # type: ignore[union-attr]
     assert put == ["a = 10\nb = 2\nc = 3\nd = 4\n"]
+    assert by_agent(sitting) == []  # reviewed: the mark goes
 
 
 def test_undo_restores_the_lines_from_before_the_turn_and_keeps_the_users_edits(
@@ -119,7 +127,7 @@ def test_undo_restores_the_lines_from_before_the_turn_and_keeps_the_users_edits(
     assert not isinstance(done, Exception), done
     assert (sitting.root / "hello.py").read_text() == "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"
     # The agent's version is pending again: nothing it did is lost either.
-    assert statuses(sitting)["hello.py"] == "M"
+    assert statuses(sitting)["hello.py"] == "M" and by_agent(sitting) == []
 
 
 def test_a_file_the_agent_created_or_deleted_on_disk(sitting: Sitting) -> None:

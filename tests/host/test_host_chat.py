@@ -123,6 +123,7 @@ def test_switching_chats_shows_the_other_chats_files_statuses(
                         "choose": 0,
                         "check": "",  # no checks declared: no verdict
                         "check_mark": "",
+                        "agent": False,
                     }
                 },
                 "removed": [],

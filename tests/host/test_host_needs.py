@@ -84,6 +84,7 @@ def test_a_refused_apply_still_shows_the_files_status(host: Host, root: Path, st
                         "choose": 0,
                         "check": "",
                         "check_mark": "",
+                        "agent": False,
                     }
                 },
                 "removed": [],

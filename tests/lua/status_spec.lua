@@ -71,6 +71,22 @@ test(
   end
 )
 
+test("an agent's own write waiting for review is marked in the statusline", function()
+  local project = spec.project()
+  require('bb7').setup()
+  vim.cmd.edit('a.py')
+  local event = status_of(project .. '/a.py', '')
+  event[2].files[project .. '/a.py'].agent = true
+  spec.host_sends(event)
+  eq('', require('bb7').status())
+  eq('bb7:agent', require('bb7').statusline())
+  event[2].files[project .. '/a.py'].status = '~' -- the user edited it since
+  spec.host_sends(event)
+  eq('bb7:~ agent', require('bb7').statusline())
+  spec.host_sends(status_of(project .. '/a.py', '')) -- reviewed
+  eq('', require('bb7').statusline())
+end)
+
 test('a removed file loses its status and signs, and its sign column is left as it was', function()
   local project = spec.project()
   require('bb7').setup()

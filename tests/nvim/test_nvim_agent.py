@@ -100,9 +100,12 @@ def test_an_agent_edits_through_the_sandbox_in_one_sitting(
     assert [e["answer"]["result"]["content"] for e in logged(log, "read")] == [A_TEXT, NEW_A]
     assert logged(log, "asked")[0]["answer"]["result"]["outcome"]["optionId"] == "once"
 
-    # Its own disk write: the buffer reloaded, the change reviewable in place.
+    # Its own disk write: the buffer reloaded, the change reviewable in place, and marked so
+    # in the files panel and the statusline until it is reviewed or undone.
+    wait_for(nvim, PANEL_HAS.format("   hello.py  agent"), SLOW)
     nvim.command("tabnew hello.py")
     assert nvim.current.buffer[:] == NEW_HELLO.splitlines()
+    assert nvim.exec_lua("return require('bb7').statusline()") == "bb7:agent"
     type_command(nvim, "BB7Review")
     rows = wait_for_screen(nvim, "bb7 agent hunk 1/1", SLOW)
     assert any(r.strip() == "print('hello')" for r in rows), rows  # the line from before
@@ -114,6 +117,7 @@ def test_an_agent_edits_through_the_sandbox_in_one_sitting(
     assert said == "bb7: undid the apply of hello.py; its change is pending again", said
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"    print('hello')\"", SLOW)
     assert (project / "hello.py").read_text() == HELLO.replace("greet()\n", "greet()  # mine\n")
+    wait_for(nvim, "require('bb7').statusline() == 'bb7:M'", SLOW)  # pending again
 
     # The bars name the agent and price no request: the agent gets the message alone.
     bar, input_bar = nvim.exec_lua(

@@ -22,6 +22,7 @@ from bb7.text.tokens import format_tokens
 STATUS_WIDTH = 3  # the widest status is two cells ('~M', '!A') plus a space
 INDENT = "  "
 CHOOSE = "  choose"
+AGENT = "  agent"
 
 
 class Row(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -114,6 +115,8 @@ def _rows(
         text = status.status.ljust(STATUS_WIDTH) + INDENT * depth + _name(status)
         if status.choose:
             text += CHOOSE  # an edit waits for the user's choice of place (:BB7Review)
+        if status.agent:
+            text += AGENT  # an agent's own write to disk waits for review (:BB7Review)
         verdict = None if status.start_line else verdicts.get(status.path)
         out.append(
             Row(

@@ -27,8 +27,9 @@ def register(subparsers: Any) -> None:
         description="Statuses: blank in sync, M pending change, A pending new file, !A new "
         "file whose path exists, ~ local differs from the snapshot, ~M conflict, R read-only, "
         "S section; `choose`: an edit of the change matches several places and waits for "
-        "`bb7 output choose`. Tokens are a fast estimate (about 4 characters of code or "
-        "English, or one CJK character, a token).",
+        "`bb7 output choose`; `agent`: an agent changed the file on disk itself (`bb7 "
+        "output diff` shows it, `bb7 output undo` undoes it). Tokens are a fast estimate "
+        "(about 4 characters of code or English, or one CJK character, a token).",
     )
     parser.add_argument("--json", action="store_true", help='print {"files": [...]}')
     add_root_option(parser)
@@ -65,6 +66,7 @@ def print_statuses(chat: Chat, rows: list[StatusRow], check: CheckStatus | None 
     for row in rows:
         label = f"{row.path}:{row.start_line}-{row.end_line}" if row.start_line else row.path
         choose = "  choose" if row.choose else ""
+        choose += "  agent" if row.agent else ""
         verdict = None if check is None or row.start_line else check.files.get(row.path)
         after = "" if verdict is None else f"  ({verdict.label()})"
         print(f"{row.status:>2}  {label}  [{row.tokens}]{choose}{after}")

@@ -2,7 +2,8 @@
 
 | status | meaning |
 |---|---|
-| ``''`` | in sync: local text equals the snapshot, nothing pending |
+| ``''`` | in sync: local text equals the snapshot, nothing pending; marked `agent`
+  (`StatusRow.agent`) while an agent's own write of it to disk waits for its review |
 | ``M`` | the model's pending change to a writable file (the user's own edits, if any, touch
   other lines: the change is rebased onto them); marked `choose` (`StatusRow.choose`) while an
   edit of it waits for the user's choice of place (`bb7.state.choices`) |
@@ -139,6 +140,9 @@ class StatusRow(msgspec.Struct, kw_only=True):
     has_output: bool = False
     # Edits of the pending change waiting for the user's choice of place (`choose`).
     choose: int = 0
+    # An agent changed the file on disk itself and its review is not over (`agent`): its
+    # last apply is the agent's (`:BB7Review` shows it, `:BB7UndoApply` undoes it).
+    agent: bool = False
     original_tokens: int = 0
     output_tokens: int = 0
     local_hash: str = ""
@@ -158,6 +162,7 @@ def file_statuses(
     waiting: dict[str, int] = {}
     for choice in store.choices(chat_id):
         waiting[choice.path] = waiting.get(choice.path, 0) + 1
+    reviewing = store.agent_reviews(chat_id)
     rows: list[StatusRow] = []
     seen_paths: set[str] = set()
     for entry, snapshot in store.entries_with_text(chat_id):
@@ -198,6 +203,7 @@ def file_statuses(
                 end_line=entry.end_line,
                 has_output=output is not None,
                 choose=waiting.get(entry.path, 0) if output is not None else 0,
+                agent=output is None and entry.path in reviewing,
                 original_tokens=original,
                 output_tokens=produced,
                 local_hash=local_view.hash,

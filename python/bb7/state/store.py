@@ -707,6 +707,17 @@ class Store:
         ).fetchone()
         return None if row is None else rows.undo(row)
 
+    def agent_reviews(self, chat_id: str) -> set[str]:
+        """The paths whose last apply an agent made itself on disk and that still differ from
+        the text before its turn: their review is not over (`bb7.state.review`)."""
+        rows = self.conn.execute(
+            "SELECT path FROM undo AS u WHERE chat_id = ? AND by_agent = 1 "
+            "AND (prev_local IS NULL OR prev_local != written) "
+            "AND id = (SELECT MAX(id) FROM undo WHERE chat_id = u.chat_id AND path = u.path)",
+            (chat_id,),
+        ).fetchall()
+        return {path for (path,) in rows}
+
     def delete_undo(self, undo_id: int) -> None:
         self.conn.execute("DELETE FROM undo WHERE id = ?", (undo_id,))
 

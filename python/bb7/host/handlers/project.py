@@ -64,6 +64,7 @@ def status_changed(
             check="" if verdict is None else verdict.word(),
             check_mark="" if verdict is None else verdict.mark(),
             choose=row.choose,
+            agent=row.agent,
         )
         seen[row.path] = LocalView(row.local_hash, row.changedtick)
     removed = [r.editor_path(p) for p in paths or () if p not in shown]
