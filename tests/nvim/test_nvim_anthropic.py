@@ -6,7 +6,7 @@ thinking budget and the native cache breakpoints. Then images: `:BB7Add shot.png
 `:BB7PasteImage` (through a `wl-paste` on the PATH) add them with their tokens in the files
 panel, the next request carries both as image blocks, and a model that reads no images
 refuses to send in one line. `:checkhealth bb7` says which API, how the cache is asked for,
-and that the privacy asked for is OpenRouter's alone."""
+that the privacy asked for is OpenRouter's alone, and which agents are found."""
 
 from __future__ import annotations
 
@@ -68,6 +68,9 @@ def test_a_sitting_with_anthropic_s_own_api(
         f'exec cat "{tmp_path / "copied.png"}"\n'
     )
     wl_paste.chmod(0o755)
+    # And an agent's program (`:checkhealth bb7` lists the agents found).
+    (tools / "opencode").write_text("#!/bin/sh\n")
+    (tools / "opencode").chmod(0o755)
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-bb7-test")
     (project / "shot.png").write_bytes(png(800, 600))
@@ -163,3 +166,5 @@ def test_a_sitting_with_anthropic_s_own_api(
         "takes it" in report
     )
     assert "OK the server answers /models: 2 models" in report and KEY not in report
+    assert "OK opencode: opencode acp" in report
+    assert "not found: claude-code-acp, codex-acp, gemini" in report
