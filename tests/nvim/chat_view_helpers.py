@@ -1,5 +1,6 @@
 """Driving the chat view in tests: open it as a user does, read its panes and the screen, and
-the messages a sitting gives (each one line, never a wait for Enter)."""
+check the messages a sitting gives (each one line, never a wait for Enter; what was said is
+read with editor.py's helpers)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
-from editor import VERSIONS, screen, type_command, wait_for
+from editor import VERSIONS, never_waiting, notifications, screen, type_command, wait_for
 
-from waits import WAIT_MS
+from waits import WAIT_MS, until
 
 ROWS, COLS = 24, 80
 
@@ -151,9 +152,10 @@ def send(nvim: Any, text: str) -> None:
 
 
 def answered(nvim: Any, text: str) -> None:
-    """Waits until the answer is stored and drawn again (the stream is over)."""
-    wait_for(nvim, f"not {STREAMING}", 10000)
+    """Waits until the answer is stored and drawn again (the stream is over): `text` first,
+    which comes with the answer (before it starts, nothing is streaming yet either)."""
     wait_for_conversation(nvim, text)
+    wait_for(nvim, f"not {STREAMING}")
 
 
 def pick_with(nvim: Any, choice: str) -> None:
@@ -182,71 +184,26 @@ def view_on_server(nvim: Any, project: Any, base_url: str, *files: str) -> Any:
     return nvim
 
 
-# Every message, as the real vim.notify gets it (and then shows it).
-RECORD = """
-_G.shown = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(_G.shown, msg)
-  return notify(msg, level, opts)
-end
-"""
-
-
-def shown(nvim: Any) -> list[str]:
-    found: list[str] = nvim.exec_lua("return _G.shown")
-    return found
-
-
-def never_waiting(nvim: Any) -> None:
-    mode = nvim.api.get_mode()
-    # Nothing else is answered while Neovim waits for Enter: the mode alone says it.
-    if mode["mode"] in ("r", "rm"):
-        nvim.input("<CR>")  # to read what stopped it
-        history = nvim.api.exec2("messages", {"output": True})["output"].splitlines()
-        raise AssertionError(f"Press ENTER after: {history[-3:]}")
-    assert not mode["blocking"], mode
-
-
-def said(nvim: Any, needle: str, since: int = 0) -> str:
-    """Waits for a message containing `needle` (after the first `since`); returns it. A
-    hit-enter prompt would hold every other request, so the mode (answered even then) is
-    asked first."""
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        never_waiting(nvim)
-        found = [m for m in shown(nvim)[since:] if needle in m]
-        if found:
-            return found[0]
-        time.sleep(0.02)
-    raise AssertionError(f"no message with {needle!r}: {shown(nvim)[since:]}")
-
-
 def gone(nvim: Any, needle: str) -> None:
     """Waits until no row shows `needle`; the mode is asked first (a prompt waiting for a key
     holds every other request)."""
-    deadline = time.monotonic() + 5
-    while True:
+
+    def away() -> bool:
         never_waiting(nvim)
-        rows = screen(nvim)
-        if not any(needle in row for row in rows):
-            return
-        assert time.monotonic() < deadline, "\n".join(rows)
-        time.sleep(0.02)
+        return not any(needle in row for row in screen(nvim))
+
+    until(away, f"{needle!r} to leave the screen")
 
 
 def choosing(nvim: Any) -> None:
     """Waits until Neovim's built-in vim.ui.select (inputlist()) waits for a number."""
-    deadline = time.monotonic() + 5
-    while nvim.api.get_mode()["mode"] != "c":
-        assert time.monotonic() < deadline, ("no list to choose from", shown(nvim))
-        time.sleep(0.02)
+    until(lambda: nvim.api.get_mode()["mode"] == "c", "a list to choose from")
 
 
 def all_fit(nvim: Any) -> None:
     """Every message shown fits one line of the command area, and whole: nothing cut off."""
     room = nvim.exec_lua("return vim.v.echospace")
-    for message in shown(nvim):
+    for message in notifications(nvim):
         assert "\n" not in message, message
         width = nvim.exec_lua("return vim.api.nvim_strwidth(...)", message)
         assert width <= room < nvim.exec_lua("return vim.o.columns"), (message, width, room)
@@ -254,9 +211,8 @@ def all_fit(nvim: Any) -> None:
 
 
 def on_screen(launch: Callable[..., Any], display: Display = DISPLAYS[0], **spawn: Any) -> Any:
-    """An editor with a screen of `display`'s size whose messages are recorded."""
+    """An editor with a screen of `display`'s size."""
     nvim = launch(**spawn)
     nvim.command(f"set lines={display.rows} columns={display.cols}")
     nvim.ui_attach(display.cols, display.rows, rgb=True)
-    nvim.exec_lua(RECORD)
     return nvim

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -129,21 +130,50 @@ def wait_for_status(nvim: Any, path: Path, status: str | None, timeout_ms: int =
         wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}", timeout_ms)
 
 
+# What the editor said. Every `vim.notify` message is kept in `_G.notifications` (see
+# minimal_init.lua); three questions are asked of them, each with its own helper:
+# - what did this command say? `said_by` (its request is answered before it returns);
+# - what did this action lead to? `said_after` (an answer that comes later: the next one);
+# - was this said? `wait_for_notification` (one holding a needle, waited for).
+# Their waits ask from here, in short calls: keys fed to Neovim (a picker's Terminal mode)
+# are handled only between calls, and a hit-enter prompt, which holds every other request,
+# fails the test at once (`never_waiting`).
+
+
 def notifications(nvim: Any) -> list[str]:
-    """Every `vim.notify` message so far (see minimal_init.lua)."""
+    """Every `vim.notify` message so far."""
     found: list[str] = nvim.exec_lua(
         "return vim.tbl_map(function(n) return n.msg end, _G.notifications)"
     )
     return found
 
 
-def wait_for_notification(nvim: Any, needle: str) -> str:
-    """Waits for a `vim.notify` message holding `needle`; returns it."""
-    wait_for(
-        nvim,
-        f"vim.iter(_G.notifications):any(function(n) return n.msg:find({needle!r}, 1, true) end)",
-    )
-    return next(n for n in notifications(nvim) if needle in n)
+def never_waiting(nvim: Any) -> None:
+    """Fails if Neovim waits for Enter (naming what stopped it) or for any other key."""
+    mode = nvim.api.get_mode()  # answered even at a hit-enter prompt
+    if mode["mode"] in ("r", "rm"):
+        nvim.input("<CR>")  # to read what stopped it
+        history = nvim.api.exec2("messages", {"output": True})["output"].splitlines()
+        raise AssertionError(f"Press ENTER after: {history[-3:]}")
+    assert not mode["blocking"], mode
+
+
+def wait_for_notification(nvim: Any, needle: str, since: int = 0) -> str:
+    """The first notification after the first `since` that holds `needle`, waited for."""
+
+    def found() -> str:
+        never_waiting(nvim)
+        return next((n for n in notifications(nvim)[since:] if needle in n), "")
+
+    try:
+        return until(found, f"a notification holding {needle!r}")
+    except AssertionError:
+        raise AssertionError(f"no {needle!r} in {notifications(nvim)[since:]}") from None
+
+
+def without_chat_name(text: str) -> str:
+    """`text` without the chat's name (a date) after `to Chat`/`in Chat`."""
+    return re.sub(r" (to|in) Chat \d{4}-\d\d-\d\d \d\d:\d\d", "", text)
 
 
 def run(nvim: Any, command: str) -> str:
@@ -152,6 +182,23 @@ def run(nvim: Any, command: str) -> str:
     before = len(notifications(nvim))
     nvim.command(command)
     return "\n".join(notifications(nvim)[before:])
+
+
+def said_by(nvim: Any, command: str) -> str:
+    """What a bb7 command said (`run`), without the chat's name."""
+    return without_chat_name(run(nvim, command))
+
+
+def said_after(nvim: Any, *, lua: str = "", keys: str = "", args: tuple[Any, ...] = ()) -> str:
+    """Runs `lua` (given `args`) or types `keys`, then waits for the notification that leads
+    to (an add from a picker is answered later); gives it without the chat's name."""
+    before = len(notifications(nvim))
+    if lua:
+        nvim.exec_lua(lua, *args)
+    if keys:
+        nvim.input(keys)
+    found = until(lambda: notifications(nvim)[before:], f"a notification after {before}")
+    return without_chat_name(found[0])
 
 
 SIGNS = """

@@ -4,12 +4,11 @@ real host. A scripted vim.ui.select stands for the user's answer. Then :BB7EditI
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from chat_view_helpers import pick_with
-from editor import run, wait_for
+from editor import said_by, wait_for
 
 IN_CHAT = (
     "vim.tbl_map(function(p) return vim.fn.fnamemodify(p, ':.') end,"
@@ -24,11 +23,6 @@ PANEL_NOTE = (
     " for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })) do"
     " if m[4].virt_lines then return m[4].virt_lines[1][1][1] end end end)()"
 )
-
-
-def said(nvim: Any, command: str) -> str:
-    """The command's notifications, without the chat's name (a date)."""
-    return re.sub(r" (to|in) Chat \d{4}-\d\d-\d\d \d\d:\d\d", "", run(nvim, command))
 
 
 def in_chat(nvim: Any) -> list[str]:
@@ -50,34 +44,34 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     for name in ("x.py", "y.py", "z.txt"):
         (project / "lib" / name).write_text("1\n2\n3\n4\n")
     pick_with(ready, "Cancel")
-    assert said(ready, "BB7Add src") == ""
+    assert said_by(ready, "BB7Add src") == ""
     assert offered(ready) == [
         "bb7: Add 21 files, 42 tokens?",
         ["Add 21 files, 42 tokens", "Cancel"],
     ]
     assert in_chat(ready) == ["a.py", "b.py"]
     pick_with(ready, "Add 21 files, 42 tokens")
-    assert said(ready, "BB7Add src") == "bb7: added 21 files"
+    assert said_by(ready, "BB7Add src") == "bb7: added 21 files"
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 23")
-    out = said(ready, "BB7Add lib/*.py b.py")
+    out = said_by(ready, "BB7Add lib/*.py b.py")
     assert out == "bb7: added 2 files, 1 already up to date"
     ready.exec_lua(
         "vim.fn.setqflist({ { filename = 'lib/z.txt', lnum = 2 }, "
         "{ filename = 'lib/z.txt', lnum = 3, end_lnum = 4 } })"
     )
-    assert said(ready, "BB7Add quickfix sections") == "bb7: added lib/z.txt:2-4 (section)"
+    assert said_by(ready, "BB7Add quickfix sections") == "bb7: added lib/z.txt:2-4 (section)"
     ready.command("edit lib/z.txt")
     # Typed one by one, paths are added all or none; open buffers add what can be added, and
     # say what they skipped (bb7's own files, one already in the chat as something else).
-    out = said(ready, "BB7AddReadonly lib/z.txt a.py")
+    out = said_by(ready, "BB7AddReadonly lib/z.txt a.py")
     assert out.startswith("bb7: a.py is already in the context as writable"), out
     (project / ".bb7" / "instructions").write_text("Be brief.\n")
     ready.command("split .bb7/instructions")
-    out = said(ready, "BB7Add buffers")
+    out = said_by(ready, "BB7Add buffers")
     assert out == ("bb7: added lib/z.txt; skipped .bb7/instructions (bb7's own)"), out
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 26")
     assert {"lib/z.txt", "lib/x.py", "lib/y.py"} < set(in_chat(ready))
-    out = said(ready, "BB7AddReadonly buffers")
+    out = said_by(ready, "BB7AddReadonly buffers")
     assert out == (
         "bb7: nothing new; skipped 3: a.py (already writable), lib/z.txt (already writable),"
         " .bb7/instructions (bb7's own)"
@@ -88,17 +82,17 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     # A file that looks like a secret is added only when the user says so.
     (project / ".env").write_text("TOKEN=abc\n")
     pick_with(ready, "Cancel")
-    assert said(ready, "BB7Add .env") == ""
+    assert said_by(ready, "BB7Add .env") == ""
     assert offered(ready) == [
         "bb7: .env looks like a secret (an .env file): add anyway?",
         ["Add all (1 file, 3 tokens)", "Cancel"],
     ]
     pick_with(ready, "Add all (1 file, 3 tokens)")
-    assert said(ready, "BB7Add .env") == "bb7: added .env (writable)"
+    assert said_by(ready, "BB7Add .env") == "bb7: added .env (writable)"
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 27")
 
     # The project's instructions open in the editor, created.
-    assert said(ready, "BB7EditInstructions") == "bb7: no instruction file applies yet"
+    assert said_by(ready, "BB7EditInstructions") == "bb7: no instruction file applies yet"
     assert ready.current.buffer.name == str(project / ".bb7" / "instructions")
     # The files panel names the instruction files that apply, below its rows.
     (project / "AGENTS.md").write_text("Run make test.\n")

@@ -23,7 +23,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import wait_for
+from editor import wait_for, wait_for_notification
 
 from bb7.refusal import Problem
 from bb7.state import context
@@ -60,15 +60,6 @@ def test_the_prompt_view_lists_the_parts_and_x_drops_a_file_from_the_next_reques
 
 # Each message of the history as the request carries it.
 BLOCK = re.compile(r"@msg n=\d+ role=\w+\n.*?@end msg\n", re.S)
-
-
-def said(nvim: Any, needle: str) -> None:
-    """Waits for a notification holding `needle`."""
-    found = f"n.msg:find({needle!r}, 1, true) ~= nil"
-    try:
-        wait_for(nvim, f"vim.iter(_G.notifications):any(function(n) return {found} end)")
-    except AssertionError:
-        raise AssertionError(nvim.exec_lua("return _G.notifications")) from None
 
 
 def prompt_parts(nvim: Any, text: str) -> dict[str, Any]:
@@ -108,17 +99,17 @@ def test_a_message_excluded_in_the_prompt_view_or_with_gx_is_absent_from_the_nex
         # x on a section drops it; x on your message excludes it with its answer.
         nvim.exec_lua("vim.fn.search('file a.py:2-3')")
         nvim.input("x")
-        said(nvim, "removed a.py:2-3 from Work")
+        wait_for_notification(nvim, "removed a.py:2-3 from Work")
         nvim.exec_lua("vim.fn.search('you: Q first?')")
         nvim.input("x")
-        said(nvim, "excluded from future requests, with its answer")
+        wait_for_notification(nvim, "excluded from future requests, with its answer")
         wait_for_screen(nvim, "(excluded) you: Q first?")
         nvim.input("q")
         # gX on an answer in the conversation excludes it alone.
         focus(nvim, "conversation")
         nvim.exec_lua("vim.fn.search('A second.')")
         nvim.input("gX")
-        said(nvim, "excluded from future requests: ")
+        wait_for_notification(nvim, "excluded from future requests: ")
         wait_for_conversation(nvim, "## Assistant · excluded\n\nA second.")
         shown = conversation(nvim)
         assert shown.count("## You · excluded") == 1 and shown.count("## Assistant · excluded") == 2
@@ -155,7 +146,7 @@ def test_a_message_excluded_in_the_prompt_view_or_with_gx_is_absent_from_the_nex
         focus(nvim, "conversation")
         nvim.exec_lua("vim.fn.search('Q first?')")
         nvim.input("gX")
-        said(nvim, "included again in future requests, with its answer")
+        wait_for_notification(nvim, "included again in future requests, with its answer")
         wait_for_conversation(nvim, "## You\n\nQ first?")
         again = prompt_parts(nvim, "")
         assert [p["line"].split("  ")[0] for p in again["parts"] if p["excluded"]] == [

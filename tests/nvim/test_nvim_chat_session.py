@@ -25,19 +25,24 @@ from chat_view_helpers import (
     conversation,
     focus,
     gone,
-    never_waiting,
     on_every_screen,
     on_screen,
     open_chat_list,
     open_view,
     pane_screen,
-    said,
     send,
-    shown,
     wait_for_conversation,
     wait_for_screen,
 )
-from editor import screen, type_command, wait_for, wait_for_status
+from editor import (
+    never_waiting,
+    notifications,
+    screen,
+    type_command,
+    wait_for,
+    wait_for_notification,
+    wait_for_status,
+)
 
 from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call, usage_chunk
@@ -124,7 +129,7 @@ def test_a_whole_session_never_stops_at_press_enter(
     )
     server.push(stream(text_chunk("Both."), *tool_call("edit_file", both), usage_chunk(900, 40)))
     nvim.exec_lua("require('bb7').send('Change both files')")
-    said(nvim, "answer ready in Session: 2 files changed, :BB7Review")
+    wait_for_notification(nvim, "answer ready in Session: 2 files changed, :BB7Review")
     assert nvim.exec_lua("return require('bb7').statusline()") == "bb7 ●"
     assert any(row.endswith(" bb7 ●") for row in screen(nvim))  # as the statusline draws it
     open_view(nvim, "Assistant modified: b.py")
@@ -176,20 +181,20 @@ def test_a_whole_session_never_stops_at_press_enter(
     nvim.command("doautocmd FocusGained")  # as when coming back from another program
     wait_for_status(nvim, project / "a.py", "~M")
     type_command(nvim, "BB7Apply a.py")
-    said(nvim, "a.py has local changes (~M); :BB7Merge keeps both")
+    wait_for_notification(nvim, "a.py has local changes (~M); :BB7Merge keeps both")
 
     # 4. Apply all: b.py lands, the conflict is skipped.
     type_command(nvim, "BB7ApplyAll")
-    said(nvim, "applied 1 of 2 pending changes; skipped a.py (~M)")
+    wait_for_notification(nvim, "applied 1 of 2 pending changes; skipped a.py (~M)")
     assert (project / "b.py").read_text() == "print('bee')\n"
     type_command(nvim, "BB7UndoApply b.py")  # the real undo of an apply
-    said(nvim, "undid the apply of b.py; its change is pending again")
+    wait_for_notification(nvim, "undid the apply of b.py; its change is pending again")
     assert (project / "b.py").read_text() == B_TEXT
 
     # 4b. :BB7Review b.py right after the undo: the model's line drawn under the file's own,
     # labelled, the review's keys on the window's bar; its q ends it.
     type_command(nvim, "BB7Review b.py")
-    said(nvim, "reviewing b.py: 1 hunk")
+    wait_for_notification(nvim, "reviewing b.py: 1 hunk")
     rows = wait_for_screen(nvim, "print('bee')")
     assert any("print('b') bb7 hunk 1/1" in row for row in rows), "\n".join(rows)
     assert any(row.startswith(" review 1/1 · ga accept · gr reject") for row in rows)
@@ -222,11 +227,11 @@ def test_a_whole_session_never_stops_at_press_enter(
     nvim.input("gm")
     choosing(nvim)
     nvim.input("2<CR>")  # test/plain-model
-    said(nvim, "model of Session")
+    wait_for_notification(nvim, "model of Session")
     nvim.input("ge")
     choosing(nvim)
     nvim.input("4<CR>")  # low
-    said(nvim, "reasoning effort of Session")
+    wait_for_notification(nvim, "reasoning effort of Session")
     wait_for_screen(nvim, " · effort low")  # the conversation's bar shows it, whole
     bar = pane_screen(nvim, "conversation")[0]
     assert " · effort low" in bar and not bar.startswith("<"), bar
@@ -234,15 +239,15 @@ def test_a_whole_session_never_stops_at_press_enter(
     if display == DISPLAYS[0]:  # messages only: the first screen's command line is the least
         # 8. Undo where nothing was applied: refused.
         type_command(nvim, "BB7UndoApply a.py")
-        said(nvim, "no apply of a.py to undo")
+        wait_for_notification(nvim, "no apply of a.py to undo")
 
         # 9. BB-7's habits: the version, the models list fetched again.
         type_command(nvim, "BB7Version")
-        said(nvim, "bb7 0.1.0 (host pid ")
+        wait_for_notification(nvim, "bb7 0.1.0 (host pid ")
         type_command(nvim, "BB7RefreshModels")
-        said(nvim, "models list refreshed: ")
+        wait_for_notification(nvim, "models list refreshed: ")
 
-    assert len(shown(nvim)) >= 5, shown(nvim)
+    assert len(notifications(nvim)) >= 5, notifications(nvim)
     all_fit(nvim)
 
     # 10. Neovim opened again on b.py, whose change is pending: its M shows before any bb7
@@ -272,7 +277,7 @@ def held_then_taken(nvim: Any, holder: subprocess.Popen[str]) -> None:
     nvim.input("q")
     holder.communicate("")  # it exits without giving the chat up: its lease goes stale
     type_command(nvim, "BB7Chat!")
-    said(nvim, 'took over "Session"')
+    wait_for_notification(nvim, 'took over "Session"')
     rows = wait_for_screen(nvim, "Message ·")
     assert not any("read-only" in row for row in rows), "\n".join(rows)
     never_waiting(nvim)
@@ -287,8 +292,8 @@ def diff_taking_nothing(nvim: Any, project: Path) -> None:
     assert sum("your edit" in row for row in rows) == 1  # the model's line is not marked
     assert any("two = 22" in row for row in rows)
     nvim.command("tabclose")
-    said(nvim, "a.py: nothing taken; the change is still pending")
-    assert not any("partly" in m for m in shown(nvim))
+    wait_for_notification(nvim, "a.py: nothing taken; the change is still pending")
+    assert not any("partly" in m for m in notifications(nvim))
     wait_for_status(nvim, project / "a.py", "~M")  # the user's edit is still theirs
     never_waiting(nvim)
 
@@ -314,7 +319,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.command("edit c.py")
     nvim.input("5GA # mine<Esc>")
     type_command(nvim, "BB7Merge")
-    said(nvim, "c.py: merged, except line 5: both changed them")
+    wait_for_notification(nvim, "c.py: merged, except line 5: both changed them")
     # :BB7Diff taking one of two hunks: part merged.
     nvim.command("edit d.py")
     type_command(nvim, "BB7Diff")
@@ -322,7 +327,7 @@ def test_merges_say_what_they_kept_in_one_whole_line(
     nvim.input("gg]cdo")
     wait_for(nvim, "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == \"c2 = 'model'\"")
     nvim.command("tabclose")
-    said(nvim, "d.py: took some hunks, the rest stays pending; :w writes them")
+    wait_for_notification(nvim, "d.py: took some hunks, the rest stays pending; :w writes them")
     all_fit(nvim)
 
 
@@ -338,9 +343,9 @@ def test_paste_without_a_clipboard_takes_the_unnamed_register(
     answer = "a.py\n<<<<<<< SEARCH\ntwo = 2\n=======\ntwo = 22\n>>>>>>> REPLACE\n"
     nvim.funcs.setreg('"', answer)  # yanked in Neovim
     type_command(nvim, "BB7Paste")
-    said(nvim, "pasted, to review: a.py")
+    wait_for_notification(nvim, "pasted, to review: a.py")
     type_command(nvim, "BB7Paste +")
-    said(nvim, "register + needs a clipboard provider")
+    wait_for_notification(nvim, "register + needs a clipboard provider")
     all_fit(nvim)
 
 
@@ -361,5 +366,5 @@ def test_a_send_that_cannot_list_the_models_says_so_in_one_whole_line(
     open_view(nvim, "")
     send(nvim, "Anyone there?")
     answered(nvim, "The request failed")  # why, in the conversation
-    said(nvim, "no models list: tool support and context size unknown")
+    wait_for_notification(nvim, "no models list: tool support and context size unknown")
     all_fit(nvim)

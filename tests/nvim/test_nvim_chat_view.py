@@ -27,7 +27,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, poll, screen, type_command, wait_for
+from editor import notifications, poll, screen, type_command, wait_for, wait_for_notification
 
 from bb7.provider.models import cache_file, default_cache_dir
 from bb7.state.records import Usage
@@ -488,15 +488,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     open_view(editor, "Assistant modified: a.py")
     # The panes keep their buffers: the file opens in a tab of its own.
     type_command(editor, "BB7Review a.py")
-    hint = "reviewing a.py: 1 hunk"
-    deadline = time.monotonic() + 5
-    while True:
-        # Asked first: while an error waits for Enter, nothing else is answered.
-        assert not editor.api.get_mode()["blocking"], "an error waits for Enter"
-        if any(n.startswith(f"bb7: {hint}") for n in notifications(editor)):
-            break
-        assert time.monotonic() < deadline, notifications(editor)
-        time.sleep(0.02)
+    wait_for_notification(editor, "bb7: reviewing a.py: 1 hunk")
     assert editor.exec_lua("return vim.fn.expand('%:t')") == "a.py"
     assert editor.exec_lua("return #vim.api.nvim_list_tabpages()") == 3
     editor.command("BB7Review")  # ends it

@@ -24,17 +24,22 @@ from chat_view_helpers import (
     Display,
     all_fit,
     focus,
-    never_waiting,
     on_screen,
     open_chat_list,
     pane_screen,
-    said,
     send,
-    shown,
     wait_for_conversation,
     wait_for_screen,
 )
-from editor import NVIMS, VERSIONS, type_command, wait_for
+from editor import (
+    NVIMS,
+    VERSIONS,
+    never_waiting,
+    notifications,
+    type_command,
+    wait_for,
+    wait_for_notification,
+)
 
 from llm_server import LLMServer, finish, stream, text_chunk
 
@@ -106,7 +111,7 @@ def test_a_chat_two_neovims_share_is_read_only_in_one_and_taken_back_and_forth(
             focus(holder, "input")
             holder.input(f"ggdGidraft {i}<Esc>")
             kept = typed(taker)
-            before = len(shown(holder))
+            before = len(notifications(holder))
             taken_over(taker, pids[id(holder)])
             assert typed(taker) == kept, where  # and it is the chat's draft now
             deadline = time.monotonic() + 5
@@ -117,7 +122,9 @@ def test_a_chat_two_neovims_share_is_read_only_in_one_and_taken_back_and_forth(
             # The holder turns read-only in place: one line says who has it and how to take it
             # back, the banner names that Neovim's host, the typed text stays.
             by = pids[id(taker)]
-            lost = said(holder, f'pid {by} took "Session" over: :BB7Chat! takes it back', before)
+            lost = wait_for_notification(
+                holder, f'pid {by} took "Session" over: :BB7Chat! takes it back', before
+            )
             assert lost.startswith("bb7: pid"), (where, lost)
             wait_for_screen(holder, f" ⊘ read-only, pid {by} · :BB7Chat!")
             bar = pane_screen(holder, "input")[0]
@@ -132,20 +139,24 @@ def test_a_chat_two_neovims_share_is_read_only_in_one_and_taken_back_and_forth(
             # A send is refused in one line; the text stays.
             focus(holder, "input")
             holder.input("<CR>")
-            said(holder, f"held by pid {by}: :BB7Chat! takes it over (read-only here)", before)
+            wait_for_notification(
+                holder, f"held by pid {by}: :BB7Chat! takes it over (read-only here)", before
+            )
             assert typed(holder) == [f"draft {i}"], where
             for nvim in (holder, taker):
                 never_waiting(nvim)
-                assert not [m for m in shown(nvim) if "Invalid channel" in m], shown(nvim)
+                assert not [m for m in notifications(nvim) if "Invalid channel" in m], (
+                    notifications(nvim)
+                )
                 all_fit(nvim)
             holder, taker = taker, holder  # the one that lost it takes it back next
 
     # Quitting stops the holder's host, which gives the chat up: the other takes it at once.
     holder.exec_lua("vim.api.nvim_exec_autocmds('VimLeavePre', {})")
     released(project, pids[id(holder)])
-    before = len(shown(taker))
+    before = len(notifications(taker))
     type_command(taker, "BB7Chat!")
-    said(taker, "took over", before)
+    wait_for_notification(taker, "took over", before)
     rows = wait_for_screen(taker, "Message ·")
     assert not any("read-only" in r for r in rows)
 
@@ -168,23 +179,23 @@ def opened_read_only(nvim: Any, pid: int, project: Path) -> None:
 
     focus(nvim, "input")
     nvim.input("ihello<Esc><CR>")  # <CR> in the input sends
-    said(nvim, f"bb7: held by pid {pid}: :BB7Chat! takes it over", 0)
+    wait_for_notification(nvim, f"bb7: held by pid {pid}: :BB7Chat! takes it over", 0)
     assert typed(nvim) == ["hello"]  # nothing typed is lost
 
     # While the holder runs, :BB7Chat! asks first; No leaves the chat read-only.
     type_command(nvim, "BB7Chat!")
     wait_for_screen(nvim, f"Take the chat over from pid {pid} (still running; its sending stops)?")
     nvim.input("2<CR>")
-    assert not [n for n in shown(nvim) if "took over" in n]
+    assert not [n for n in notifications(nvim) if "took over" in n]
 
 
 def taken_over(nvim: Any, pid: int) -> None:
     """`:BB7Chat!` taking the chat from the running Neovim whose host is `pid`."""
-    before = len(shown(nvim))
+    before = len(notifications(nvim))
     type_command(nvim, "BB7Chat!")
     wait_for_screen(nvim, f"Take the chat over from pid {pid}")
     nvim.input("1<CR>")
-    said(nvim, 'took over "Session"', before)
+    wait_for_notification(nvim, 'took over "Session"', before)
     wait_for_screen(nvim, " Message · ")
 
 

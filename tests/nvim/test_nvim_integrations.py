@@ -11,33 +11,15 @@ InsertEnter, completes `@` and adds the accepted file."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from chat_view_helpers import OPEN, pick_with
-from editor import notifications, poll, wait_for
-
-from waits import until
+from editor import poll, said_after, wait_for
 
 STUBS = Path(__file__).parent / "stubs"
 
 IN_CHAT = "require('bb7.status').files()[vim.fn.fnamemodify(%r, ':p')] ~= nil"
-
-
-def said(nvim: Any, lua: str, *args: Any) -> str:
-    """Runs `lua`, then waits for the notification it leads to (an add is answered later);
-    gives it without the chat's name (a date) at the end."""
-    before = len(notifications(nvim))
-    nvim.exec_lua(lua, *args)
-    return next_notification(nvim, before)
-
-
-def next_notification(nvim: Any, before: int) -> str:
-    """The notification after the first `before`, once given. Polled from here, in short
-    calls: Neovim leaves Terminal mode (fzf-lua's) only between them, not in a vim.wait()."""
-    found = until(lambda: notifications(nvim)[before:], f"a notification after {before}")
-    return re.sub(r" to Chat .*$", "", found[0])
 
 
 def wait_in_chat(nvim: Any, *names: str) -> None:
@@ -60,13 +42,6 @@ def command_line(nvim: Any) -> str:
         " return (table.concat(cells):gsub('%s+$', ''))"
     )
     return row
-
-
-def said_after(nvim: Any, keys: str) -> str:
-    """Types `keys`, then waits for the notification they lead to (as `said`)."""
-    before = len(notifications(nvim))
-    nvim.input(keys)
-    return next_notification(nvim, before)
 
 
 BLINK_SETUP = """require('blink.cmp').setup({ sources = { default = { 'bb7' },
@@ -111,7 +86,7 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
         " return vim.tbl_map(function(e) return e.value end, picker.finder.entries)"
     )
     assert entries[:4] == ["a.py", "b.py", "c.py", "d.py"]
-    assert said_after(ready, "<Down><Down><Tab><Tab><CR>") == "bb7: added 2 files"
+    assert said_after(ready, keys="<Down><Down><Tab><Tab><CR>") == "bb7: added 2 files"
     # Said once the prompt's Insert mode has ended (its end clears the command line).
     assert command_line(ready).startswith("bb7: added 2 files")
     wait_in_chat(ready, "c.py", "d.py")
@@ -122,7 +97,7 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
         " map('i', '<C-a>', require('bb7.integrations.telescope').add_selected_readonly)"
         " return true end })"
     )
-    assert said_after(ready, "<Down>" * 4 + "<C-a>") == "bb7: added e.py (readonly)"
+    assert said_after(ready, keys="<Down>" * 4 + "<C-a>") == "bb7: added e.py (readonly)"
 
     # The chat search in telescope too: the chats by name; the one chosen is shown.
     ready.command("BB7Search")
@@ -143,39 +118,42 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
     ready.exec_lua("require('bb7').setup({ picker = 'fzf_lua' })")
     ready.command("BB7Add")
     poll(ready, "vim.api.nvim_get_mode().mode == 't'")
-    assert said(ready, "require('fzf-lua').accept({ 6, 7 })") == "bb7: added 2 files"
+    assert said_after(ready, lua="require('fzf-lua').accept({ 6, 7 })") == "bb7: added 2 files"
     assert command_line(ready).startswith("bb7: added 2 files")
     ready.exec_lua(
         "require('fzf-lua').files({ actions = {"
         " ['ctrl-a'] = require('bb7.integrations.fzf_lua').add_selected } })"
     )
-    out = said(ready, "require('fzf-lua').accept({ 8 }, 'ctrl-a')")
+    out = said_after(ready, lua="require('fzf-lua').accept({ 8 }, 'ctrl-a')")
     assert out == "bb7: added h.py (writable)"
     ready.exec_lua("require('bb7').setup({ picker = 'snacks' })")
     ready.command("BB7Add")
     poll(ready, "Snacks and Snacks.picker.last and not Snacks.picker.last.closed")
-    assert said_after(ready, "<Down>" * 8 + "<Tab><Tab><CR>") == "bb7: added 2 files"
+    assert said_after(ready, keys="<Down>" * 8 + "<Tab><Tab><CR>") == "bb7: added 2 files"
     assert command_line(ready).startswith("bb7: added 2 files")
     ready.exec_lua(
         "Snacks.picker.files({"
         " actions = { bb7_add = require('bb7.integrations.snacks').add_selected },"
         " win = { input = { keys = { ['<C-a>'] = { 'bb7_add', mode = { 'n', 'i' } } } } } })"
     )
-    assert said_after(ready, "<Down>" * 10 + "<C-a>") == "bb7: added k.py (writable)"
+    assert said_after(ready, keys="<Down>" * 10 + "<C-a>") == "bb7: added k.py (writable)"
     wait_in_chat(ready, "e.py", "f.py", "g.py", "h.py", "i.py", "j.py", "k.py")
 
     # oil: the file under the cursor, then a directory (21 files: asked first).
     ready.exec_lua(
         "vim.cmd('tabnew') require('oil').open(...) vim.fn.search(' l.py$')", str(project)
     )
-    assert said(ready, "require('bb7.integrations.oil').add()") == "bb7: added l.py (writable)"
+    assert (
+        said_after(ready, lua="require('bb7.integrations.oil').add()")
+        == "bb7: added l.py (writable)"
+    )
     pick_with(ready, "Add 21 files, 42 tokens")
     ready.exec_lua("vim.fn.search(' lib/$')")
-    out = said(ready, "require('bb7.integrations.oil').add()")
+    out = said_after(ready, lua="require('bb7.integrations.oil').add()")
     assert out == "bb7: added 21 files"
     assert ready.exec_lua("return _G.offered.prompt") == "bb7: Add 21 files, 42 tokens?"
     ready.command("enew")
-    out = said(ready, "require('bb7.integrations.oil').add()")
+    out = said_after(ready, lua="require('bb7.integrations.oil').add()")
     assert out == "bb7: not an oil buffer: nothing to add"
 
     # neo-tree, set up as the help says: the node under the cursor (nui's tree:get_node()
@@ -188,8 +166,8 @@ def test_pickers_sources_and_file_tree_actions_add_to_the_chat(ready: Any, proje
         " vim.fn.search('^  m.py$')",
         str(project),
     )
-    assert said_after(ready, "\\a") == "bb7: added m.py (writable)"
-    assert said_after(ready, "jVj\\a") == "bb7: added 2 files"
+    assert said_after(ready, keys="\\a") == "bb7: added m.py (writable)"
+    assert said_after(ready, keys="jVj\\a") == "bb7: added 2 files"
     wait_in_chat(ready, "l.py", "m.py", "n.py", "o.py", "lib/m20.py")
 
     # blink.cmp: `@pkg42/sub/file3` typed in the input, where blink's keyword is `file3`

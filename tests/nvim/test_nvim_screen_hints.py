@@ -15,17 +15,22 @@ from chat_state import Seeded
 from chat_view_helpers import (
     DISPLAYS,
     OPEN,
-    RECORD,
     all_fit,
     conversation,
     focus,
-    never_waiting,
     open_view,
     pane_screen,
-    said,
-    shown,
 )
-from editor import VERSIONS, emit, screen, type_command, wait_for
+from editor import (
+    VERSIONS,
+    emit,
+    never_waiting,
+    notifications,
+    screen,
+    type_command,
+    wait_for,
+    wait_for_notification,
+)
 
 A_TEXT = "one = 1\ntwo = 2\nthree = 3\n"
 LISTED = [f"file_{i:02}.py" for i in range(14)]
@@ -70,10 +75,10 @@ def review_on_the_bar(nvim: Any, where: str, scope: str) -> None:
     nvim.command("setlocal winbar=")
     nvim.command(f"set{scope} winbar=my\\ own\\ bar")
     nvim.current.window.cursor = (3, 0)  # off the hunk (line 1)
-    before = len(shown(nvim))
+    before = len(notifications(nvim))
     type_command(nvim, "BB7Review")
     wait_for(nvim, "require('bb7.review').active(0)")
-    assert said(nvim, "reviewing", before) == "bb7: reviewing a.py: 1 hunk", where
+    assert wait_for_notification(nvim, "reviewing", before) == "bb7: reviewing a.py: 1 hunk", where
     bar, *rows = window_rows(nvim)
     assert bar.startswith(" review: 1 hunk · ga accept · gr reject · gm amend"), (where, bar)
     assert rows[0].endswith("one = 1 bb7 hunk 1/1"), (where, rows)
@@ -81,10 +86,11 @@ def review_on_the_bar(nvim: Any, where: str, scope: str) -> None:
     bar = window_rows(nvim)[0]
     assert bar.startswith(" review 1/1 · ga accept · gr reject"), (where, bar)  # on the hunk
     # Amending: the small window's keys on its own bar, the message leads with the action.
-    before = len(shown(nvim))
+    before = len(notifications(nvim))
     nvim.input("gm")
     assert (
-        said(nvim, "amending", before) == "bb7: amending a.py line 1: :w accepts, q leaves the hunk"
+        wait_for_notification(nvim, "amending", before)
+        == "bb7: amending a.py line 1: :w accepts, q leaves the hunk"
     )
     bar = window_rows(nvim)[0]
     assert bar == " amend: edit these lines · :w accepts them · q leaves the hunk", (where, bar)
@@ -121,15 +127,15 @@ def edit_in_one_line(nvim: Any, where: str) -> None:
     lines = conversation(nvim)
     question = "second question" if "second question" in lines else "first question"
     focus(nvim, "conversation", lines.index(question) + 1)
-    before = len(shown(nvim))
+    before = len(notifications(nvim))
     nvim.input("gE")
     wait_for(nvim, "vim.api.nvim_get_mode().mode == 'c'")  # the confirm's choices
     nvim.input("1<CR>")
-    message = said(nvim, "changed since", before)
+    message = wait_for_notification(nvim, "changed since", before)
     assert message == "bb7: 2 files changed since; the chat has them as they were (:BB7Log)"
     wait_for(nvim, f"{DRAFT} == {question!r}")
     never_waiting(nvim)
-    assert shown(nvim)[before:] == [message], where
+    assert notifications(nvim)[before:] == [message], where
 
 
 @pytest.mark.parametrize("nvim_binary", VERSIONS[-1:], indirect=True)
@@ -138,7 +144,6 @@ def test_hints_and_messages_fit_every_screen_and_layout(
 ) -> None:
     chat = seed(project)
     nvim = launch()
-    nvim.exec_lua(RECORD)
     nvim.ui_attach(80, 24, rgb=True)
     # Each layout at 80x24 after 120x40, the tab last: its gE (on the first question) drops
     # the pending changes that the reviews before it need.
@@ -160,26 +165,28 @@ def test_hints_and_messages_fit_every_screen_and_layout(
         wait_for(nvim, f"not {OPEN}")
     all_fit(nvim)
     # An answer ending while the view is closed: a long chat name gives way to what to do.
-    before = len(shown(nvim))
+    before = len(notifications(nvim))
     emit(
         nvim,
         ("request_started", {"request_id": 7, "chat_id": chat}),
         ("done", {"request_id": 7, "ok": True, "files": ["a.py", "b.py"], "message": ""}),
     )
-    ready = said(nvim, "answer ready in", before)
+    ready = wait_for_notification(nvim, "answer ready in", before)
     assert ready.startswith("bb7: answer ready in Hints, in a chat") and ready.endswith(
         "…: 2 files changed, :BB7Review"
     ), ready
     room = nvim.exec_lua("return vim.v.echospace")
     assert nvim.exec_lua("return vim.api.nvim_strwidth(...)", ready) <= room, ready
     # One file changed: named.
-    before = len(shown(nvim))
+    before = len(notifications(nvim))
     emit(
         nvim,
         ("request_started", {"request_id": 8, "chat_id": chat}),
         ("done", {"request_id": 8, "ok": True, "files": [str(project / "a.py")], "message": ""}),
     )
-    assert said(nvim, "answer ready in", before).endswith(": a.py changed, :BB7Review")
+    assert wait_for_notification(nvim, "answer ready in", before).endswith(
+        ": a.py changed, :BB7Review"
+    )
 
     # At 80x24 still: a message too long for its line gives its longest path away first (the
     # log has it whole).

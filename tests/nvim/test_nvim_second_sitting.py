@@ -23,15 +23,20 @@ from chat_view_helpers import (
     choosing,
     conversation,
     focus,
-    never_waiting,
     on_screen,
     pane_screen,
-    said,
-    shown,
     wait_for_conversation,
     wait_for_screen,
 )
-from editor import VERSIONS, screen, type_command, wait_for
+from editor import (
+    VERSIONS,
+    never_waiting,
+    notifications,
+    screen,
+    type_command,
+    wait_for,
+    wait_for_notification,
+)
 
 from bb7.state.records import Usage
 from llm_server import DEFAULT_MODELS, LLMServer
@@ -111,29 +116,37 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
             never_waiting(nvim)
 
             # A merge over the user's own edit: one message; the hunk's label whole.
-            before = len(shown(nvim))
+            before = len(notifications(nvim))
             nvim.command(f"edit c{i}.py")
             nvim.input("5GA # mine<Esc>")
             type_command(nvim, "BB7Merge")
-            said(nvim, f"c{i}.py: merged, except line 5: both changed them", before)
+            wait_for_notification(
+                nvim, f"c{i}.py: merged, except line 5: both changed them", before
+            )
             wait_for_screen(nvim, "bb7 hunk 1/1: over your own edit")
-            assert len(shown(nvim)) == before + 1, shown(nvim)[before:]
+            assert len(notifications(nvim)) == before + 1, notifications(nvim)[before:]
             nvim.input("q")  # ends the review
 
             # A paste onto a file newer than the chat's copy is made on the file.
             nvim.funcs.setreg('"', PASTE.format(i=i))
             type_command(nvim, "BB7Paste")
-            said(nvim, f"pasted, to review: g{i}.py (edited as the file is now)", before)
+            wait_for_notification(
+                nvim, f"pasted, to review: g{i}.py (edited as the file is now)", before
+            )
 
             # The open buffers: what can be added is, the rest named with why.
             nvim.command(f"edit n{i}.py | split .bb7/instructions | bwipeout! c{i}.py README.md")
             type_command(nvim, "BB7Add buffers")
-            said(nvim, f"added n{i}.py to Tea; skipped .bb7/instructions (bb7's own)")
+            wait_for_notification(
+                nvim, f"added n{i}.py to Tea; skipped .bb7/instructions (bb7's own)"
+            )
             nvim.command("bwipeout .bb7/instructions")
 
             type_command(nvim, "BB7Version")
-            said(nvim, "(host pid ", before)
-            assert any(", Python 3." in m for m in shown(nvim)[before:]), shown(nvim)[before:]
+            wait_for_notification(nvim, "(host pid ", before)
+            assert any(", Python 3." in m for m in notifications(nvim)[before:]), notifications(
+                nvim
+            )[before:]
             never_waiting(nvim)
             all_fit(nvim)
             # The input's bar keeps the send key, whatever the estimate leaves.
@@ -146,12 +159,14 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
 
         # The prompt log: off by default, said so when opened.
         type_command(nvim, "BB7Log prompts")
-        said(nvim, "the prompt log is off: setup({ log_prompts = true }) keeps one")
+        wait_for_notification(
+            nvim, "the prompt log is off: setup({ log_prompts = true }) keeps one"
+        )
         assert nvim.exec_lua("return vim.fn.expand('%:t')") == "bb7-prompts.log"
         nvim.command("tabclose")
         # The wording, once.
         type_command(nvim, "BB7RefreshModels")
-        said(nvim, "models list refreshed: 3 models")
+        wait_for_notification(nvim, "models list refreshed: 3 models")
         type_command(nvim, "BB7Chat")
         wait_for(nvim, OPEN)
         focus(nvim, "conversation")
@@ -162,7 +177,7 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
         nvim.input(f"{numbered(screen(nvim), 'mark or unmark a favourite')}<CR>")
         choosing(nvim)
         nvim.input(f"{numbered(screen(nvim), 'test/tiny-model')}<CR>")
-        said(nvim, "test/tiny-model is a favourite now")
+        wait_for_notification(nvim, "test/tiny-model is a favourite now")
         choosing(nvim)
         assert numbered(screen(nvim), "★ test/tiny-model") == 1
         nvim.input("<Esc>")
@@ -199,7 +214,7 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
         assert "cached) · ~$0.0" in title and "e-0" not in "".join(rows), title
         nvim.input("q")
         nvim.input("gN")  # a new chat with this one's files: it does not ask for files
-        said(nvim, "new chat with the same context (")
+        wait_for_notification(nvim, "new chat with the same context (")
         wait_for(
             nvim,
             "#vim.api.nvim_buf_get_lines(require('bb7.chat').buf('conversation'),"
