@@ -146,7 +146,7 @@ class Model:
             return "!A" if local is not None else "A"
         out_of_sync = not same_text(local, entry.snapshot)
         if entry.readonly:
-            return "~" if out_of_sync else "R"
+            return "~R" if out_of_sync else "R"
         output = self.outputs.get(path)
         pending = output is not None and not same_text(output, entry.snapshot)
         if pending:
