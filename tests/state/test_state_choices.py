@@ -184,3 +184,29 @@ def test_rejecting_a_place_in_the_review_refuses_the_edit(project: Project) -> N
     done = reject_hunks(project.store, project.chat_id, "app.py", None, buffers)
     assert not isinstance(done, Problem) and done.hunks == []
     assert project.status("app.py") == ""
+
+
+def test_a_place_next_to_another_hunk_is_its_own_hunk_and_taking_it_takes_it_alone(
+    project: Project,
+) -> None:
+    # The waiting edit's first place (line 4) touches the good edit of line 3.
+    app = APP.replace("def a():\n", "def a():\n    y = 0\n")
+    project.write("app.py", app)
+    assert not isinstance(context.add(project.store, project.chat_id, Target("app.py")), Problem)
+    _answer(project, _edits(("    y = 0\n", "    y = 5\n"), ("    x = 1\n", "    x = 2\n")))
+    shown = current(project.store, project.chat_id, "app.py")
+    assert not isinstance(shown, Problem)
+    assert [(h.start, h.removed, h.added, h.place) for h in shown.hunks] == [
+        (3, 1, ["    y = 5"], 0),
+        (4, 1, ["    x = 2"], 1),
+        (9, 1, ["    x = 2"], 2),
+    ]
+    put: list[str] = []
+    first = shown.hunks[1]
+    left = accept_hunks(project.store, project.chat_id, "app.py", [first], None, put.append)
+    assert not isinstance(left, Problem)
+    assert put == [app.replace("y = 0\n    x = 1", "y = 0\n    x = 2")]  # that place alone
+    assert [(h.start, h.added, h.place) for h in left.hunks] == [(3, ["    y = 5"], 0)]
+    done = accept_hunks(project.store, project.chat_id, "app.py", None, None, put.append)
+    assert not isinstance(done, Problem) and done.hunks == []
+    assert put[-1] == app.replace("y = 0\n    x = 1", "y = 5\n    x = 2")

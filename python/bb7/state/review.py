@@ -121,7 +121,13 @@ def offered(store: Store, chat_id: str, path: str, found: Texts) -> list[Hunk]:
         if isinstance(got, Problem):
             continue  # its old text went with other hunks: refusing it is all that is left
         for number, text in enumerate(got.outputs, 1):
-            for hunk in text_hunks.hunks(found.base, found.local, text):
+            own = text_hunks.placed_hunk(found.base, found.local, found.output, text)
+            # Where the place's own lines were changed (by another hunk, or the user), it can
+            # only be shown as the hunks the edit makes there, merged with theirs.
+            made = (
+                [own.hunk] if own is not None else text_hunks.hunks(found.base, found.local, text)
+            )
+            for hunk in made:
                 if _key(hunk) not in seen:
                     every.append(
                         msgspec.structs.replace(
@@ -202,20 +208,8 @@ def accept_hunks(
             if split is None:
                 raise Abort(_gone(path))
             base, local, out = split.base, split.local, split.output
-        new_entry = ContextEntry.taken(path, store.put_blob(base), base, entry)
-        store.put_entry(chat_id, new_entry)
-        moved = _moved_on(store, output, out, new_entry)
-        done = same_text(base, out) and store.settle_output(chat_id, moved)
-        if not done:
-            store.put_output(chat_id, moved)
-        store.append_event(
-            chat_id,
-            Event.applied(new_entry, entry, partly=not done),
-        )
-        for event in taken_events(output, found.output, entry, found.base, base):
-            store.append_event(chat_id, event)
-        put(local)
-        return [] if done else offered(store, chat_id, path, Texts(base, local, out))
+        events = taken_events(output, found.output, entry, found.base, base)
+        return _taken(store, chat_id, output, entry, Texts(base, local, out), events, put)
 
     def keep(found: Texts, record: UndoRecord) -> list[Hunk]:
         if amended is not None:
@@ -240,6 +234,31 @@ def accept_hunks(
     return _act(store, chat_id, path, buffers, act, keep)
 
 
+def _taken(
+    store: Store,
+    chat_id: str,
+    output: PendingOutput,
+    entry: ContextEntry | None,
+    now: Texts,
+    events: list[Event],
+    put: Put,
+) -> list[Hunk]:
+    """Keep what the user took: `now` the new snapshot, local text and pending output (gone
+    when it is the snapshot), `events` what was taken; the hunks left."""
+    path = output.path
+    new_entry = ContextEntry.taken(path, store.put_blob(now.base), now.base, entry)
+    store.put_entry(chat_id, new_entry)
+    moved = _moved_on(store, output, now.output, new_entry)
+    done = same_text(now.base, now.output) and store.settle_output(chat_id, moved)
+    if not done:
+        store.put_output(chat_id, moved)
+    store.append_event(chat_id, Event.applied(new_entry, entry, partly=not done))
+    for event in events:
+        store.append_event(chat_id, event)
+    put(now.local)
+    return [] if done else offered(store, chat_id, path, now)
+
+
 def _moved_on(store: Store, output: PendingOutput, text: str, entry: ContextEntry) -> PendingOutput:
     """`output` holding `text`, over the new snapshot `entry`."""
     if text == store.blob(output.blob):
@@ -256,7 +275,8 @@ def _take_place(
     store: Store, chat_id: str, path: str, hunk: Hunk, buffers: Buffers | None, put: Put
 ) -> Reviewed | Problem:
     """Accept a place of an edit waiting for a choice: the edit goes into the pending output
-    there (the choice is made), and the hunks that makes are accepted into the local text."""
+    there (the choice is made), and its hunk is accepted into the local text (where it could
+    not be drawn apart, the hunks it makes there)."""
     try:
         with store.transaction():
             found = texts(store, chat_id, path, buffers)
@@ -264,10 +284,20 @@ def _take_place(
                 raise Abort(found)
             if hunk not in offered(store, chat_id, path, found):
                 raise Abort(_gone(path))
+            own = _own(store, chat_id, path, found, hunk)
             before = {_key(h) for h in found.hunks()}
             chosen = choices.choose(store, chat_id, path, hunk.place, hunk.choice)
             if isinstance(chosen, Problem):
                 raise Abort(chosen)
+            output, entry = store.output(chat_id, path), store.entry(chat_id, path)
+            if own is not None and output is not None:
+                # The place alone, however close another hunk is: that one stays pending. Its
+                # lines are the output's, or for a deletion the snapshot's.
+                split = own.split
+                named = output.file_id if split.in_output or entry is None else entry.file_id
+                event = Event.taken_hunk(path, named, *split.lines)
+                alone = Texts(split.base, split.local, split.output)
+                return Reviewed(path, _taken(store, chat_id, output, entry, alone, [event], put))
             now = texts(store, chat_id, path, buffers)
             assert not isinstance(now, Problem)  # the output is there: the choice just made it
             made = [h for h in now.hunks() if _key(h) not in before]
@@ -279,6 +309,24 @@ def _take_place(
     except Abort as abort:
         return abort.problem
     return taken
+
+
+def _own(
+    store: Store, chat_id: str, path: str, found: Texts, hunk: Hunk
+) -> text_hunks.Placed | None:
+    """The place `hunk` offers, when it is drawn as a hunk of its own (`offered`)."""
+    for choice in store.choices(chat_id, path):
+        if choice.id != hunk.choice:
+            continue
+        got = choices.places(store, chat_id, choice)
+        if isinstance(got, Problem) or not 1 <= hunk.place <= len(got.outputs):
+            return None
+        own = text_hunks.placed_hunk(
+            found.base, found.local, found.output, got.outputs[hunk.place - 1]
+        )
+        if own is not None and _key(own.hunk) == _key(hunk):
+            return own
+    return None
 
 
 def _refuse(

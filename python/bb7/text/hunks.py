@@ -18,7 +18,7 @@ from __future__ import annotations
 import msgspec
 
 from bb7.text.lines import split_lines
-from bb7.text.merge import Chunk, chunks, line_change, matching_blocks
+from bb7.text.merge import Chunk, chunks, common_ends, line_change, matching_blocks
 
 
 class Hunk(msgspec.Struct, frozen=True):
@@ -241,6 +241,65 @@ def marks(base: str | None, local: str | None, output: str | None) -> Marks:
             user.add(max(to_local.gap[i][0], 1))  # a deletion marks the line it follows
     model = {line for line in model if line <= count}
     return Marks(sorted(model), sorted(line for line in user - model if line <= count))
+
+
+class Placed(msgspec.Struct, frozen=True):
+    """One place of an edit waiting for the user's choice, as a hunk of its own (`hunk`, on
+    the local text) and the texts once it is taken (`split`: the snapshot and local text with
+    it, the pending output with the edit made there)."""
+
+    hunk: Hunk
+    split: Split
+
+
+def _span_in(blocks: list[tuple[int, int, int]], first: int, last: int) -> tuple[int, int] | None:
+    """Where lines first..last-1 of b are in a, when a has them all, unchanged, in one
+    stretch (`matching_blocks(a, b)`); an empty span (first == last: an insertion before line
+    `first` of b) lands after the line before it."""
+    for a_start, b_start, size in blocks:
+        if first == last:
+            if first == 0:
+                return 0, 0
+            if b_start < first <= b_start + size:
+                at = a_start + first - b_start
+                return at, at
+        elif b_start <= first and last <= b_start + size:
+            return a_start + first - b_start, a_start + last - b_start
+    return None
+
+
+def placed_hunk(base: str, local: str, output: str, placed: str) -> Placed | None:
+    """The hunk that taking one place of a waiting edit adds (`output` without the edit ->
+    `placed` with it), apart from the pending change's own hunks even where it touches one
+    (a plain three-way diff would merge the two); None when the lines it replaces are not as
+    the snapshot and the local text have them (another hunk or the user changed them)."""
+    out = split_lines(output, keepends=True)
+    new = split_lines(placed, keepends=True)
+    head, tail = common_ends(out, new)
+    replaced = (head, len(out) - tail)
+    added = new[head : len(new) - tail]
+    base_lines = split_lines(base, keepends=True)
+    local_lines = split_lines(local, keepends=True)
+    keys_base = [_plain(x) for x in base_lines]
+    in_base = _span_in(matching_blocks(keys_base, [_plain(x) for x in out]), *replaced)
+    if in_base is None:
+        return None
+    in_local = _span_in(matching_blocks([_plain(x) for x in local_lines], keys_base), *in_base)
+    if in_local is None:
+        return None
+    shown = [_plain(x) for x in added]
+    if shown and in_local[0] == 0:
+        shown[0] = shown[0].removeprefix("\ufeff")
+    hunk = Hunk(start=in_local[0], removed=in_local[1] - in_local[0], added=shown)
+    split = Split(
+        base=_replace(base_lines, in_base, added),
+        local=_replace(local_lines, in_local, added),
+        output=placed,
+        # As for any hunk: its new lines in the output, or for a deletion the snapshot's.
+        lines=(head + 1, head + len(added)) if added else (in_base[0] + 1, in_base[1]),
+        in_output=bool(added),
+    )
+    return Placed(hunk, split)
 
 
 def _replace(lines: list[str], span: tuple[int, int], new: list[str]) -> str:

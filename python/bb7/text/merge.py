@@ -230,15 +230,21 @@ def outcomes(base: str, output: str, taken: str) -> list[Outcome]:
     return found
 
 
-def line_change(before: list[str], after: list[str]) -> str:
-    """A hunk's change as the model reads it: the lines that differ (common first and last
-    lines left out), `-` before and `+` after, each line ending in a newline."""
+def common_ends(before: list[str], after: list[str]) -> tuple[int, int]:
+    """How many first lines and how many last lines (not overlapping them) the two share."""
     head = 0
     while head < min(len(before), len(after)) and before[head] == after[head]:
         head += 1
     tail = 0
     while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def line_change(before: list[str], after: list[str]) -> str:
+    """A hunk's change as the model reads it: the lines that differ (common first and last
+    lines left out), `-` before and `+` after, each line ending in a newline."""
+    head, tail = common_ends(before, after)
     removed = before[head : len(before) - tail]
     added = after[head : len(after) - tail]
     return "".join(f"-{line}\n" for line in removed) + "".join(f"+{line}\n" for line in added)
