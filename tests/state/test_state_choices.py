@@ -11,6 +11,8 @@ from state_helpers import Project
 from bb7.chat.waiting import waiting
 from bb7.formats.apply import FileState, Result, apply_response
 from bb7.formats.modes import DiffMode
+from bb7.prompt.config import SendConfig
+from bb7.prompt.turn import build_turn
 from bb7.refusal import Problem
 from bb7.state import choices, context, outputs
 from bb7.state.context import Target
@@ -85,6 +87,40 @@ def test_an_answer_whose_only_problem_is_an_ambiguous_edit_lands_with_it_waiting
     again = apply_response(files, THREE, MODE, root=project.root)
     assert not again.ok and [e.kind for e in again.errors] == ["ambiguous"]
     assert "lines 4, 9" in again.errors[0].message
+
+
+def _files_line(project: Project) -> str:
+    """The line of app.py in the next request's list of files."""
+    turn = build_turn(project.store, project.chat_id, "next", SendConfig(model="test/model"))
+    latest = turn.prompt.user[-1].text  # type: ignore[union-attr]
+    (line,) = [line for line in latest.splitlines() if " app.py " in line]
+    return line.split(" ", 2)[2]
+
+
+def test_the_next_request_says_which_edits_wait_for_a_choice_until_it_is_made(
+    project: Project,
+) -> None:
+    _with_app(project)
+    _answer(project)
+    # The model sees its pending version without the edit: it is told the edit waits there.
+    assert _files_line(project) == "app.py rw pending_output choosing=1"
+    assert "choosing=<k>: k of your edits to the file matched several places" in (
+        build_turn(project.store, project.chat_id, "", SendConfig(model="m")).prompt.system
+    )
+    assert not isinstance(choices.choose(project.store, project.chat_id, "app.py", 2), Problem)
+    assert _files_line(project) == "app.py rw pending_output"
+
+
+def test_the_next_request_tells_the_model_its_edit_was_refused(project: Project) -> None:
+    _with_app(project)
+    _answer(project)
+    assert choices.refuse(project.store, project.chat_id, "app.py", reason="only in b") == 0
+    turn = build_turn(project.store, project.chat_id, "next", SendConfig(model="test/model"))
+    sent = "\n".join(part.text for part in turn.prompt.user if hasattr(part, "text"))
+    (line,) = [line for line in sent.splitlines() if "user_refused_edit" in line]
+    assert "path=app.py" in line and "lines=4-4" in line and "only in b" in line
+    assert "-    x = 1\n+    x = 2" in sent
+    assert _files_line(project) == "app.py rw pending_output"
 
 
 def test_another_failure_fails_the_answer_and_the_ambiguity_is_among_its_errors(

@@ -105,6 +105,9 @@ class PendingOutput(msgspec.Struct, frozen=True):
     file_id: str | None = None
     # A new file rather than a change; when not given: no full context file has this path.
     added: bool | None = None
+    # Edits of the model's to this file that matched several places and wait for the user's
+    # choice of one: not in `content` yet.
+    choosing: int = 0
 
 
 class HistoryMessage(msgspec.Struct, frozen=True, tag="message", tag_field="type"):
@@ -203,6 +206,7 @@ class FileBlock(msgspec.Struct, frozen=True):
     end_line: int | None = None
     external: bool = False
     image: bool = False
+    choosing: int = 0  # the model's edits to it waiting for the user's choice of place
 
 
 class PromptPart(msgspec.Struct, frozen=True):
@@ -615,6 +619,7 @@ def _current_files(
             end_line=entry.end_line if is_section else None,
             external=entry.external,
             image=entry.image,
+            choosing=0 if output is None else output.choosing,
         )
         current.append((block, content))
     for output in by_output.values():
@@ -623,6 +628,7 @@ def _current_files(
             path=output.path,
             mode="ro" if global_chat else "rw",
             status=_output_status(output, full_paths),
+            choosing=output.choosing,
         )
         current.append((block, output.content))
     current.sort(key=lambda item: (item[0].path, item[0].start_line or 0, item[0].id))
@@ -671,6 +677,8 @@ def _latest(blocks: list[FileBlock], user_text: str) -> str:
         lines.append("Files:")
         for block in blocks:
             kind = " image" if block.image else ""
+            if block.choosing:
+                kind += f" choosing={block.choosing}"
             lines.append(
                 f"- {block.id} {block.path} {block.mode} {block.status}{_lines(block)}{kind}"
             )

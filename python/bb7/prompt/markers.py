@@ -134,14 +134,16 @@ Actions:
 The latest message:
 {LATEST_OPEN}
 Files:
-- <id> <path> <rw|ro> <status> [lines=<a>-<b>] [image]
+- <id> <path> <rw|ro> <status> [lines=<a>-<b>] [image] [choosing=<k>]
 <the user's message>
 {LATEST_CLOSE}
 The Files list gives each file's current id: wherever an edit asks for a file_id, give that id,
 and base the edit on the file's current text. rw: you may change the file; ro: read-only.
 status=original: the user's file; status=pending_output: your earlier change, not yet applied
 by the user (its text is your version); status=added_output: a file you created, not yet
-applied. When present, {RETRY_OPEN} ... {RETRY_CLOSE} lists the errors of your previous attempt
+applied. choosing=<k>: k of your edits to the file matched several places, and the user is
+choosing where each goes: they are not in its text yet; do not send them again. When present,
+{RETRY_OPEN} ... {RETRY_CLOSE} lists the errors of your previous attempt
 and the calls you made; resend only what failed, based on the current versions.
 
 How to answer:

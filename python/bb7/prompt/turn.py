@@ -10,6 +10,7 @@ nothing is stored here.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from dataclasses import dataclass
 
 import msgspec
@@ -98,6 +99,7 @@ def build_turn(
         past = history(messages, functools.cache(store.blob), keep_excluded=keep_excluded)
         entries = store.entries_with_text(chat_id)
         outputs = {o.path: (o, store.blob(o.blob)) for o in store.outputs(chat_id)}
+        choosing = Counter(choice.path for choice in store.choices(chat_id))
         bases = edit_bases(store, chat_id)
         retry = None if global_chat else retry_state(store, chat_id)
     partial = {} if retry is None else {out.path: out.content for out in retry.outputs}
@@ -119,7 +121,7 @@ def build_turn(
 
     files = [context_file(entry, text) for entry, text in entries]
     pending = [
-        pending_output(output, text)
+        msgspec.structs.replace(pending_output(output, text), choosing=choosing[path])
         for path, (output, text) in outputs.items()
         if path not in partial
     ]
