@@ -3,6 +3,7 @@ process on a terminal for the question asked there and Ctrl-C."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -17,6 +18,7 @@ import pytest
 from agent_helpers import A_TEXT, HELLO
 
 from acp_agent import command, logged
+from checks_helpers import write_checks
 from cli_runner import run_cli
 
 NEW_A = A_TEXT.replace("two = 2", "two = 22")
@@ -174,3 +176,40 @@ def wait_for(check: Any, timeout: float = 30.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
+
+
+def test_the_checks_run_on_what_the_agent_left_and_its_next_message_carries_the_failure(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    run_cli(capsys, "init")
+    write_checks(project, "[[check]]\nname = 'two'\nrun = \"! grep -q 'two = 22' a.py\"\n")
+    cmd, log = agent_cmd(tmp_path, {"turns": [[{"write": "a.py", "content": NEW_A}]]})
+    wrote = run_cli(capsys, "agent", "--cmd", cmd, "Make two 22")
+    assert wrote.returncode == 0, wrote.stderr
+    assert "FAILED  two" in wrote.stdout and "1 of 1 checks did not pass" in wrote.stdout
+    assert (project / "a.py").read_text() == A_TEXT  # checked in a copy
+    status = json.loads(run_cli(capsys, "status", "--json").stdout)["check"]
+    assert (status["state"], status["failed"], status["files"]["a.py"]["state"]) == (
+        "failed",
+        1,
+        "failed",
+    )
+    # The agent keeps its own context: the failure goes with the next message, once.
+    for message in ("Why?", "And?"):
+        agent_cmd(tmp_path, {"turns": [[{"say": "ok"}]]})
+        assert run_cli(capsys, "agent", "--cmd", cmd, message).returncode == 0
+    prompts = [
+        e["received"]["params"]["prompt"][0]["text"]
+        for e in logged(log, "received")
+        if e["received"].get("method") == "session/prompt"
+    ]
+    assert prompts == [
+        "Make two 22",
+        "Why?\n\nbb7 ran the project's checks on your pending changes, in a copy of the "
+        "project: 1 of 1 did not pass.\n- two: failed (exit 1)",
+        "And?",
+    ]
+    agent_cmd(tmp_path, {"turns": [[{"write": "a.py", "content": A_TEXT + "four = 4\n"}]]})
+    skipped = run_cli(capsys, "agent", "--no-checks", "--cmd", cmd, "Add four")
+    assert skipped.returncode == 0 and "check" not in skipped.stdout

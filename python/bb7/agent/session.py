@@ -35,6 +35,7 @@ from bb7.agent.client import INIT_TIMEOUT, AgentClient
 from bb7.agent.disk import DiskWatch
 from bb7.agent.files import BufferText, FileBridge
 from bb7.agent.rpc import Failure
+from bb7.prompt.history import unsent_checks
 from bb7.provider.handle import Handle
 from bb7.refusal import Problem
 from bb7.state.agent_writes import record_disk_changes
@@ -158,9 +159,13 @@ class AgentSession:
                 return Problem("busy", f"{self.spec.name} is still working; cancel it or wait")
             handle = TurnHandle()
             self._turn = handle
+        # The agent keeps its own context: what bb7 learned since (the checks' failures on its
+        # change) goes with the message, which is stored as the user wrote it.
+        checks = unsent_checks(self.store.last_message(self.chat_id))
         user = append_user_message(self.store, self.chat_id, text, model=self.spec.name)
+        sent = f"{text}\n\n{checks}" if checks else text
         threading.Thread(
-            target=self._run, args=(handle, user, text), name="bb7-agent-turn", daemon=True
+            target=self._run, args=(handle, user, sent), name="bb7-agent-turn", daemon=True
         ).start()
         return handle
 

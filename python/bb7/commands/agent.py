@@ -34,7 +34,10 @@ from bb7.state.status import file_statuses
 from bb7.state.store import Store
 from bb7.text.visible import visible
 
-USAGE = "bb7 agent [-h] [--yes] [--show-reasoning] [--root DIR] (NAME | --cmd 'ARGV...') MESSAGE"
+USAGE = (
+    "bb7 agent [-h] [--yes] [--show-reasoning] [--no-checks] [--root DIR] "
+    "(NAME | --cmd 'ARGV...') MESSAGE"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -57,6 +60,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--show-reasoning", action="store_true", help="print the agent's thinking to stderr"
+    )
+    parser.add_argument(
+        "--no-checks",
+        action="store_true",
+        help="do not run the project's checks (.bb7/checks.toml) after a turn that leaves "
+        "pending outputs",
     )
     add_root_option(parser)
     parser.set_defaults(func=run)
@@ -119,6 +128,10 @@ def _turn(store: Store, chat_id: str, spec: AgentSpec, message: str, args: Any) 
     if fresh is not None:
         print_statuses(fresh, rows)
     if ended.ok:
+        if ended.pending and not args.no_checks:
+            from bb7.commands.check import check_answer  # the checks' modules: only now
+
+            check_answer(store, chat_id)
         return 0
     print(f"bb7: {ended.message}", file=sys.stderr)
     return 130 if ended.kind == "cancelled" else 1

@@ -36,10 +36,9 @@ from bb7.prompt.config import SendConfig
 from bb7.provider.models import default_cache_dir
 from bb7.provider.provider import provider_config
 from bb7.provider.wire import ReasoningEffort
-from bb7.refusal import Problem, advise, unwrap
+from bb7.refusal import advise, unwrap
 from bb7.state.chats import save_settings
 from bb7.state.status import file_statuses
-from bb7.state.store import Store
 from bb7.text.words import plural
 from bb7.usage.log import usage_log_path
 
@@ -202,7 +201,9 @@ def run(args: argparse.Namespace) -> int:
         _print_requested(outcome.requested, outcome.why)
         if outcome.ok:
             if outcome.files and not args.no_checks:
-                _check_answer(store, chat.id)
+                from bb7.commands.check import check_answer  # the checks' modules: only now
+
+                check_answer(store, chat.id)
             return 0
         print(
             "bb7: the answer's file changes could not be applied; nothing was changed:",
@@ -231,20 +232,6 @@ def _print_requested(requested: list[AskedFile], why: str) -> None:
 
 
 CHECKS_ADVICE = {"no_checks": "`bb7 check` runs them"}
-
-
-def _check_answer(store: Store, chat_id: str) -> None:
-    """The project's checks on the pending change the answer left, when it declares some; the
-    answer's exit code stands whatever they say."""
-    from bb7.checks.config import load_checks
-    from bb7.commands.check import check_and_report
-
-    assert store.root is not None
-    checks = load_checks(store.root)
-    if isinstance(checks, Problem):
-        print(f"bb7: the checks did not run: {checks.message}", file=sys.stderr)
-    elif checks:
-        check_and_report(store, chat_id, store.root, checks, held=True)
 
 
 class _Printer:

@@ -139,6 +139,18 @@ def check_and_report(
     return report(checked, recorded=held or _record(store, chat_id, checked), as_json=as_json)
 
 
+def check_answer(store: Store, chat_id: str) -> None:
+    """After `bb7 chat` or `bb7 agent` left pending outputs: the project's checks on them, when
+    it declares some (this process holds the chat); the answer's exit code stands whatever they
+    say."""
+    assert store.root is not None
+    checks = load_checks(store.root)
+    if isinstance(checks, Problem):
+        print(f"bb7: the checks did not run: {checks.message}", file=sys.stderr)
+    elif checks:
+        check_and_report(store, chat_id, store.root, checks, held=True)
+
+
 def _record(store: Store, chat_id: str, run: CheckRun) -> bool:
     """Keep the verdict with the chat, when no other process has it open (then say so)."""
     from bb7.state import lock

@@ -658,9 +658,15 @@ def _render_block(n: int, block: FileBlock, content: str) -> str:
 def _render_checks(n: int, entry: HistoryChecks) -> str:
     path = f" path={entry.path}" if entry.path else ""
     head = f"{CHECKS_OPEN} n={n} verdict={entry.verdict} failed={entry.failed}"
-    lines = [f"{head} of={len(entry.checks)}{path}"]
+    lines = [f"{head} of={len(entry.checks)}{path}", *check_lines(entry.checks)]
+    return "\n".join(lines) + f"\n{CHECKS_CLOSE}\n"
+
+
+def check_lines(checks: list[HistoryCheck]) -> list[str]:
+    """Each check's verdict on a line, the end of a failing one's output indented below it."""
+    lines: list[str] = []
     words = {"passed": "passed", "failed": "failed", "timed_out": "timed out"}
-    for check in entry.checks:
+    for check in checks:
         said = words.get(check.state, "could not run")
         if check.state == "failed" and check.exit_code is not None:
             said += f" (exit {check.exit_code})"
@@ -668,7 +674,7 @@ def _render_checks(n: int, entry: HistoryChecks) -> str:
             said += f": {check.message}"
         lines.append(f"- {check.name}: {said}")
         lines.extend("  " + line for line in check.output.splitlines())
-    return "\n".join(lines) + f"\n{CHECKS_CLOSE}\n"
+    return lines
 
 
 def _latest(blocks: list[FileBlock], user_text: str) -> str:

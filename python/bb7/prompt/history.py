@@ -29,6 +29,7 @@ from bb7.prompt.assemble import (
     HistoryMessage,
     HistoryTurn,
     PendingOutput,
+    check_lines,
 )
 from bb7.prompt.compact import SUMMARY_HEADER
 from bb7.prompt.markers import EventAction
@@ -118,6 +119,22 @@ def history_checks(run: CheckRun, message: int = 0) -> HistoryChecks:
         path=run.scope or None,
         message=message,
     )
+
+
+def unsent_checks(last: Message | None) -> str:
+    """For an agent, which is sent the user's message alone: the checks' failures on its
+    pending change when their run is the chat's `last` message (nothing was said since), as a
+    note to go with the next message; '' when there is none or they passed."""
+    run = None if last is None or last.role != "check" else run_of(last)
+    if run is None or verdict_of(run.outcomes).state == "passed":
+        return ""
+    entry = history_checks(run)
+    alone = f" ({entry.path} alone)" if entry.path else ""
+    head = (
+        f"bb7 ran the project's checks on your pending changes{alone}, in a copy of the "
+        f"project: {entry.failed} of {len(entry.checks)} did not pass."
+    )
+    return "\n".join([head, *check_lines(entry.checks)])
 
 
 def context_file(entry: ContextEntry | SnapshotRef, text: str) -> ContextFile:

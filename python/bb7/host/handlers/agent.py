@@ -24,6 +24,7 @@ from bb7.agent.agents import AgentSpec, Permissions, resolve
 from bb7.agent.session import AgentSession
 from bb7.chatview.conversation import diff_lines, plan_lines, tool_line
 from bb7.host import editor
+from bb7.host.handlers.checks import after_answer
 from bb7.host.needs import Held, Reading
 from bb7.host.protocol import (
     AgentAnswerArgs,
@@ -60,7 +61,7 @@ def send_turn(h: Held, args: SendArgs) -> None:
     else:
         relay = cast(_Relay, session.on_event)
     session.permissions = _permissions(h)
-    relay.forward = _Forward(h, args.request_id, session.spec.name)
+    relay.forward = _Forward(h, args.request_id, session.spec.name, args.fix_round)
     handle = unwrap(session.start_turn(args.text))
     h.session.sends[args.request_id] = handle
 
@@ -122,10 +123,11 @@ class _Relay:
 class _Forward:
     """One turn's events to Lua (from the agent's threads)."""
 
-    def __init__(self, r: Reading, request_id: str, agent: str) -> None:
+    def __init__(self, r: Reading, request_id: str, agent: str, fix_round: int = 0) -> None:
         self.r = r
         self.request_id = request_id
         self.agent = agent
+        self.fix_round = fix_round  # the "make the checks pass" round that sent it
 
     def __call__(self, event: ev.AgentEvent) -> None:
         rid, emit = self.request_id, self.r.ctx.emit
@@ -160,6 +162,9 @@ class _Forward:
                     applied=[path(p) for p in event.applied],
                 ),
             )
+            if event.ok and event.pending:
+                # The agent's writes are a pending change like a model's answer: checked alike.
+                self.r.ctx.post(after_answer, self.r, self.fix_round)
 
     def _forget(self) -> None:
         self.r.session.send_ended(self.request_id)
