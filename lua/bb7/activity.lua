@@ -10,6 +10,7 @@ local SYMBOLS = { idle = '', streaming = '○', unread = '●' }
 local H = {
   state = 'idle', ---@type bb7.AnswerState
   chats = {}, ---@type table<string, string> request id -> chat id
+  quiet = {}, ---@type table<string, boolean> sends whose end is read where they were asked
 }
 
 ---@return bb7.AnswerState
@@ -33,6 +34,11 @@ end
 function M.read()
   if H.state == 'unread' then M.set('idle') end
 end
+
+--- The send `request_id` ends where it was asked (`:BB7Edit`'s review): never unread, never
+--- announced.
+---@param request_id string
+function M.quiet(request_id) H.quiet[request_id] = true end
 
 ---@param p bb7.RequestStarted
 function M.started(p)
@@ -67,10 +73,11 @@ end
 ---@param p bb7.SendDone
 ---@param shown boolean the chat view is open
 function M.done(p, shown)
-  local chat_id = H.chats[p.request_id]
-  H.chats[p.request_id] = nil
-  -- Nothing to read: the view shows it, the user cancelled it, or no request was made.
-  if shown or p.kind == 'cancelled' or H.state ~= 'streaming' then return M.set('idle') end
+  local chat_id, quiet = H.chats[p.request_id], H.quiet[p.request_id]
+  H.chats[p.request_id], H.quiet[p.request_id] = nil, nil
+  -- Nothing to read: the view shows it, the user cancelled it, it is read where it was
+  -- asked, or no request was made.
+  if shown or quiet or p.kind == 'cancelled' or H.state ~= 'streaming' then return M.set('idle') end
   M.set('unread')
   if p.ok then announce(chat_id, p.files or {}) end
 end

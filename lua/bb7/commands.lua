@@ -440,6 +440,42 @@ review, and what it writes to disk itself becomes an apply you review
     run = function(opts) require('bb7.chat').agent(opts.fargs[1]) end,
   },
   {
+    name = 'BB7Edit',
+    usage = ':[range]BB7Edit [instruction]',
+    nargs = '*',
+    range = true,
+    desc = 'bb7: edit the selected lines (or the block under the cursor) in place',
+    doc = [[Sends the lines of [range] (`:'<,'>BB7Edit` in Visual mode), their
+file and [instruction] to the model in the project's inline chat (one per
+project, `Inline edits` in the chat list; it becomes the active chat), and
+shows the answer as it streams under the lines: virtual lines, nothing in
+the buffer. Without [instruction] it is asked for. Without [range]: the
+function or block under the cursor, found by tree-sitter where the buffer
+has a parser (Neovim's own for Lua, C, Vimscript and help files; others
+with nvim-treesitter), else the paragraph. When the answer ends its change
+is a pending change like any other, and |:BB7Review| opens on it at once
+in that window: `ga`, `gr` and `gm` as for any change, `q` leaves it
+pending. Each edit is sent on its own: the chat's earlier edits stay in it,
+left out of requests (as `gX` leaves a message out), and only the file
+edited goes along (with the files whose change is still pending). A file
+whose earlier inline edit is pending is refused until it is reviewed.
+|bb7-option-keys.inline_edit| maps a key in Visual mode (none by default);
+`<Plug>(bb7-edit)` is there to map too.]],
+    run = function(opts)
+      local buf = vim.api.nvim_get_current_buf()
+      if vim.bo[buf].buftype ~= '' or vim.api.nvim_buf_get_name(buf) == '' then
+        usage('no file here: :BB7Edit edits the lines of a file')
+      end
+      local inline = require('bb7.inline')
+      local first, last = opts.line1, opts.line2
+      if opts.range == 0 then
+        first, last = inline.block(buf, vim.api.nvim_win_get_cursor(0)[1] - 1)
+        if not first or not last then usage('no block under the cursor: select the lines') end
+      end
+      inline.edit(buf, first, last, vim.trim(opts.args))
+    end,
+  },
+  {
     name = 'BB7Compact',
     usage = ':BB7Compact [N]',
     nargs = '?',
@@ -654,6 +690,7 @@ M.plugs = {
   { '<Plug>(bb7-chat)', 'n', '<Cmd>BB7Chat<CR>', 'bb7: toggle the chat view' },
   { '<Plug>(bb7-add)', 'n', '<Cmd>BB7Add<CR>', 'bb7: add the current file' },
   { '<Plug>(bb7-add-section)', 'x', ':BB7Add<CR>', 'bb7: add the selected lines' },
+  { '<Plug>(bb7-edit)', 'x', ':BB7Edit<CR>', 'bb7: edit the selected lines in place' },
   { '<Plug>(bb7-add-readonly)', 'n', '<Cmd>BB7AddReadonly<CR>', 'bb7: add, read-only' },
   { '<Plug>(bb7-remove)', 'n', '<Cmd>BB7Remove<CR>', 'bb7: remove the current file' },
   { '<Plug>(bb7-apply)', 'n', '<Cmd>BB7Apply<CR>', 'bb7: apply the pending change' },

@@ -35,8 +35,11 @@ local function done(p)
   local view = package.loaded['bb7.chat'] --[[@as table?]]
   local shown = view ~= nil and view.is_open()
   if not shown then require('bb7.status').refresh(vim.api.nvim_list_bufs(), true) end
-  -- A send another bb7 ended by taking the chat over: `chat_lost` has said so.
-  if not p.ok and p.message and p.message ~= '' and not shown and p.kind ~= 'lost' then
+  -- A send another bb7 ended by taking the chat over: `chat_lost` has said so; an inline
+  -- edit's end is said by `bb7.inline`.
+  local inline = package.loaded['bb7.inline']
+  local said = p.kind == 'lost' or (inline and inline.owns(p.request_id))
+  if not p.ok and p.message and p.message ~= '' and not shown and not said then
     local lines = { p.message }
     vim.list_extend(lines, p.errors or {})
     local level = p.kind == 'cancelled' and 'info' or 'error'

@@ -23,6 +23,16 @@ vim.list_extend(M.groups, {
   { 'BB7ReviewDelete', { link = 'DiffDelete' }, 'Lines a hunk would remove (|:BB7Review|).' },
   { 'BB7ReviewAdd', { link = 'DiffAdd' }, 'Lines a hunk would add (|:BB7Review|).' },
   { 'BB7ReviewHunk', { link = 'Comment' }, 'Label of a hunk (|:BB7Review|).' },
+  {
+    'BB7InlinePreview',
+    { link = 'DiffAdd' },
+    'The new lines of an answer streaming under the selection (|:BB7Edit|).',
+  },
+  {
+    'BB7InlineNote',
+    { link = 'Comment' },
+    "The instruction and the model's words under the selection (|:BB7Edit|).",
+  },
   { 'BB7DiffOwn', { link = 'DiagnosticHint' }, 'Your own edits in |:BB7Diff|.' },
   { 'BB7ChatTitle', { link = 'Title' }, "Chat name in the chat view's window bar." },
   { 'BB7ChatUser', { link = 'Title' }, 'Heading of your messages (`## You`).' },

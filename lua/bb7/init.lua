@@ -3,7 +3,7 @@
 --- starts on the first bb7 command, or when a file of the project is opened.
 local M = {}
 
-local H = { seq = 0 }
+local H = {}
 
 --- Validates and applies `opts` (see |bb7-config|). Idempotent; starts nothing.
 ---@param opts? table the options of |bb7-config| (unknown ones are reported and ignored)
@@ -35,6 +35,7 @@ function M.setup(opts)
     desc = 'bb7: serve the project of the new working directory',
     callback = function() H.reopen() end,
   })
+  H.map_editor_keys(merged.keys)
   H.reopen() -- a running host gets the new options
   -- nvim-cmp's `@` source for the input, whenever cmp loads: already, or later (lazy.nvim
   -- loads it on its event; its plugin file ends with `User CmpReady`). Never loads cmp.
@@ -50,6 +51,24 @@ function M.setup(opts)
   if status and next(status.files()) then
     for _, buf in ipairs(vim.api.nvim_list_bufs()) do
       status.render(buf)
+    end
+  end
+end
+
+--- The keys bb7 maps in every buffer (`editor` in lua/bb7/keys.lua): none by default, each
+--- only when its option names one; a `setup()` again maps them anew.
+---@param keys table<string, string|false>
+function H.map_editor_keys(keys)
+  for _, old in ipairs(H.mapped or {}) do
+    pcall(vim.keymap.del, old[2], old[1])
+  end
+  H.mapped = {}
+  for _, spec in ipairs(require('bb7.keys').specs) do
+    local lhs = keys[spec.name]
+    if lhs and spec.panes[1] == 'editor' and spec.rhs then
+      local desc = 'bb7: ' .. spec.desc:gsub('|([^|%s]+)|', '%1')
+      vim.keymap.set(spec.mode, lhs, spec.rhs, { desc = desc, silent = true })
+      table.insert(H.mapped, { lhs, spec.mode })
     end
   end
 end
@@ -158,8 +177,7 @@ function M.send(text, opts)
   if type(text) ~= 'string' or (text == '' and not opts.fix_checks) then
     error('bb7: `text` should be a non-empty string', 0)
   end
-  H.seq = H.seq + 1
-  local request_id = ('%x-%d'):format(os.time(), H.seq)
+  local request_id = require('bb7.util').request_id()
   require('bb7.backend').notify('send', {
     request_id = request_id,
     text = text,

@@ -3,7 +3,8 @@
 --- `bb7.config` makes a `keys.<name>` option of each (|bb7-config|) without loading any pane;
 --- `bb7.chat.keys` maps the chat view's to their actions, `bb7.review` the review's. Each
 --- mapping's desc is its description, so which-key, `:map`, the `?` help popup and the help
---- file all say the same. Never global mappings.
+--- file all say the same. No global mapping by default: a key of `editor` (every buffer) is
+--- mapped by `setup()` only when its option names one.
 local M = {}
 
 local VIEW = { 'conversation', 'input', 'files' }
@@ -12,14 +13,15 @@ local EVERYWHERE = { 'conversation', 'input', 'files', 'chats' }
 ---@class bb7.KeySpec
 ---@field name string the option name (`keys.<name>`)
 ---@field default string|false
----@field panes string[] where it applies: chat view panes, `chats`, or `review`
----@field mode 'n'|'i'
+---@field panes string[] where it applies: chat view panes, `chats`, `review`, or `editor`
+---@field mode 'n'|'i'|'x'
 ---@field desc string what the key does (mapping desc, help popup, help file)
+---@field rhs? string what a key of `editor` runs
 
 ---@param name string
 ---@param default string|false
 ---@param panes string[]
----@param mode 'n'|'i'
+---@param mode 'n'|'i'|'x'
 ---@param desc string
 ---@return bb7.KeySpec
 local function key(name, default, panes, mode, desc)
@@ -32,6 +34,18 @@ end
 ---@param desc string
 ---@return bb7.KeySpec
 local function review(name, default, desc) return key(name, default, { 'review' }, 'n', desc) end
+
+--- A key of every buffer: unmapped unless its option names one; `rhs` is what it runs.
+---@param name string
+---@param mode 'n'|'x'
+---@param rhs string
+---@param desc string
+---@return bb7.KeySpec
+local function editor(name, mode, rhs, desc)
+  local spec = key(name, false, { 'editor' }, mode, desc)
+  spec.rhs = rhs
+  return spec
+end
 
 --- In help order.
 ---@type bb7.KeySpec[]
@@ -252,6 +266,14 @@ M.specs = {
   review('review_accept_all', 'gA', 'accept every hunk (review)'),
   review('review_reject_all', 'gR', 'reject every hunk, with a reason (review)'),
   review('review_quit', 'q', 'end the review (review)'),
+  -- In any buffer, in Visual mode: `setup()` maps it when set.
+  editor(
+    'inline_edit',
+    'x',
+    ':BB7Edit<CR>',
+    'edit the selected lines in place: asks what to change (|:BB7Edit|; Visual mode, no key by '
+      .. 'default)'
+  ),
 }
 
 return M

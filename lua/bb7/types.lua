@@ -37,13 +37,15 @@
 ---@field chat? string
 
 --- `estimate`'s reply: the next request's prompt in `tokens`, `cached` of them expected from
---- the provider's cache, the input's `cost` in USD (None: prices unknown), and `text`, what the
---- input bar shows (`~12k tok (9.8k cached) · ~$0.0061`).
+--- the provider's cache, the input's `cost` in USD (None: prices unknown), `text`, what the
+--- input bar shows (`~12k tok (9.8k cached) · ~$0.0061`), and `near`: the prompt nears the
+--- model's context limit (the bar offers `:BB7Compact`, by its key).
 ---@class bb7.Estimate
 ---@field tokens integer
 ---@field cached integer
 ---@field cost? number
 ---@field text string
+---@field near boolean
 
 --- `prompt_parts`' reply: every part of the next request in order, their sum, `title`.
 ---@class bb7.PromptParts
@@ -300,6 +302,7 @@
 ---| 'chat_lost' # bb7.ChatLost
 ---| 'check_started' # bb7.CheckStarted
 ---| 'check_done' # bb7.CheckDone
+---| 'inline_text' # bb7.InlineText
 ---| 'chunk' # bb7.Streamed with bb7.event.Chunk
 ---| 'reasoning' # bb7.Streamed with bb7.event.Reasoning
 ---| 'tool_progress' # bb7.Streamed with bb7.event.ToolProgress
@@ -427,6 +430,12 @@
 ---@field problem string
 ---@field fix_round integer
 ---@field fix_next integer
+
+--- Text an in-place edit's answer writes into the file, as it streams (`inline_text`): what
+--- its edits' new lines add, after the text of the events before.
+---@class bb7.InlineText
+---@field request_id string
+---@field text string
 
 --- Any other event of a running `send`, named by its `event.type` (`chunk`, `reasoning`,
 --- `tool_progress`, `block`, `warning`, `retrying`, `repairing`, `title`).

@@ -17,6 +17,15 @@ function M.notify(message, level) require('bb7.log').notify(message, level) end
 ---@return string
 function M.first_line(text) return (tostring(text):gsub('\n.*', '')) end
 
+local seq = 0
+
+--- A new id for a send (its events and its `done` carry it): unique in this Neovim.
+---@return string
+function M.request_id()
+  seq = seq + 1
+  return ('%x-%d'):format(os.time(), seq)
+end
+
 --- `1 model`, `2 models`: `count` and `word`, plural unless one.
 ---@param count integer
 ---@param word string

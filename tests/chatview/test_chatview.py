@@ -13,7 +13,15 @@ from bb7.chatview.conversation import (
     usage_lines,
 )
 from bb7.chatview.files import panel
-from bb7.state.records import Event, EventPart, Message, ReasoningPart, TextPart, Usage
+from bb7.state.records import (
+    Event,
+    EventPart,
+    Message,
+    ReasoningPart,
+    SummaryPart,
+    TextPart,
+    Usage,
+)
 from bb7.state.status import StatusRow
 
 
@@ -41,6 +49,24 @@ def test_a_conversation_is_markdown_with_a_heading_per_message() -> None:
     assert shown.highlights == [(0, "BB7ChatUser"), (5, "BB7ChatAssistant")]
     assert shown.anchors == [Anchor(1, 1, "user"), Anchor(6, 2, "assistant")]
     assert shown.folds == []
+
+
+def test_a_summary_is_drawn_where_the_messages_it_stands_in_for_are() -> None:
+    summary = SummaryPart(text="Files: a.py. Rejected: regexes.", covers=[1, 2])
+    messages = [
+        Message(role="user", parts=[TextPart("q0")], id=1, excluded=True),
+        Message(role="assistant", parts=[TextPart("a0")], id=2, excluded=True),
+        user("q1", 3),
+        Message(role="assistant", parts=[TextPart("a1")], id=4),
+        Message(role="summary", parts=[summary], id=5),
+    ]
+    lines = render(messages).lines
+    heading = lines.index("## Summary of 2 messages (gX brings them back)")
+    assert heading == 0 and lines[2] == "Files: a.py. Rejected: regexes."
+    assert lines.index("q0") < lines.index("q1") and lines[-1] == "a1"
+    # Its messages gone (an edit dropped them): it stays at its own place.
+    alone = render([user("q1", 3), messages[4]]).lines
+    assert alone[0] == "## You" and alone[-1] == "Files: a.py. Rejected: regexes."
 
 
 def test_reasoning_is_a_quoted_block_with_a_fold_over_it() -> None:

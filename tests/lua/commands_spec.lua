@@ -15,6 +15,7 @@ local COMMANDS = {
   'BB7Compact',
   'BB7Diff',
   'BB7Discard',
+  'BB7Edit',
   'BB7EditInstructions',
   'BB7Init',
   'BB7Install',
@@ -46,8 +47,10 @@ test('every command is defined with a description', function()
   for _, name in ipairs(COMMANDS) do
     local command = commands[name]
     starts('bb7: ', command.definition, name)
-    -- A free-form name (BB7NewChat) or words (BB7Search) complete nothing.
-    if command.nargs ~= '0' and name ~= 'BB7NewChat' and name ~= 'BB7Search' then
+    -- A free-form name (BB7NewChat), words (BB7Search) or instruction (BB7Edit) complete
+    -- nothing.
+    local free = { BB7NewChat = true, BB7Search = true, BB7Edit = true }
+    if command.nargs ~= '0' and not free[name] then
       eq(true, command.complete ~= nil, name .. ' takes an argument but completes nothing')
     end
   end
@@ -69,7 +72,27 @@ end)
 
 test('a file command outside a file buffer says what to give', function()
   eq({ 'bb7: no file: give a path, or run the command from a file buffer' }, said('BB7Add'))
+  eq({ 'bb7: no file here: :BB7Edit edits the lines of a file' }, said('BB7Edit shorter'))
   eq('stopped', require('bb7.backend').state())
+end)
+
+test(':BB7Edit on a blank line without a range says to select the lines', function()
+  vim.cmd.edit(vim.fn.tempname() .. '.txt')
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'one', '', 'two' })
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  eq({ 'bb7: no block under the cursor: select the lines' }, said('BB7Edit shorter'))
+  eq('stopped', require('bb7.backend').state())
+end)
+
+test("the inline edit's key is mapped in Visual mode only when set, and unmapped again", function()
+  local function mapped() return vim.fn.maparg('<Space>e', 'x', false, true).rhs end
+  require('bb7').setup()
+  eq(nil, mapped())
+  require('bb7').setup({ keys = { inline_edit = '<Space>e' } })
+  eq(':BB7Edit<CR>', mapped())
+  starts('bb7: edit the selected lines in place', vim.fn.maparg('<Space>e', 'x', false, true).desc)
+  require('bb7').setup()
+  eq(nil, mapped())
 end)
 
 test(

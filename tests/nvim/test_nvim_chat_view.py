@@ -461,12 +461,14 @@ def test_the_picker_and_at_completion_add_project_files(
     editor.input("ilook at @")
     poll(editor, "vim.fn.pumvisible() == 1")  # the completion menu
     info = editor.exec_lua("return vim.fn.complete_info({ 'selected', 'items' })")
-    assert [item["word"] for item in info["items"]] == ["b.py", "a.py", "notes.txt"]
+    # The live parts first, then the project's files.
+    words = [item["word"] for item in info["items"]]
+    assert words == ["diagnostics", "diff", "terminal", "b.py", "a.py", "notes.txt"]
     # Nothing put in as the menu opens: a path typed on goes after the `@`, not after b.py
     # (which would be added when the menu closes).
     assert editor.current.line == "look at @"
-    # The second match, a.py (the first may be preselected, by 'completeopt').
-    editor.input("<C-n>" * (1 - info["selected"]) + "<C-y>")
+    # The second file, a.py (the first item may be preselected, by 'completeopt').
+    editor.input("<C-n>" * (4 - info["selected"]) + "<C-y>")
     wait_for_conversation(editor, "Context added: a.py")
     assert editor.current.buffer[:] == ["look at @a.py"]
 

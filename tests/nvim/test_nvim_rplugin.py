@@ -101,12 +101,12 @@ def test_the_chat_view_over_the_remote_plugin_maps_its_keys_completes_sends_and_
     assert {"<CR>", "ga", "q", "?"} <= set(mapped)
     assert "<CR> send" in nvim.exec_lua("return vim.wo.winbar")  # drawn with the windows
 
-    # `@` completes a project path; accepting it adds the file.
+    # `@` completes a live part or a project path; accepting a path adds the file.
     nvim.input("isee @")
     poll(nvim, "vim.fn.pumvisible() == 1")  # the completion menu after @
     words = [i["word"] for i in nvim.exec_lua("return vim.fn.complete_info({ 'items' }).items")]
-    assert words == ["a.py", "b.py"]
-    nvim.input("<C-n>" * (1 - nvim.funcs.complete_info(["selected"])["selected"]) + "<C-y>")
+    assert words == ["diagnostics", "diff", "terminal", "a.py", "b.py"]
+    nvim.input("<C-n>" * (4 - nvim.funcs.complete_info(["selected"])["selected"]) + "<C-y>")
     wait_for_conversation(nvim, "Context added: b.py")
     nvim.input("<Esc>")
 

@@ -48,6 +48,49 @@ end
 ---@return integer?
 function M.path_start(before) return (before:find('@[^%s@]*$')) end
 
+---@class bb7.AtItem  What `@` completes to: a live part's word or a project path.
+---@field word string
+---@field data { bb7_part?: string, bb7_add?: string } what choosing it adds (`M.accept`)
+
+--- What `@` completes to after `typed` (the text after it): the live parts whose word starts
+--- with it (`@diagnostics`, `@diff`, `@terminal`), then the project's paths `files` that do
+--- (`fuzzy`: that match it fuzzily, best first). One list for the omnifunc and the
+--- completion plugins' sources.
+---@param typed string
+---@param files string[]
+---@param fuzzy? boolean
+---@return bb7.AtItem[]
+function M.candidates(typed, files, fuzzy)
+  local out = {}
+  for _, word in ipairs(require('bb7.live').WORDS) do
+    if vim.startswith(word, typed) then
+      table.insert(out, { word = word, data = { bb7_part = word } })
+    end
+  end
+  local paths = files
+  if typed ~= '' then
+    paths = fuzzy and vim.fn.matchfuzzy(files, typed)
+      or vim.tbl_filter(function(path) return vim.startswith(path, typed) end, files)
+  end
+  for _, path in ipairs(paths) do
+    table.insert(out, { word = path, data = { bb7_add = path } })
+  end
+  return out
+end
+
+--- Adds what a completed item names to the chat: a project file or a live part.
+---@param data any the item's data (`bb7.AtItem`'s; anything else is not bb7's)
+function M.accept(data)
+  if type(data) ~= 'table' then return end
+  if data.bb7_add then return require('bb7.chat.picker').add(data.bb7_add) end
+  if not data.bb7_part then return end
+  require('bb7.live').add({ data.bb7_part }, function(err, said)
+    if err then return backend().report(err) end
+    require('bb7.chat.ui').say(said.message)
+    require('bb7.chat').refresh()
+  end)
+end
+
 --- `omnifunc` of the input: the live parts and the project paths after `@` (from
 --- `bb7.chat.picker`'s list).
 ---@param findstart integer
@@ -58,16 +101,9 @@ function M.complete(findstart, base)
     return M.path_start(vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)) or -3
   end
   local items = {}
-  -- Once a letter is typed (`@d`): a bare `@` lists the project's files alone.
-  for _, word in ipairs(base ~= '' and require('bb7.live').WORDS or {}) do
-    if vim.startswith(word, base) then
-      table.insert(items, { word = word, menu = '[bb7 live]', user_data = { bb7_part = word } })
-    end
-  end
-  for _, path in ipairs(require('bb7.chat.picker').cached()) do
-    if vim.startswith(path, base) then
-      table.insert(items, { word = path, menu = '[bb7 add]', user_data = { bb7_add = path } })
-    end
+  for _, item in ipairs(M.candidates(base, require('bb7.chat.picker').cached())) do
+    local menu = item.data.bb7_part and '[bb7 live]' or '[bb7 add]'
+    table.insert(items, { word = item.word, menu = menu, user_data = item.data })
   end
   return items
 end
@@ -120,18 +156,7 @@ function M.setup(buf)
   vim.api.nvim_create_autocmd('CompleteDone', {
     buffer = buf,
     desc = 'bb7: add the completed path to the context',
-    callback = function()
-      local data = vim.v.completed_item and vim.v.completed_item.user_data
-      if type(data) == 'table' and data.bb7_add then
-        require('bb7.chat.picker').add(data.bb7_add)
-      elseif type(data) == 'table' and data.bb7_part then
-        require('bb7.live').add({ data.bb7_part }, function(err, said)
-          if err then return backend().report(err) end
-          require('bb7.chat.ui').say(said.message)
-          require('bb7.chat').refresh()
-        end)
-      end
-    end,
+    callback = function() M.accept(vim.v.completed_item and vim.v.completed_item.user_data) end,
   })
 end
 

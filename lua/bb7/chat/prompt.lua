@@ -80,7 +80,8 @@ end
 
 --- Lists the parts of the next request in a float (again, when it is open).
 function M.open()
-  backend().request('prompt_parts', { text = typed() }, function(err, found)
+  local args = { text = typed(), editor = require('bb7.live').state() }
+  backend().request('prompt_parts', args, function(err, found)
     if err then return backend().report(err) end
     draw(found)
   end)

@@ -27,6 +27,7 @@ local M = {}
 ---@field usage string the chat's totals ('' before any answer)
 ---@field total_tokens? string the context's estimated size, as the host words it
 ---@field estimate? string the next request's size and price, as the host words it
+---@field near? boolean the next request nears the model's context limit
 ---@field live? bb7.Live
 ---@field unseen? boolean output arrived below the conversation's cursor (the user reads above)
 M.state = { bufs = {}, wins = {}, chat = nil, retry = false, usage = '', live = nil }
@@ -168,6 +169,7 @@ function M.estimate()
       end
       require('bb7.backend').request('estimate', {}, function(err, estimate)
         M.state.estimate = not err and estimate.text or nil
+        M.state.near = not err and estimate.near or false
         M.winbars()
       end)
     end)
@@ -261,6 +263,13 @@ function M.winbars()
       end
       if S.resend and keys.resend then
         table.insert(items, { keys.resend .. ' resends', 'BB7RetryBanner' })
+      end
+      if S.near then -- what to do first: a narrow bar cuts its end
+        local compact = keys.compact or ':BB7Compact'
+        table.insert(
+          items,
+          { ('context nearly full: %s compacts'):format(compact), 'BB7RetryBanner' }
+        )
       end
       local estimate = S.estimate and { S.estimate, 'BB7ChatStatus' }
       if estimate then table.insert(items, estimate) end

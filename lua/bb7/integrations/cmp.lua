@@ -1,5 +1,6 @@
---- An nvim-cmp source for bb7's input: after `@`, the project's paths (the list `ga` shows);
---- confirming one adds that file to the chat, as the input's omnifunc does. Available only in
+--- An nvim-cmp source for bb7's input: after `@`, the live parts (`@diagnostics`, `@diff`,
+--- `@terminal`) and the project's paths (the list `ga` shows); confirming one adds that part
+--- or file to the chat, as the input's omnifunc does. Available only in
 --- the input buffer. Registered as 'bb7' whenever cmp loads (at `setup()` if it is loaded by
 --- then, else on cmp's `User CmpReady`: lazy-loaded too); add `{ name = 'bb7' }` to cmp's
 --- sources.
@@ -11,6 +12,7 @@ local M = {}
 local H = { registered = false }
 
 local FILE = vim.lsp.protocol.CompletionItemKind.File
+local PART = vim.lsp.protocol.CompletionItemKind.Reference
 
 --- A source object (what `cmp.register_source` takes).
 ---@return table source
@@ -42,29 +44,36 @@ function M.get_trigger_characters() return { '@' } end
 ---@return string
 function M.get_keyword_pattern() return [[@\zs[^[:space:]@]*]] end
 
---- The project's paths when the cursor follows `@PATH`; cmp filters them.
+--- The live parts and the project's paths when the cursor follows `@`; cmp filters them.
 ---@param _ table the source (unused)
 ---@param params table cmp's `{ context = { cursor_before_line, … }, … }`
 ---@param callback fun(response: table)
 function M.complete(_, params, callback)
-  if not require('bb7.chat.input').path_start(params.context.cursor_before_line) then
+  local input = require('bb7.chat.input')
+  if not input.path_start(params.context.cursor_before_line) then
     return callback({ items = {}, isIncomplete = false })
   end
   require('bb7.chat.picker').load(function(files)
     local items = {}
-    for i, path in ipairs(files) do
-      items[i] = { label = path, kind = FILE, detail = 'bb7 add', data = { bb7_add = path } }
+    for i, item in ipairs(input.candidates('', files)) do
+      local part = item.data.bb7_part ~= nil
+      items[i] = {
+        label = item.word,
+        kind = part and PART or FILE,
+        detail = part and 'bb7 live' or 'bb7 add',
+        data = item.data,
+      }
     end
     callback({ items = items, isIncomplete = false })
   end)
 end
 
---- After cmp inserted the path: adds the file to the chat.
+--- After cmp inserted the word: adds the file or the live part to the chat.
 ---@param _ table the source (unused)
 ---@param item table
 ---@param callback fun(item: table)
 function M.execute(_, item, callback)
-  if item.data and item.data.bb7_add then require('bb7.chat.picker').add(item.data.bb7_add) end
+  require('bb7.chat.input').accept(item.data)
   callback(item)
 end
 

@@ -54,13 +54,15 @@ class Reasoning(msgspec.Struct, frozen=True, tag="reasoning", tag_field="type"):
 
 
 class ToolProgress(msgspec.Struct, frozen=True, tag="tool_progress", tag_field="type"):
-    """A tool call growing: its name, the first path its arguments name (once seen), and the
-    length of its arguments so far."""
+    """A tool call growing: its name, the first path its arguments name (once seen), the
+    length of its arguments so far, and the piece that just came (for a caller that reads
+    them as they stream: `bb7.formats.preview`; the editor's chat view gets no pieces)."""
 
     index: int
     name: str
     path: str
     arguments_length: int
+    arguments_delta: str = ""
 
 
 class BlockStatus(msgspec.Struct, frozen=True, tag="block", tag_field="type"):

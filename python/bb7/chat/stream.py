@@ -45,6 +45,7 @@ class Forward:
                     name=event.name,
                     path=self._path(event),
                     arguments_length=event.arguments_length,
+                    arguments_delta=event.arguments_delta,
                 )
             )
         elif isinstance(event, llm.Retrying):

@@ -21,6 +21,7 @@ import time
 import msgspec
 
 from bb7.checks.verdict import run_of, verdict_of
+from bb7.state.exclusions import summary_places
 from bb7.state.records import (
     CheckRun,
     Event,
@@ -435,8 +436,14 @@ def render(
     out = _Writer()
     if header:
         out.block([header], HL_USAGE)
+    # A summary is drawn where the messages it stands in for are, before them.
+    summaries = summary_places(messages)
+    placed = {summary.id for summary in summaries.values()}
     for message in messages:
-        _message(out, message, width)
+        if message.id in summaries:
+            _message(out, summaries[message.id], width)
+        if message.id not in placed:
+            _message(out, message, width)
     if retry:
         out.block(RETRY_BANNER, HL_RETRY)
     return out.rendered(total_usage(messages))

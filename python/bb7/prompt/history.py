@@ -33,6 +33,7 @@ from bb7.prompt.assemble import (
 )
 from bb7.prompt.compact import SUMMARY_HEADER
 from bb7.prompt.markers import EventAction
+from bb7.state.exclusions import summary_places
 from bb7.state.records import (
     CheckRun,
     ContextEntry,
@@ -158,6 +159,13 @@ def pending_output(output: StoredOutput | OutputRef, text: str) -> PendingOutput
     return PendingOutput(path=output.path, content=text, file_id=output.file_id, added=output.added)
 
 
+def _summary(message: Message) -> HistoryMessage:
+    summary = message.summary()
+    assert summary is not None
+    text = f"{SUMMARY_HEADER}\n{summary.text}"
+    return HistoryMessage(role="system", text=text, message=message.id)
+
+
 def history(
     messages: Iterable[Message],
     blob: Callable[[str], str] | None = None,
@@ -171,16 +179,13 @@ def history(
     entries: list[HistoryEntry] = []
     messages = list(messages)
     # A summary is sent where the first message it stands in for was (they are left out).
-    summaries: dict[int, Message] = {}
-    for message in messages:
-        summary = message.summary()
-        if summary is not None and summary.covers and not message.excluded:
-            summaries[min(summary.covers)] = message
+    summaries = summary_places(messages, excluded=False)
+    placed = {summary.id for summary in summaries.values()}
     for message in messages:
         if message.id in summaries:
-            standing = summaries[message.id]
-            text = f"{SUMMARY_HEADER}\n{standing.summary().text}"  # type: ignore[union-attr]
-            entries.append(HistoryMessage(role="system", text=text, message=standing.id))
+            entries.append(_summary(summaries[message.id]))
+        elif message.id not in placed and message.summary() is not None and not message.excluded:
+            entries.append(_summary(message))  # its messages are gone: where it is
         if message.role == "user" and blob is not None:
             entries.append(
                 HistoryTurn(

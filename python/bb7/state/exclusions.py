@@ -16,6 +16,8 @@ summary.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from bb7.refusal import Problem
@@ -33,6 +35,23 @@ class Toggled(msgspec.Struct, frozen=True):
     excluded: bool
     message_ids: list[int]
     summary: bool = False  # the message toggled is a summary (its covered ones went the other way)
+
+
+def summary_places(messages: Sequence[Message], *, excluded: bool = True) -> dict[int, Message]:
+    """Each summary by the id of the first message it stands in for: it is shown and sent
+    there, where those messages were, not after the turns kept when it was made (`excluded`
+    False: only the summaries sent now). One whose messages are gone is in none: it stays where
+    it is."""
+    present = {m.id for m in messages}
+    places: dict[int, Message] = {}
+    for message in messages:
+        summary = message.summary()
+        if summary is None or not summary.covers or (message.excluded and not excluded):
+            continue
+        first = min(summary.covers)
+        if first in present:
+            places[first] = message
+    return places
 
 
 def compacted(store: Store, chat_id: str, covers: list[int], text: str, model: str) -> Message:

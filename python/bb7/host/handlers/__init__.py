@@ -54,6 +54,7 @@ from bb7.host.protocol import (
     FileArgs,
     FileListArgs,
     InitArgs,
+    InlineEditArgs,
     MessageArgs,
     ModelsArgs,
     MoveChatArgs,
@@ -200,6 +201,7 @@ ROUTES: tuple[Route[Any, Any], ...] = (
     route("paste", PasteArgs, lazy(SEND, "paste"), needs.held_or_new),
     route("retitle_chat", ChatIdArgs, lazy(SEND, "retitle_chat"), needs.project),
     route("compact", CompactArgs, lazy(SEND, "compact"), needs.held),
+    route("inline_edit", InlineEditArgs, lazy(SEND, "inline_edit"), needs.project),
     route("models", ModelsArgs, lazy(MODEL, "models"), needs.call),
     route("usage", NoArgs, lazy(MODEL, "usage"), needs.call),
     route(

@@ -15,10 +15,12 @@ from typing import cast, get_args
 import msgspec
 
 from bb7.formats import DEFAULT_MODE, DiffMode
+from bb7.host.handlers.context import live_texts
 from bb7.host.handlers.model import provider
 from bb7.host.needs import Held, Reading
 from bb7.host.protocol import Estimate, MessageArgs, NoArgs, PromptArgs, PromptParts, Said
 from bb7.host.session import Session
+from bb7.live import EditorState
 from bb7.prompt.assemble import FollowEdits, check_context
 from bb7.prompt.config import SendConfig
 from bb7.prompt.estimate import estimate_next
@@ -27,12 +29,10 @@ from bb7.prompt.parts import next_request, toggle_exclusion
 from bb7.provider.models import ModelInfo, cached_models, default_cache_dir, list_key
 from bb7.provider.provider import privacy_preferences
 from bb7.provider.wire import ReasoningEffort
-from bb7.refusal import unwrap
+from bb7.refusal import Abort, unwrap
+from bb7.state import context
 from bb7.state.records import GLOBAL, Chat
 from bb7.usage.log import usage_log_path
-
-# The input bar near the model's context limit: `:BB7Compact` (`gK`) makes room.
-NEARLY_FULL = "context nearly full: gK compacts"
 
 
 def diff_mode(session: Session) -> DiffMode:
@@ -97,16 +97,19 @@ def estimate(r: Reading, args: NoArgs) -> Estimate:
     cached (no request to the provider) and the chat as stored."""
     config, model, instructions = next_request_config(r)
     found = estimate_next(r.store, r.chat.id, config, model, instructions)
-    text = found.text
+    near = False
     if model is not None:
         check = check_context(found.tokens, model.context_length, model.max_completion_tokens)
-        if check.level == "near":  # what to do first: a narrow bar cuts its end
-            text = f"{NEARLY_FULL} · {text}"
-    return Estimate(found.tokens, found.cached, found.cost, text)
+        near = check.level == "near"
+    return Estimate(found.tokens, found.cached, found.cost, found.text, near)
 
 
 def prompt_parts(r: Reading, args: PromptArgs) -> PromptParts:
-    """Every part of the next request with `args.text` as the message (`:BB7Prompt`)."""
+    """Every part of the next request with `args.text` as the message (`:BB7Prompt`), its
+    live parts read again from `args.editor` as the send will read them (while another bb7
+    holds the chat: as they were last read)."""
+    if args.editor is not None:
+        _read_live(r, args.editor)
     found = next_request(r.store, r.chat.id, *next_request_config(r), text=args.text)
     shown = msgspec.convert(found, PromptParts, from_attributes=True)
     # A file's part names it as the editor does, so that dropping it names the same file.
@@ -115,6 +118,16 @@ def prompt_parts(r: Reading, args: PromptArgs) -> PromptParts:
         for part in shown.parts
     ]
     return msgspec.structs.replace(shown, parts=parts)
+
+
+def _read_live(r: Reading, editor: EditorState) -> None:
+    try:
+        h = r.held()
+    except Abort:
+        return
+    texts, _ = live_texts(h, editor)
+    if texts:
+        context.follow_parts(h.store, h.chat.id, texts)
 
 
 def exclude_message(h: Held, args: MessageArgs) -> Said:

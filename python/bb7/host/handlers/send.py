@@ -1,12 +1,14 @@
 """Routes that talk to (or stand in for) the model: `send`/`cancel` (the send loop of
-`bb7.chat.send`), `:BB7Paste`, asking for a chat's title again and compacting a chat.
+`bb7.chat.send`), `:BB7Edit` (`inline_edit`: a send in the project's inline chat), `:BB7Paste`,
+asking for a chat's title again and compacting a chat.
 
 A send's events (from its worker threads) go to Lua as they come: `request_started`, then
 `chunk`, `reasoning`, `tool_progress`, `block`, `warning`, `retrying`, `repairing` as
 `Streamed`, then `diff_error` when its file changes failed, then one `done` (`SendDone`, also
-for failures and cancel), maybe a `title`. Lua refreshes the statuses on `done` with its
-current buffers. An answer that left pending outputs starts the project's checks on them
-(`bb7.host.handlers.checks.after_answer`).
+for failures and cancel), maybe a `title`. An inline edit's send also gives `inline_text`, the
+text its edits write, decoded while their arguments stream. Lua refreshes the statuses on
+`done` with its current buffers. An answer that left pending outputs starts the project's
+checks on them (`bb7.host.handlers.checks.after_answer`).
 
 They need the edit formats and the provider client, whose imports cost about 100 ms; the route
 table imports this module on first use (see `bb7.host.handlers`) and warms it up in the
@@ -22,10 +24,12 @@ import msgspec
 
 from bb7.chat import events as ev
 from bb7.chat.compact import compact_chat
+from bb7.chat.inline import edit_message, inline_chat, ready_for, selection
 from bb7.chat.paste import paste_response
 from bb7.chat.send import start_send
 from bb7.chat.title import retitle_chat as ask_title
 from bb7.checks.verdict import fix_request
+from bb7.formats.preview import NewTexts
 from bb7.host.handlers.checks import after_answer
 from bb7.host.handlers.context import live_texts
 from bb7.host.handlers.model import provider
@@ -37,6 +41,8 @@ from bb7.host.protocol import (
     ChatIdArgs,
     CompactArgs,
     DiffError,
+    InlineEditArgs,
+    InlineText,
     Notify,
     PasteArgs,
     Said,
@@ -127,6 +133,55 @@ class _Forward:
 
     def _forget(self) -> None:
         self.r.session.send_ended(self.request_id)
+
+
+def inline_edit(p: Project, args: InlineEditArgs) -> Said:
+    """`:BB7Edit`: the lines and the instruction sent in the project's inline chat, made the
+    active chat (`bb7.chat.inline`); the answer comes as a send's events, and the text its
+    edits write also as `inline_text`. Refused while another answer streams here."""
+    if any(not handle.finished for handle in p.session.sends.values()):
+        raise Abort(Problem("busy", "an answer is streaming: :BB7Edit once it ends"))
+    store = p.ws.project
+    if store is None:
+        raise Abort(Problem("global", "an inline edit works in a project: :BB7Init starts one"))
+    if not args.instruction.strip():
+        raise Abort(Problem("empty", "say what to change: :BB7Edit {instruction}"))
+    chat = inline_chat(store)
+    p.ws.set_active(store, chat.id)
+    h = p.hold(store, chat)
+    buffers = h.buffers(args.buffers).text
+    shown = h.shown(args.path)
+    path = h.path(args.path)
+    local = buffers.get(path)
+    text = None if local is None else local.text
+    entry = unwrap(ready_for(store, chat.id, args.path, text, h.session.root))
+    start, end = args.start_line, args.end_line
+    selected = unwrap(selection(store.blob(entry.blob), start, end, shown))
+    message = edit_message(entry.path, start, end, selected, args.instruction)
+    config = send_config(h.session, chat, None)
+    forward = _InlineForward(h, args.request_id)
+    handle = unwrap(start_send(store, chat.id, message, config, forward, buffers=buffers))
+    h.session.sends[args.request_id] = handle
+    publish(h, buffers)  # the inline chat's statuses replace the chat's before
+    where = f"line {start}" if start == end else f"lines {start}-{end}"
+    return Said(f"editing {shown} {where} in {chat.name}")
+
+
+class _InlineForward(_Forward):
+    """An inline edit's events: a send's, and the text its edits write (`inline_text`)."""
+
+    def __init__(self, r: Reading, request_id: str) -> None:
+        super().__init__(r, request_id)
+        self.texts = NewTexts()
+
+    def __call__(self, event: ev.SendEvent) -> None:
+        if isinstance(event, ev.Started):
+            self.texts = NewTexts()  # a repair's answer writes afresh
+        elif isinstance(event, ev.ToolProgress) and event.arguments_delta:
+            text = self.texts.feed(event.index, event.arguments_delta)
+            if text:
+                self.r.ctx.emit("inline_text", InlineText(self.request_id, text))
+        super().__call__(event)
 
 
 def cancel(c: Call, args: CancelArgs) -> None:

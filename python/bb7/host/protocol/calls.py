@@ -37,9 +37,11 @@ class Said(msgspec.Struct, frozen=True):
 
 
 class PromptArgs(msgspec.Struct, frozen=True):
-    """`prompt_parts`: the message as typed so far (it is the request's last part)."""
+    """`prompt_parts`: the message as typed so far (it is the request's last part), and the
+    editor's state the chat's live parts are read from again, as a send would."""
 
     text: str = ""
+    editor: EditorState | None = None
 
 
 class PromptPartRow(msgspec.Struct, frozen=True):
@@ -71,13 +73,15 @@ class PromptParts(msgspec.Struct, frozen=True):
 
 class Estimate(msgspec.Struct, frozen=True):
     """`estimate`'s reply: the next request's prompt in `tokens`, `cached` of them expected from
-    the provider's cache, the input's `cost` in USD (None: prices unknown), and `text`, what the
-    input bar shows (`~12k tok (9.8k cached) · ~$0.0061`)."""
+    the provider's cache, the input's `cost` in USD (None: prices unknown), `text`, what the
+    input bar shows (`~12k tok (9.8k cached) · ~$0.0061`), and `near`: the prompt nears the
+    model's context limit (the bar offers `:BB7Compact`, by its key)."""
 
     tokens: int
     cached: int
     cost: float | None
     text: str
+    near: bool = False
 
 
 class Opened(msgspec.Struct, frozen=True):
@@ -539,6 +543,19 @@ class CompactArgs(msgspec.Struct, frozen=True):
     """`compact`: summarize all but the last `keep` turns of the active chat (`:BB7Compact`)."""
 
     keep: int = 4
+
+
+class InlineEditArgs(msgspec.Struct, frozen=True):
+    """`inline_edit` (`:BB7Edit`): lines `start_line` to `end_line` (1-based, inclusive) of
+    `path` changed as `instruction` says, in the project's inline chat; `request_id` names the
+    send (its events, its `done`), `buffers` the file's buffer."""
+
+    request_id: str
+    path: str
+    start_line: int
+    end_line: int
+    instruction: str
+    buffers: list[BufferText] = []
 
 
 class MessageArgs(msgspec.Struct, frozen=True):

@@ -352,6 +352,14 @@ class CheckDone(msgspec.Struct, frozen=True):
     fix_next: int = 0
 
 
+class InlineText(msgspec.Struct, frozen=True):
+    """Text an in-place edit's answer writes into the file, as it streams (`inline_text`): what
+    its edits' new lines add, after the text of the events before."""
+
+    request_id: str
+    text: str
+
+
 # Every event Lua receives: its name -> its payload (the send's others are `Streamed`, named by
 # their tag: `chunk`, `reasoning`, ...).
 EVENTS: dict[str, type[msgspec.Struct]] = {
@@ -369,4 +377,5 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "chat_lost": ChatLost,
     "check_started": CheckStarted,
     "check_done": CheckDone,
+    "inline_text": InlineText,
 }
