@@ -459,6 +459,7 @@ pending. Each edit is sent on its own: the chat's earlier edits stay in it,
 left out of requests (as `gX` leaves a message out), and only the file
 edited goes along (with the files whose change is still pending). A file
 whose earlier inline edit is pending is refused until it is reviewed.
+|:BB7Cancel| stops the answer (its preview goes, nothing is pending).
 |bb7-option-keys.inline_edit| maps a key in Visual mode (none by default);
 `<Plug>(bb7-edit)` is there to map too.]],
     run = function(opts)
