@@ -115,6 +115,13 @@ def type_command(nvim: Any, command: str) -> None:
     nvim.input(f":{command.replace('<', '<lt>')}<CR>")
 
 
+def press(nvim: Any, keys: str) -> None:
+    """Types `keys` through the typeahead, mappings applied, as `nvim_input` would, except for
+    `<C-c>`: given to `nvim_input` while Neovim is busy (drawing a streaming answer), it sets
+    got_int and is flushed before any mapping of it runs (Neovim's `process_ctrl_c`)."""
+    nvim.exec_lua("vim.api.nvim_feedkeys(vim.keycode(...), 'm', false)", keys)
+
+
 def publish_status(nvim: Any, path: Path, status: str, lines: Sequence[int] = ()) -> None:
     """Has the host send a `status_changed` event for one file and waits until Lua has it."""
     emit(nvim, ("status_changed", {"files": {str(path): {"status": status, "lines": list(lines)}}}))

@@ -24,7 +24,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, type_command, wait_for, wait_for_status
+from editor import notifications, press, type_command, wait_for, wait_for_status
 
 from bb7.files.fileid import entry_file_id
 from llm_server import (
@@ -173,13 +173,13 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
     view.input("iand another thing<Esc><CR>")  # queued behind the answer
     wait_for(view, f"{QUEUED} ~= nil")
     assert view.current.buffer[:] == [""]
-    view.input("<C-c>")  # in the input, it takes the queued text back first
+    press(view, "<C-c>")  # in the input, it takes the queued text back first
     wait_for(view, f"{QUEUED} == nil")
     assert view.current.buffer[:] == ["and another thing"]
     view.input("<CR>")
     wait_for(view, f"{QUEUED} ~= nil")
     focus(view, "conversation")
-    view.input("<C-c>")
+    press(view, "<C-c>")
     answered(view, "cancelled")
     rows = wait_for_screen(view, "⚠ Response cancelled by the user")
     assert any(row.startswith("Let me think about") for row in rows)  # the partial answer kept

@@ -26,7 +26,7 @@ from chat_view_helpers import (
     wait_for_conversation,
     with_ui,
 )
-from editor import VERSIONS, type_command, wait_for, wait_for_notification
+from editor import VERSIONS, press, type_command, wait_for, wait_for_notification
 
 from llm_server import DEFAULT_MODELS, LLMServer, finish, stream, text_chunk
 from waits import until
@@ -112,7 +112,7 @@ def test_a_diff_part_a_queued_message_and_compacting_a_long_chat(
     send(nvim, "fourth, to edit")
     wait_for(nvim, f"{BAR}:find('queued', 1, true) ~= nil")
     focus(nvim, "input")
-    nvim.input("<C-c>")
+    press(nvim, "<C-c>")
     wait_for(nvim, f"{BAR}:find('queued', 1, true) == nil")
     assert nvim.current.buffer[:] == ["fourth, to edit"]
     assert nvim.exec_lua(f"return {STREAMING}")
