@@ -17,6 +17,11 @@ from neovims import VERSIONS as VERSIONS
 from waits import WAIT_MS, until
 
 ROOT = Path(__file__).resolve().parents[2]
+# A test of what bb7's Lua and host do the same on every Neovim (a rule, a message, what a key
+# or command leads to) runs on the newest only; each area keeps its sittings on every version
+# where Neovim itself takes part (drawing, folds, signs, extmarks, diff mode, completion,
+# windows, keys as typed). Each sitting costs about half a second of CPU.
+NEWEST_ONLY = pytest.mark.parametrize("nvim_binary", VERSIONS[-1:], indirect=True)
 LINES, COLUMNS = 12, 60
 
 

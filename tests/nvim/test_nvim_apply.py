@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from editor import (
+    NEWEST_ONLY,
     notifications,
     run,
     screen,
@@ -60,6 +61,7 @@ def test_a_pasted_answer_is_a_pending_change_in_sign_and_statusline(
     assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"  # untouched
 
 
+@NEWEST_ONLY
 def test_a_paste_that_does_not_apply_says_where_and_changes_nothing(
     ready: Any, project: Path
 ) -> None:
@@ -100,6 +102,7 @@ def test_an_unsaved_edit_makes_a_conflict_that_apply_refuses_naming_the_way_out(
     assert (project / "a.py").read_text() == "one = 1\ntwo = 2\nthree = 3\n"
 
 
+@NEWEST_ONLY
 def test_apply_bang_overwrites_local_changes_and_undo_apply_brings_them_back(
     ready: Any, project: Path
 ) -> None:
@@ -117,6 +120,7 @@ def test_apply_bang_overwrites_local_changes_and_undo_apply_brings_them_back(
     wait_for_status(ready, project / "a.py", "~M")
 
 
+@NEWEST_ONLY
 def test_discard_drops_the_pending_change_and_its_signs(ready: Any, project: Path) -> None:
     pending_two(ready, project)
     assert run(ready, "BB7Discard") == "bb7: discarded the pending change of a.py"
@@ -126,6 +130,7 @@ def test_discard_drops_the_pending_change_and_its_signs(ready: Any, project: Pat
     assert "no pending output" in run(ready, "BB7Discard")
 
 
+@NEWEST_ONLY
 def test_apply_all_writes_loaded_and_unloaded_files(ready: Any, project: Path) -> None:
     said = paste(ready, blocks(("a.py", "one = 1", "one = 11"), ("b.py", "print('b')", "pass")))
     assert "to review: a.py, b.py" in said
@@ -170,6 +175,7 @@ def test_vimdiff_takes_one_hunk_and_reopening_shows_only_the_other(
     assert ready.exec_lua("return vim.fn.tabpagenr('$')") == 1
 
 
+@NEWEST_ONLY
 def test_context_commands_add_sections_read_only_files_and_remove(
     ready: Any, project: Path
 ) -> None:
@@ -184,12 +190,14 @@ def test_context_commands_add_sections_read_only_files_and_remove(
     wait_for_status(ready, project / "b.py", "R")
 
 
+@NEWEST_ONLY
 def test_a_new_chat_starts_with_no_files(ready: Any, project: Path) -> None:
     assert run(ready, "BB7NewChat refactor") == "bb7: new chat: refactor"
     wait_for_status(ready, project / "a.py", None)
     assert run(ready, "BB7Model test/tools-model") == "bb7: model of refactor: test/tools-model"
 
 
+@NEWEST_ONLY
 def test_the_chat_view_gets_the_active_chat(ready: Any) -> None:
     err, chat = ready.exec_lua("return { require('bb7.backend').request_sync('active_chat') }")
     assert err is None and chat["name"].startswith("Chat ") and len(chat["id"]) == 10
@@ -198,6 +206,7 @@ def test_the_chat_view_gets_the_active_chat(ready: Any) -> None:
     assert again["name"] == "second" and again["id"] != chat["id"]
 
 
+@NEWEST_ONLY
 def test_commands_before_bb7init_say_to_run_it_and_add_starts_a_global_chat(
     nvim: Any, project: Path
 ) -> None:
@@ -248,6 +257,7 @@ def test_a_new_file_open_in_a_buffer_is_created_through_it(ready: Any, project: 
     assert ready.current.buffer[:] == ["x"] and ready.exec_lua("return vim.bo.modified") is False
 
 
+@NEWEST_ONLY
 def test_undo_apply_of_a_closed_buffer_keeps_the_bom_and_crlf_of_the_file(
     ready: Any, project: Path
 ) -> None:
@@ -287,6 +297,7 @@ def test_a_pending_new_file_opened_before_it_exists_shows_its_sign(
     assert ready.current.buffer[:] == [""]
 
 
+@NEWEST_ONLY
 def test_apply_bang_over_a_file_made_meanwhile_says_so_and_undo_brings_it_back(
     ready: Any, project: Path
 ) -> None:
@@ -323,6 +334,7 @@ def test_the_diff_marks_the_users_own_lines_and_closing_it_untouched_keeps_them_
     assert "your ed" not in "".join(screen(ready))
 
 
+@NEWEST_ONLY
 def test_applying_a_file_deleted_meanwhile_says_so_in_its_first_line(
     ready: Any, project: Path
 ) -> None:

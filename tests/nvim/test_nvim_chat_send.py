@@ -24,7 +24,7 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, press, type_command, wait_for, wait_for_status
+from editor import NEWEST_ONLY, notifications, press, type_command, wait_for, wait_for_status
 
 from bb7.files.fileid import entry_file_id
 from llm_server import (
@@ -105,6 +105,7 @@ def test_an_edit_shows_M_in_the_files_panel_and_p_applies_it(
     assert any(row.startswith("   a.py") for row in (r.split("│")[-1] for r in rows))
 
 
+@NEWEST_ONLY
 def test_x_discards_the_pending_change_after_a_confirm(
     view: Any, server: LLMServer, project: Path
 ) -> None:
@@ -152,6 +153,7 @@ def test_a_failed_edit_leaves_a_retry_banner_and_the_next_send_repairs_it(
     assert files_panel(view) == ["M  a.py"]
 
 
+@NEWEST_ONLY
 def test_many_failed_edits_fold_under_their_first_line(view: Any, server: LLMServer) -> None:
     bad = edits(*[("a.py", A_ID, f"no such line {i}", "x") for i in range(6)])
     server.push(stream(text_chunk("Here."), *tool_call("edit_file", bad), finish()))
@@ -209,6 +211,7 @@ def test_a_cancelled_answer_shows_as_aborted(view: Any, server: LLMServer) -> No
     ],
     ids=["401", "429-after-retries"],
 )
+@NEWEST_ONLY
 def test_provider_errors_read_as_messages_in_the_conversation(
     view: Any, server: LLMServer, responses: list[dict[str, Any]], shown: str
 ) -> None:
@@ -224,6 +227,7 @@ def test_provider_errors_read_as_messages_in_the_conversation(
     wait_for_screen(view, "⚠ The request failed: " + shown[:30])
 
 
+@NEWEST_ONLY
 def test_the_model_picker_puts_favourites_first(view: Any, server: LLMServer) -> None:
     view.exec_lua(
         "require('bb7').setup({ favorite_models = { 'test/plain-model' },"
@@ -256,6 +260,7 @@ def test_the_model_picker_puts_favourites_first(view: Any, server: LLMServer) ->
     wait_for_screen(view, "· test/plain-model")  # the conversation's bar shows the new model
 
 
+@NEWEST_ONLY
 def test_each_answer_says_what_it_cost_and_the_bar_sums_the_chat(
     view: Any, server: LLMServer
 ) -> None:
@@ -280,6 +285,7 @@ def streamed_seconds(rows: list[str]) -> int:
     return int(found[0].group(1))
 
 
+@NEWEST_ONLY
 def test_while_streaming_the_bar_counts_seconds_and_tokens(view: Any, server: LLMServer) -> None:
     # The provider goes quiet after the text (until the test opens the gate): the bar ticks
     # on without it, from whatever second it showed first.
@@ -291,6 +297,7 @@ def test_while_streaming_the_bar_counts_seconds_and_tokens(view: Any, server: LL
     answered(view, "end.")
 
 
+@NEWEST_ONLY
 def test_the_retry_wait_shows_while_the_provider_backs_off(view: Any, server: LLMServer) -> None:
     server.push(
         error_response(429, "slow down", headers={"Retry-After": "1"}),
@@ -304,6 +311,7 @@ def test_the_retry_wait_shows_while_the_provider_backs_off(view: Any, server: LL
     answered(view, "Finally.")
 
 
+@NEWEST_ONLY
 def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: LLMServer) -> None:
     # A server on this machine (the test's) gets one retry: two attempts, two errors.
     server.push(error_response(500, "boom"), error_response(500, "boom"))
@@ -325,6 +333,7 @@ def test_resend_sends_the_last_message_again_after_an_error(view: Any, server: L
     ) == [""]
 
 
+@NEWEST_ONLY
 def test_resend_after_a_cancel_replaces_the_partial_answer(view: Any, server: LLMServer) -> None:
     server.push(stream(text_chunk("Half an ans"), {"stall": 30}))
     send(view, "Tell me all")
@@ -343,6 +352,7 @@ def test_resend_after_a_cancel_replaces_the_partial_answer(view: Any, server: LL
     assert conversation(view).count("Tell me all") == 1
 
 
+@NEWEST_ONLY
 def test_a_new_chat_is_named_after_its_first_exchange(
     launch: Callable[..., Any], project: Path, server: LLMServer
 ) -> None:
@@ -382,6 +392,7 @@ def new_chat_view(launch: Callable[..., Any], project: Path, server: LLMServer, 
     return nvim
 
 
+@NEWEST_ONLY
 def test_the_titles_model_option_names_the_chat(
     launch: Callable[..., Any], project: Path, server: LLMServer
 ) -> None:
@@ -396,6 +407,7 @@ def test_the_titles_model_option_names_the_chat(
     assert '"model":"test/plain-model"' in server.chat_requests()[-1]["body"]
 
 
+@NEWEST_ONLY
 def test_with_titles_off_the_chat_keeps_its_name(
     launch: Callable[..., Any], project: Path, server: LLMServer
 ) -> None:
@@ -412,6 +424,7 @@ def test_with_titles_off_the_chat_keeps_its_name(
     wait_for_screen(nvim, f" {name} · test/tools-model")
 
 
+@NEWEST_ONLY
 def test_dismissing_the_retry_banner_drops_the_errors(
     view: Any, server: LLMServer, project: Path
 ) -> None:
@@ -429,6 +442,7 @@ def test_dismissing_the_retry_banner_drops_the_errors(
     assert "two = 3" not in server.chat_requests()[-1]["body"]  # the errors stayed behind
 
 
+@NEWEST_ONLY
 def test_r_in_the_chat_list_names_the_chat_again(view: Any, server: LLMServer) -> None:
     server.push(stream(text_chunk("Hi."), finish()))
     send(view, "Hello there")  # "Work" is the user's name: no title after this exchange

@@ -27,7 +27,15 @@ from chat_view_helpers import (
     wait_for_screen,
     with_ui,
 )
-from editor import notifications, poll, screen, type_command, wait_for, wait_for_notification
+from editor import (
+    NEWEST_ONLY,
+    notifications,
+    poll,
+    screen,
+    type_command,
+    wait_for,
+    wait_for_notification,
+)
 
 from bb7.provider.models import cache_file, default_cache_dir
 from bb7.state.records import Usage
@@ -174,6 +182,7 @@ def test_the_chat_list_switches_renames_pins_and_deletes(editor: Any, seeded: Se
     assert second != first
 
 
+@NEWEST_ONLY
 def test_search_lists_the_chats_whose_messages_match(editor: Any, seeded: Seeded) -> None:
     one = seeded.chat("One")
     seeded.ask(one, "how do tokenizers split words")
@@ -196,6 +205,7 @@ def test_search_lists_the_chats_whose_messages_match(editor: Any, seeded: Seeded
     wait_for_conversation(editor, "tokenizers")
 
 
+@NEWEST_ONLY
 def test_ctrl_n_and_ctrl_p_show_the_diff_of_the_next_changed_file_from_any_pane(
     editor: Any, seeded: Seeded, project: Path
 ) -> None:
@@ -224,6 +234,7 @@ def test_ctrl_n_and_ctrl_p_show_the_diff_of_the_next_changed_file_from_any_pane(
     assert files_panel(editor)[row[0] - 1].endswith("a.py")
 
 
+@NEWEST_ONLY
 def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Long chat")
     seeded.ask(chat, "first question")
@@ -241,6 +252,7 @@ def test_a_fork_keeps_the_history_up_to_the_message(editor: Any, seeded: Seeded)
     assert editor.current.buffer[:] == ["second question"]
 
 
+@NEWEST_ONLY
 def test_gn_capital_starts_a_chat_with_the_same_context_and_no_history(
     editor: Any, seeded: Seeded, project: Path
 ) -> None:
@@ -263,6 +275,7 @@ def test_gn_capital_starts_a_chat_with_the_same_context_and_no_history(
     assert "Context chat" not in " ".join(conversation(editor))
 
 
+@NEWEST_ONLY
 def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Edit me")
     seeded.ask(chat, "first question")
@@ -280,6 +293,7 @@ def test_editing_a_message_drops_what_follows_and_drafts_it(editor: Any, seeded:
     assert [m.role for m in seeded.store.messages(chat)] == []
 
 
+@NEWEST_ONLY
 def test_the_draft_survives_closing_the_view(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Drafts")
     seeded.ask(chat, "hello")
@@ -335,6 +349,7 @@ def test_every_key_has_a_description_shown_by_the_help_popup(editor: Any, seeded
         wait_for(editor, "vim.bo.filetype ~= 'bb7_help'")
 
 
+@NEWEST_ONLY
 def test_the_retry_banner_shows_after_a_failed_edit(editor: Any, seeded: Seeded) -> None:
     chat = seeded.chat("Retry")
     seeded.ask(chat, "change a.py")
@@ -394,6 +409,7 @@ def test_the_view_fits_80_columns(editor: Any, seeded: Seeded, layout: str) -> N
     assert editor.exec_lua("return vim.api.nvim_buf_get_name(0)").endswith("a.py")
 
 
+@NEWEST_ONLY
 def test_outside_a_project_bb7chat_opens_a_global_chat_with_a_hint(
     launch: Callable[..., Any], project: Path
 ) -> None:
@@ -422,6 +438,7 @@ def test_outside_a_project_bb7chat_opens_a_global_chat_with_a_hint(
     assert said.startswith("bb7: project ready in ") and said.endswith("(its state in .bb7/)")
 
 
+@NEWEST_ONLY
 def test_the_chat_list_moves_a_chat_between_the_project_and_the_global_chats(
     editor: Any, seeded: Seeded
 ) -> None:
@@ -473,6 +490,7 @@ def test_the_picker_and_at_completion_add_project_files(
     assert editor.current.buffer[:] == ["look at @a.py"]
 
 
+@NEWEST_ONLY
 def test_bb7add_without_a_path_in_the_view_picks_a_file(editor: Any, seeded: Seeded) -> None:
     seeded.chat("Adding")
     open_view(editor, "")
@@ -502,6 +520,7 @@ def test_review_and_merge_typed_in_the_view_open_the_file_beside_it(
     assert not editor.api.get_mode()["blocking"]
 
 
+@NEWEST_ONLY
 def test_bb7add_errors_name_the_file_as_the_project_does(
     editor: Any, seeded: Seeded, project: Path
 ) -> None:
@@ -520,6 +539,7 @@ def test_bb7add_errors_name_the_file_as_the_project_does(
         assert message.startswith(said), message
 
 
+@NEWEST_ONLY
 def test_a_fork_says_in_one_whole_line_that_a_file_changed_since(
     editor: Any, seeded: Seeded, project: Path
 ) -> None:
@@ -537,6 +557,7 @@ def test_a_fork_says_in_one_whole_line_that_a_file_changed_since(
     assert said == "bb7: a.py: modified since that message; the chat has it as it was"
 
 
+@NEWEST_ONLY
 def test_editing_a_message_two_files_changed_since_says_so_in_one_line(
     editor: Any, seeded: Seeded, project: Path
 ) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from editor import (
+    NEWEST_ONLY,
     start_host,
     type_command,
     wait_for,
@@ -16,6 +17,7 @@ from editor import (
 )
 
 
+@NEWEST_ONLY
 def test_cancel_with_nothing_streaming_says_so(nvim: Any) -> None:
     type_command(nvim, "BB7Cancel")
     wait_for_message(nvim, "bb7: nothing to cancel")
@@ -34,6 +36,7 @@ def test_log_opens_the_log_file_in_a_tab(nvim: Any) -> None:
     assert any("host ready" in line for line in nvim.current.buffer[:])
 
 
+@NEWEST_ONLY
 def test_a_cut_message_is_logged_whole_at_its_own_level(nvim: Any) -> None:
     nvim.ui_attach(80, 24, rgb=True)  # a screen: long messages are cut to one line
     nvim.exec_lua("vim.env.BB7_LOG_LEVEL = 'warn'")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import NVIM, ROOT, VERSIONS, python_without_pynvim
+from editor import NEWEST_ONLY, NVIM, ROOT, python_without_pynvim
 
 from llm_server import DEFAULT_MODELS, LLMServer
 
@@ -19,7 +19,6 @@ from llm_server import DEFAULT_MODELS, LLMServer
 # rendering of its lines through each version. The others check what one section says for one
 # configuration (the probe's answer, the database file, the key's source and the Lua that words
 # them, the same on every version), so they run on the newest only.
-NEWEST_ONLY = pytest.mark.parametrize("nvim_binary", VERSIONS[-1:], indirect=True)
 
 
 def checkhealth(nvim: Any) -> str:

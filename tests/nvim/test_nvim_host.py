@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from editor import (
+    NEWEST_ONLY,
     emit,
     python_without_pynvim,
     start_host,
@@ -104,6 +105,7 @@ def test_with_a_screen_the_one_line_names_why_the_host_could_not_start(
     assert shown.endswith(" (:BB7Log)") and "\n" not in shown
 
 
+@NEWEST_ONLY
 def test_a_missing_interpreter_is_named_with_what_to_do(launch: Any) -> None:
     nvim = launch()
     nvim.exec_lua("require('bb7').setup({ python = '/nowhere/python' })")
@@ -144,6 +146,7 @@ def test_a_host_that_never_says_ready_is_stopped_and_reported(launch: Any, tmp_p
     assert nvim.exec_lua("return require('bb7.backend').state()") == "stopped"
 
 
+@NEWEST_ONLY
 def test_a_command_without_setup_applies_the_defaults(launch: Any) -> None:
     nvim = launch()
     type_command(nvim, "BB7ApplyAll")

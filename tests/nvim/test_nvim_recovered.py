@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from editor import notifications, run, start_host, wait_for
+from editor import NEWEST_ONLY, notifications, run, start_host, wait_for
 
 from bb7.cli import main
 from bb7.files.fsio import CRASH_ENV
@@ -27,6 +27,7 @@ def _bb7(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
+@NEWEST_ONLY
 def test_a_finished_interrupted_apply_is_said_once_in_the_editor(
     launch: Callable[..., Any], project: Path
 ) -> None:

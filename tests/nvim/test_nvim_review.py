@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from editor import (
+    NEWEST_ONLY,
     notifications,
     run,
     screen,
@@ -172,6 +173,7 @@ def test_merge_keeps_both_sides_and_leaves_overlaps_pending_in_the_review(
     assert (project / "c.py").read_text() == "".join(line + "\n" for line in C)
 
 
+@NEWEST_ONLY
 def test_the_users_own_lines_get_a_sign_apart_from_the_models(ready: Any, project: Path) -> None:
     pending(ready, project, ("a.py", "two = 2", "two = 22"))
     type_keys(ready, "3GA # mine<Esc>")  # typed, not saved
@@ -182,6 +184,7 @@ def test_the_users_own_lines_get_a_sign_apart_from_the_models(ready: Any, projec
     assert rows[1].startswith("│   two = 2") and rows[2].startswith("┆   three = 3 # mine")
 
 
+@NEWEST_ONLY
 def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
     ready: Any, project: Path
 ) -> None:
@@ -198,6 +201,7 @@ def test_undo_apply_refusal_names_the_bang_and_the_bang_forces_it(
     wait_for_status(ready, project / "a.py", "M")
 
 
+@NEWEST_ONLY
 def test_review_with_a_path_opens_that_file_and_review_again_ends_it(
     ready: Any, project: Path
 ) -> None:
@@ -228,6 +232,7 @@ def test_the_users_edit_during_a_review_moves_the_hunks_and_is_never_one(
     assert ready.current.buffer[:] == ["mine = 0", "one = 1", "two = 22", "three = 3"]
 
 
+@NEWEST_ONLY
 def test_the_files_panel_key_opens_the_file_in_review(ready: Any, project: Path) -> None:
     pending(ready, project, ("a.py", "two = 2", "two = 22"))
     ready.command("BB7Chat")
@@ -277,6 +282,7 @@ def test_a_bom_file_with_unsaved_edits_merges_and_reviews_line_1_as_the_models(
     assert (project / "c.py").read_bytes() == b"\xef\xbb\xbfc1 = 'model'\nc2 = 2\nc3 = 3 # mine\n"
 
 
+@NEWEST_ONLY
 def test_a_change_applied_or_discarded_during_its_review_ends_the_review(
     ready: Any, project: Path
 ) -> None:

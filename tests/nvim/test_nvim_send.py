@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor import notifications, run, screen, signs, wait_for, wait_for_status
+from editor import NEWEST_ONLY, notifications, run, screen, signs, wait_for, wait_for_status
 
 from bb7.files.fileid import entry_file_id
 from llm_server import LLMServer, edits, finish, stream, text_chunk, tool_call
@@ -100,6 +100,7 @@ def test_cancel_stops_a_streaming_answer_and_keeps_no_change(
     assert chat.exec_lua("return require('bb7').status()") == ""
 
 
+@NEWEST_ONLY
 def test_a_failed_edit_is_reported_and_repaired_by_the_next_send(
     chat: Any, server: LLMServer, project: Path
 ) -> None:
@@ -123,6 +124,7 @@ def test_a_failed_edit_is_reported_and_repaired_by_the_next_send(
     assert "two = 3" in retry  # the failed edit went back to the model with the error
 
 
+@NEWEST_ONLY
 def test_the_model_picker_lists_tool_capable_models_first_and_sets_the_chats_model(
     chat: Any, server: LLMServer
 ) -> None:
@@ -148,6 +150,7 @@ def test_the_model_picker_lists_tool_capable_models_first_and_sets_the_chats_mod
     assert "model of" in run(chat, "BB7Model test/tools-model")
 
 
+@NEWEST_ONLY
 def test_without_an_api_key_the_message_says_how_to_set_one_and_offers_paste(ready: Any) -> None:
     ready.exec_lua(LISTEN)
     # The default provider (OpenRouter) and no key: the send fails before any request.
@@ -159,6 +162,7 @@ def test_without_an_api_key_the_message_says_how_to_set_one_and_offers_paste(rea
     assert ":BB7Paste applies an answer pasted from any web chat" in shown
 
 
+@NEWEST_ONLY
 def test_the_reasoning_effort_switched_at_runtime_goes_with_the_next_message(
     ready: Any, server: LLMServer
 ) -> None:

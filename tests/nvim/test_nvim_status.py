@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_state import Seeded
-from editor import emit, screen, start_host, wait_for, wait_for_status
+from editor import NEWEST_ONLY, emit, screen, start_host, wait_for, wait_for_status
 
 SIGNS = """
   local ns = require('bb7.status').ns
@@ -55,6 +55,7 @@ def test_a_status_event_shows_on_screen_in_signs_statusline_and_buffer_var(
     assert event == ["BB7StatusChanged", {"paths": [str(project / "a.py")]}]
 
 
+@NEWEST_ONLY
 def test_editing_a_chat_file_refreshes_its_status_after_a_pause(ready: Any, project: Path) -> None:
     ready.exec_lua("vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'one = 111' })")
     ready.exec_lua("vim.api.nvim_exec_autocmds('TextChanged', { buffer = 0 })")
