@@ -54,7 +54,9 @@ def generate(root: Path, files: int) -> None:
         for part in ("NAME", "EMAIL")
     }
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "generated"]):
-        subprocess.run(["git", "-C", str(root), *cmd], check=True, env={**os.environ, **who})
+        # No auto gc: one left packing in the background races the `cp -r` below.
+        git = ["git", "-c", "gc.auto=0", "-C", str(root), *cmd]
+        subprocess.run(git, check=True, env={**os.environ, **who})
 
 
 CPU: dict[str, list[float]] = {"cp": [], "second": []}

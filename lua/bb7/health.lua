@@ -300,11 +300,28 @@ local function check_checks(h)
   end
   if health.isolation == 'namespace' then
     h.ok('checks run in a user namespace over the project: they cannot write to it')
-  else
+  elseif health.isolation == 'copy' then
+    h.ok(
+      'checks run in a copy in the cache directory ('
+        .. health.why
+        .. '), confined by '
+        .. 'Landlock: they write only there, in their TMPDIR, devices and your caches'
+    )
+  elseif health.isolation == 'unconfined' then
     h.warn(
-      'checks run in a copy in the cache directory (' .. health.why .. ')',
+      'checks run in a copy in the cache directory, unconfined (' .. health.why .. ')',
       'A check can write through its links into ignored directories (.venv, node_modules, '
-        .. 'target); the project files themselves are copies'
+        .. 'target)'
+    )
+  else
+    h.error(
+      'checks are not run: nothing here can keep them from writing into the project ('
+        .. health.why
+        .. ')',
+      {
+        'A kernel with user namespaces or Landlock (Linux 5.13+) confines them',
+        'BB7_CHECKS_ISOLATION=unconfined runs them in a copy whose links they can write through',
+      }
     )
   end
 end

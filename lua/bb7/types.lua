@@ -133,7 +133,8 @@
 ---@field pending table<string, string[]>
 
 --- `checks_health`'s reply: the project's checks (`problem`: why they cannot be read) and
---- how a check is kept from the project here (`isolation`, and `why` not the namespace).
+--- how a check is kept from the project here (`isolation`: namespace, copy (confined by
+--- Landlock), unconfined, or none: checks are not run; `why` not the namespace).
 ---@class bb7.ChecksHealth
 ---@field checks bb7.CheckFound[]
 ---@field problem string

@@ -17,7 +17,7 @@ import pytest
 from bb7.checks import run as checks_run
 from bb7.checks.config import Check
 from bb7.checks.process import OUTPUT_LIMIT, Cancel
-from bb7.checks.run import ISOLATION_ENV, probe, run_checks
+from bb7.checks.run import ISOLATION_ENV, LANDLOCK_ENV, probe, run_checks
 from bb7.checks.throwaway import Pending, copied, sync_copy
 from checks_helpers import every_byte, git_init, make_tree, processes_named
 
@@ -46,28 +46,59 @@ def test_a_check_sees_the_pending_change_and_cannot_change_the_project(
     isolation: str, tmp_path: Path
 ) -> None:
     files = {"src/a.py": "old\n", ".gitignore": "build/\n", "build/out.txt": "built\n"}
-    root = make_tree(tmp_path / "proj", {**files, "tool.sh": "#!/bin/sh\n"})
+    tools = {".venv/lib/site.py": "tool\n", "node_modules/m/index.js": "js\n"}
+    root = make_tree(tmp_path / "proj", {**files, **tools, "tool.sh": "#!/bin/sh\n"})
     os.chmod(root / "tool.sh", 0o755)
     git_init(root)
     before = every_byte(root)
     pending = [Pending("src/a.py", b"new\r\n", 0o644), Pending("src/added.py", b"added\n")]
+    # Into the copy, into an ignored directory and tool directories (reached through links
+    # in the copy, in the namespace the project's own path), by the project's absolute path,
+    # and outside; then into its own TMPDIR.
     writes = (
         "cat src/a.py src/added.py build/out.txt; "
         "echo mine > src/a.py; echo junk > src/junk.txt; rm tool.sh; chmod 600 .gitignore; "
-        "echo outside > ../outside.txt"
+        "echo outside > ../outside.txt; echo over > build/out.txt; rm build/out.txt; "
+        "echo pip > .venv/lib/site.py; mkdir .venv/new; touch node_modules/m/new.js; "
+        f"echo abs > {root}/abs.txt; mv {root}/src/a.py {root}/moved.py; "
+        'echo tmp > "${TMPDIR:-/tmp}/bb7-check-tmp" && echo tmp written'
     )
-    if isolation == "namespace":
-        # Where nothing is copied, the ignored directory and the project's own path are the
-        # check's to write too, and what it writes is gone with it.
-        writes += f"; echo over > build/out.txt; echo abs > {root}/abs.txt"
     done = run_checks(root, [check("writes", writes)], pending, Cancel())
     assert done is not None
     (outcome,), used = done
     assert used == isolation
     assert outcome.state == "passed", outcome
-    assert outcome.output == "new\r\nadded\nbuilt\n"
+    assert outcome.output.startswith("new\r\nadded\nbuilt\n")
+    assert outcome.output.endswith("tmp written\n")
+    if isolation == "copy":
+        # Landlock: every write into the project fails in the check, and says so.
+        refused = [line for line in outcome.output.splitlines() if "ermission denied" in line]
+        assert len(refused) == 7, outcome.output
     assert outcome.files == ["src/a.py", "src/added.py"]
     assert every_byte(root) == before
+
+
+@pytest.mark.parametrize("isolation", ["copy"], indirect=True)
+def test_without_namespace_or_landlock_checks_are_not_run_unless_asked_unconfined(
+    isolation: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LANDLOCK_ENV, "off")
+    root = make_tree(tmp_path / "proj", {"a.py": "a\n", ".gitignore": "build/\n", "build/o": ""})
+    git_init(root)
+    writes = check("writes", "echo over > build/o")
+    assert probe().isolation == "none"
+    done = run_checks(root, [writes], [], Cancel())
+    assert done is not None
+    (outcome,), used = done
+    assert (outcome.state, outcome.message, used) == ("error", checks_run.UNCONFINED, "copy")
+    assert (root / "build/o").read_text() == ""
+    # The user's choice: the copy as it is, whose links a check writes through.
+    monkeypatch.setenv(ISOLATION_ENV, "unconfined")
+    assert probe().isolation == "unconfined"
+    done = run_checks(root, [writes], [], Cancel())
+    assert done is not None
+    assert (done[0][0].state, done[1]) == ("passed", "unconfined")
+    assert (root / "build/o").read_text() == "over\n"
 
 
 @pytest.mark.parametrize("isolation", MODES, indirect=True)

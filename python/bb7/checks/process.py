@@ -1,6 +1,7 @@
 """One check's process: found as the user's shell finds it, started in its own process group
-(inside the jail where the copy is a namespace), its output kept bounded, ended with its whole
-group at its timeout or when cancelled, and whatever it left running ended after it.
+(inside the jail: the namespace, or the copy's Landlock ruleset), its output kept bounded,
+ended with its whole group at its timeout or when cancelled, and whatever it left running ended
+after it.
 
 Nothing here waits without a deadline: a check that sleeps, prints without end or leaves a
 daemon holding its output costs its timeout plus a fraction of a second, never a hang.
@@ -119,9 +120,12 @@ class _Tail:
         return kept.decode("utf-8", "replace"), dropped
 
 
-def environment(cwd: Path, name: str, token: str, base: Mapping[str, str]) -> dict[str, str]:
+def environment(
+    cwd: Path, name: str, token: str, base: Mapping[str, str], tmp: str = ""
+) -> dict[str, str]:
     """The check's environment: the user's, with the project's tool directories first on
-    PATH (and its `.venv` as the active virtualenv), without bb7's own additions."""
+    PATH (and its `.venv` as the active virtualenv) and `tmp` as its TMPDIR when given,
+    without bb7's own additions."""
     env = {k: v for k, v in base.items() if k not in _HOST_VARS}
     own = str(Path(bb7.__file__).resolve().parent.parent)
     python_path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != own]
@@ -134,6 +138,8 @@ def environment(cwd: Path, name: str, token: str, base: Mapping[str, str]) -> di
     if (cwd / ".venv").is_dir():
         env["VIRTUAL_ENV"] = str(cwd / ".venv")
         env.pop("PYTHONHOME", None)
+    if tmp:
+        env.update(TMPDIR=tmp, TMP=tmp, TEMP=tmp)
     env["BB7_CHECK"] = name
     env[TOKEN_VAR] = token
     return env
@@ -212,21 +218,14 @@ def run_process(
     status_r = status_w = -1
     command = argv
     pass_fds: tuple[int, ...] = ()
-    if view.isolation == "namespace":
+    if view.isolation == "namespace" or view.writable:
         status_r, status_w = os.pipe()
-        command = [
-            sys.executable,
-            "-I",
-            "-S",
-            str(JAIL),
-            str(status_w),
-            str(view.root),
-            view.scratch,
-            str(view.cwd),
-            str(len(view.layers)),
-            *view.layers,
-            *argv,
-        ]
+        if view.isolation == "namespace":
+            how = ["overlay", str(view.root), view.scratch, str(view.cwd), str(len(view.layers))]
+            how += view.layers
+        else:
+            how = ["landlock", str(view.cwd), str(len(view.writable)), *view.writable]
+        command = [sys.executable, "-I", "-S", str(JAIL), str(status_w), *how, *argv]
         pass_fds = (status_w,)
     try:
         proc = subprocess.Popen(

@@ -4,7 +4,10 @@ throwaway copy, one process per check in turn, and the outcomes as a `CheckRun` 
 caller keeps with the chat, `bb7.checks.verdict.record`).
 
 The copy is the namespace view where the kernel allows it (tried first, once per process);
-when the jail is refused, the copy in the cache directory from then on.
+when the jail is refused, the copy in the cache directory from then on, where Landlock keeps a
+check from writing anywhere but the copy, its TMPDIR and the user's caches. Where the kernel
+has neither, checks are not run (each says why in one line) unless the user asks for the copy
+unconfined (`BB7_CHECKS_ISOLATION=unconfined`), whose links a check can write through.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Literal, cast
 
 import msgspec
 
 from bb7.checks.config import Check, selected
+from bb7.checks.jail import landlock_abi
 from bb7.checks.process import Cancel, Ended, environment, resolve, run_process
 from bb7.checks.throwaway import Isolation, Pending, View, copied, layered
 from bb7.checks.verdict import clear_running, fingerprint, mark_running
@@ -31,9 +36,13 @@ from bb7.state.records import CheckOutcome, CheckRun, CheckState
 from bb7.state.store import Store
 
 # 'copy' makes every check use the copy in the cache directory (a kernel whose namespaces
-# misbehave; the tests of the copy); 'namespace' refuses the copy. Unset: the namespace where
-# the kernel allows it.
+# misbehave; the tests of the copy); 'namespace' refuses the copy; 'unconfined' uses the copy
+# without Landlock (the user's choice where the kernel has none). Unset: the namespace where the
+# kernel allows it.
 ISOLATION_ENV = "BB7_CHECKS_ISOLATION"
+# 'off': act as if the kernel had no Landlock (the tests of a machine without it).
+LANDLOCK_ENV = "BB7_CHECKS_LANDLOCK"
+UNCONFINED = "not run: no namespace or Landlock here to confine it (:help bb7-checks)"
 # The end of a check's output kept with the chat (the float shows it, the model gets less).
 STORED_OUTPUT = 64 * 1024
 
@@ -49,14 +58,26 @@ class _Isolation:
 
     allowed: bool | None = None
     why: str = ""
+    # Whether the jail could confine a check in the copy (None: not tried yet).
+    landlock: bool | None = None
 
 
 def isolation_wanted() -> Isolation | None:
     """The isolation the environment asks for (None: the namespace if the kernel allows)."""
     wanted = os.environ.get(ISOLATION_ENV, "")
-    if wanted == "namespace":
-        return "namespace"
-    return "copy" if wanted == "copy" else None
+    if wanted in ("namespace", "copy", "unconfined"):
+        return cast(Isolation, wanted)
+    return None
+
+
+def landlock() -> bool:
+    """Whether a check in the copy can be confined here (Landlock, unless `LANDLOCK_ENV`
+    says to act as if it were not)."""
+    if os.environ.get(LANDLOCK_ENV) == "off":
+        return False
+    if _Isolation.landlock is None:
+        _Isolation.landlock = landlock_abi() > 0
+    return _Isolation.landlock
 
 
 def pending_of(
@@ -132,7 +153,7 @@ def _run_all(
     for check in checks:
         if cancel.cancelled:
             return None
-        env = environment(view.cwd, check.name, token, base_env)
+        env = environment(view.cwd, check.name, token, base_env, view.tmp)
         argv = check.argv()
         program = resolve(argv[0], view.cwd, env["PATH"], layer)
         if isinstance(program, Ended):
@@ -167,7 +188,7 @@ def run_checks(
     wanted = isolation_wanted()
     if not sys.platform.startswith("linux"):
         _Isolation.allowed, _Isolation.why = False, f"no user namespaces on {sys.platform}"
-    if wanted != "copy" and _Isolation.allowed is not False:
+    if wanted in (None, "namespace") and _Isolation.allowed is not False:
         try:
             with layered(root, pending) as view:
                 done = _run_all(chosen, view, paths, cancel, env, on_outcome)
@@ -178,10 +199,21 @@ def run_checks(
             return None if done is None else (done, "namespace")
     if wanted == "namespace":
         why = f"{ISOLATION_ENV}=namespace, but the kernel refused it: {_Isolation.why}"
-        return [CheckOutcome(name=c.name, state="error", message=why) for c in chosen], "namespace"
-    with copied(root, pending) as view:
-        done = _run_all(chosen, view, paths, cancel, env, on_outcome)
-    return None if done is None else (done, "copy")
+        return _not_run(chosen, why), "namespace"
+    confined = wanted != "unconfined"
+    if confined and not landlock():
+        return _not_run(chosen, UNCONFINED), "copy"
+    try:
+        with copied(root, pending, confined=confined) as view:
+            done = _run_all(chosen, view, paths, cancel, env, on_outcome)
+    except _JailRefused as refused:
+        _Isolation.landlock = False
+        return _not_run(chosen, f"not run: the kernel refused to confine it: {refused}"), "copy"
+    return None if done is None else (done, view.isolation)
+
+
+def _not_run(checks: Sequence[Check], why: str) -> list[CheckOutcome]:
+    return [CheckOutcome(name=c.name, state="error", message=why) for c in checks]
 
 
 def check_chat(
@@ -226,17 +258,26 @@ def check_chat(
 
 
 class Health(msgspec.Struct, frozen=True):
-    """What `:checkhealth bb7` says of the copy: which isolation checks get here, and why
-    not the namespace."""
+    """What `:checkhealth bb7` says of the copy: which isolation checks get here (`none`:
+    they are not run), and why not the namespace."""
 
-    isolation: Isolation
+    isolation: Literal[Isolation, "none"]
     why: str = ""
 
 
 def probe() -> Health:
-    """Try the namespace on a scratch project (one `true`, about a twentieth of a second)."""
-    if isolation_wanted() == "copy":
-        return Health("copy", f"{ISOLATION_ENV}=copy")
+    """Try the namespace on a scratch project (one `true`, about a twentieth of a second);
+    where it is refused, whether Landlock can confine the copy."""
+    wanted = isolation_wanted()
+    if wanted == "unconfined":
+        return Health("unconfined", f"{ISOLATION_ENV}=unconfined")
+    health = Health("copy", f"{ISOLATION_ENV}=copy") if wanted == "copy" else _namespace()
+    if health.isolation != "copy" or landlock():
+        return health
+    return Health("none", f"{health.why}; no Landlock either")
+
+
+def _namespace() -> Health:
     with tempfile.TemporaryDirectory(prefix="bb7-probe-") as scratch:
         root, home = Path(scratch).resolve() / "root", Path(scratch).resolve() / "home"
         root.mkdir()

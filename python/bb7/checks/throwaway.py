@@ -13,8 +13,10 @@ check can use to change the project. Two ways to make it, one per run:
   (in the project, or in the copy by the last check: on Linux a `Watch` says what the checks
   touched, so the copy is not walked again; elsewhere every file of it is looked at). What
   git ignores and tool directories are not copied but reached through symlinks into the
-  project: a check can write through them (there is no way to forbid it without a namespace;
-  `:checkhealth bb7` says so).
+  project. A check there may write only beneath `View.writable` (the copy, a TMPDIR of its
+  own, /dev and the user's caches; `bb7.checks.jail` holds it to that with Landlock), so a
+  write through those links fails; where the kernel has no Landlock, `bb7.checks.run` does not
+  run checks there unless the user asked for an unconfined copy.
 
 Not for running anything (`bb7.checks.process`) or choosing the checks (`bb7.checks.config`).
 """
@@ -41,7 +43,8 @@ from bb7.checks.watch import Watch
 from bb7.files.git import ls_files
 from bb7.process import alive
 
-Isolation = Literal["namespace", "copy"]
+# `unconfined`: the copy without Landlock, which the user asked for (BB7_CHECKS_ISOLATION).
+Isolation = Literal["namespace", "copy", "unconfined"]
 # Never copied: reached where they are (the project's own tools, build outputs, git's store).
 TOOL_DIRS = frozenset(
     {".git", ".venv", "venv", "node_modules", "target", ".tox", ".nox", ".direnv", ".hg"}
@@ -74,14 +77,25 @@ class Pending(msgspec.Struct, frozen=True):
     mode: int = 0o644
 
 
+# Beneath the user's home: the caches of the tools checks run (pip, uv, ruff, npm, cargo, go,
+# gradle, maven), which a check in the copy may write to (never one holding the project).
+TOOL_CACHES = (".npm", ".cargo", "go", ".gradle", ".m2")
+# The devices a check may write to, one by one: /dev itself may hold the project (/dev/shm).
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty", "pts", "shm")
+
+
 class View(msgspec.Struct, kw_only=True):
-    """Where a check runs: `cwd`, and for `namespace`, what the jail lays over `root`."""
+    """Where a check runs: `cwd`, and for `namespace`, what the jail lays over `root`; for
+    the copy, `tmp` (the check's TMPDIR) and `writable`, where alone it may write (empty:
+    anywhere, the unconfined copy)."""
 
     isolation: Isolation
     root: Path
     cwd: Path
     layers: list[str] = []
     scratch: str = ""
+    tmp: str = ""
+    writable: list[str] = []
 
 
 def cache_home() -> Path:
@@ -376,19 +390,41 @@ class SyncReport(msgspec.Struct):
     dirs: list[str] = []
 
 
+def writable(root: Path, home: Path) -> list[str]:
+    """Where a check in the copy may write: the copy, its TMPDIR, devices (null, tty, shm)
+    and the user's tool caches, but none that holds the project (nor the project itself)."""
+    user = Path.home()
+    caches = [Path(os.environ.get("XDG_CACHE_HOME") or user / ".cache")]
+    own = [home / "copy", home / "tmp"]
+    shared = [*(Path("/dev") / d for d in DEVICES), *caches, *(user / c for c in TOOL_CACHES)]
+    shared = [p for p in shared if not (root.is_relative_to(p) or p.is_relative_to(root))]
+    return [str(p) for p in [*own, *shared]]
+
+
 @contextlib.contextmanager
-def copied(root: Path, pending: Sequence[Pending]) -> Iterator[View]:
+def copied(root: Path, pending: Sequence[Pending], *, confined: bool = True) -> Iterator[View]:
     """The project's copy with `pending` over it, held (a lock) until the block ends: checks
-    of one project take their turns at its copy."""
+    of one project take their turns at its copy, each with an empty TMPDIR of its own;
+    `confined`: allowed to write only there (`writable`)."""
     home = project_cache(root)
     home.mkdir(parents=True, exist_ok=True)
     with open(home / "lock", "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         report = sync_copy(root, pending)
         watch = Watch.start(str(home / "copy"), report.dirs)
+        tmp = home / "tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
         try:
-            yield View(isolation="copy", root=root, cwd=home / "copy")
+            yield View(
+                isolation="copy" if confined else "unconfined",
+                root=root,
+                cwd=home / "copy",
+                tmp=str(tmp),
+                writable=writable(root, home) if confined else [],
+            )
         finally:
+            shutil.rmtree(tmp, ignore_errors=True)
             touched = None if watch is None else watch.stop()
             if touched is not None:
                 _save(home / TOUCHED, Touched(report.generation, sorted(touched)))

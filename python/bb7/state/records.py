@@ -384,8 +384,9 @@ class CheckOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
 class CheckRun(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The project's checks run on a copy with the chat's pending outputs applied (`scope`:
     only that path's): the outcomes, which outputs were checked (`fingerprint` of their
-    paths and versions), the answer that wrote them, and `fix_round` when bb7 itself asked for
-    that answer (the Nth "make the checks pass")."""
+    paths and versions), the answer that wrote them, where they ran (`isolation`: namespace,
+    copy (confined by Landlock) or unconfined) and `fix_round` when bb7 itself asked for that
+    answer (the Nth "make the checks pass")."""
 
     outcomes: list[CheckOutcome]
     fingerprint: str = ""

@@ -386,7 +386,8 @@ class CheckFound(msgspec.Struct, frozen=True):
 
 class ChecksHealth(msgspec.Struct, frozen=True):
     """`checks_health`'s reply: the project's checks (`problem`: why they cannot be read) and
-    how a check is kept from the project here (`isolation`, and `why` not the namespace)."""
+    how a check is kept from the project here (`isolation`: namespace, copy (confined by
+    Landlock), unconfined, or none: checks are not run; `why` not the namespace)."""
 
     checks: list[CheckFound] = []
     problem: str = ""
