@@ -27,7 +27,7 @@ quietly = out=$$($(2) 2>&1) || { echo "$$out" >&2; echo "bb7: $(1) failed" >&2; 
 pip_install = if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(1); \
 	else $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); fi
 
-.PHONY: install demo demo-cli test lint lint-tools typecheck pytest bench clean
+.PHONY: install demo demo-cli test lint lint-tools typecheck pytest bench screenshots clean
 
 # The venv starts without pip (ensurepip alone takes seconds): $(PY)'s pip puts uv into it. If
 # that fails, the venv gets pip and pip installs.
@@ -90,8 +90,8 @@ luacheck-installed:
 		else echo "bb7: luacheck is missing: install lua-check (Debian) or luarocks install luacheck" >&2; exit 1; fi; }
 
 lint: $(TEST_STAMP) lint-tools
-	$(BIN)/ruff check python tests benchmarks rplugin
-	$(BIN)/ruff format --check python tests benchmarks rplugin
+	$(BIN)/ruff check python tests benchmarks rplugin scripts
+	$(BIN)/ruff format --check python tests benchmarks rplugin scripts
 	$(STYLUA) --check lua plugin scripts tests/lua
 	luacheck -q --no-color lua plugin scripts tests/lua
 ifneq ($(EMMYLUA_HERE),)
@@ -110,6 +110,11 @@ pytest: $(TEST_STAMP)
 	$(BIN)/pytest -n 3 --dist worksteal
 
 test: lint typecheck pytest
+
+# The README's pictures (screenshots/*.svg) drawn again from Neovim's own screens; a test
+# (tests/nvim/test_nvim_screenshots.py) says when they are stale.
+screenshots: $(TEST_STAMP)
+	$(BIN)/python scripts/screenshots.py
 
 # Figures, not tests: each script prints a table and says whether its targets are met.
 bench: $(TEST_STAMP)
