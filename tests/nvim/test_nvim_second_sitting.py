@@ -2,6 +2,7 @@
 120x40 in both layouts, against a scripted provider: at each screen a merge over the user's own
 edit says one thing and draws its hunk's label whole, a paste onto a file newer than the chat's
 copy is made on the file, `:BB7Add buffers` adds what it can and names what it skipped,
+a file that looks like a secret chosen in telescope asks once and then says one line,
 `:edit` typed in the chat opens beside it, the usage line breaks between its parts, the
 input's bar keeps its send key, and every message fits one line without a wait for Enter.
 Then the wording: the Python version, the models count, a context in thousands, the prompt
@@ -44,9 +45,10 @@ from llm_server import DEFAULT_MODELS, LLMServer
 C_TEXT = "".join(f"c{i} = {i}\n" for i in range(1, 9))
 MODELS = [*DEFAULT_MODELS, {"id": "test/tiny-model", "context_length": 1500}]
 SETUP = (
-    "local layout, url = ... require('bb7').setup({ layout = layout,"
+    "local layout, url, picker = ... require('bb7').setup({ layout = layout, picker = picker,"
     " provider = { base_url = url, model = 'test/tools-model' } })"
 )
+STUBS = Path(__file__).parent / "stubs"  # telescope, as test_nvim_integrations.py uses it
 PASTE = "g{i}.py\n<<<<<<< SEARCH\nNAME = 'world'\n=======\nNAME = 'you'\n>>>>>>> REPLACE\n"
 
 
@@ -66,6 +68,7 @@ def seed(project: Path) -> None:
         seeded.add(chat, f"g{i}.py")
         (project / f"g{i}.py").write_text("NAME = 'world'\n")
         (project / f"n{i}.py").write_text("n = 1\n")
+        (project / f".env.{i}").write_text("TOKEN=abc\n")
     seeded.ask(chat, "how much?")
     usage = Usage(
         prompt_tokens=12000, completion_tokens=350, cost=0.012, duration=4.1, first_token=0.4
@@ -90,11 +93,12 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
     seed(project)
     with LLMServer(models=MODELS) as server:
         nvim = on_screen(launch)
+        nvim.exec_lua("vim.opt.runtimepath:prepend(...)", str(STUBS))
         for i, display in enumerate(DISPLAYS):
             where = f"at {display}"
             nvim.command(f"set lines={display.rows} columns={display.cols}")
             nvim.ui_try_resize(display.cols, display.rows)
-            nvim.exec_lua(SETUP, display.layout, server.base_url)
+            nvim.exec_lua(SETUP, display.layout, server.base_url, "telescope")
             type_command(nvim, "BB7Chat")
             wait_for(nvim, OPEN)
             wait_for_conversation(nvim, "done")
@@ -142,6 +146,21 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
             )
             nvim.command("bwipeout .bb7/instructions")
 
+            # A file that looks like a secret, chosen in telescope: asked, then one line.
+            focus(nvim, "input")
+            before = len(notifications(nvim))
+            type_command(nvim, "BB7Add")
+            wait_for(nvim, "next(require('telescope.pickers').open) ~= nil")
+            files = nvim.exec_lua(
+                "local _, picker = next(require('telescope.pickers').open)"
+                " return vim.tbl_map(function(e) return e.value end, picker.finder.entries)"
+            )
+            nvim.input("<Down>" * files.index(f".env.{i}") + "<Tab><CR>")
+            choosing(nvim)
+            nvim.input("1<CR>")
+            wait_for_notification(nvim, f"added .env.{i} (writable) to Tea", before)
+            assert len(notifications(nvim)) == before + 1, notifications(nvim)[before:]
+
             type_command(nvim, "BB7Version")
             wait_for_notification(nvim, "(host pid ", before)
             assert any(", Python 3." in m for m in notifications(nvim)[before:]), notifications(
@@ -156,6 +175,7 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
             assert "<CR> send" in bar and not bar.endswith(">"), (where, bar)
             nvim.exec_lua("require('bb7.chat').close()")
             nvim.command("silent! tabonly | silent! only")
+        nvim.exec_lua(SETUP, DISPLAYS[-1].layout, server.base_url, "select")
 
         # The prompt log: off by default, said so when opened.
         type_command(nvim, "BB7Log prompts")
