@@ -68,13 +68,13 @@ def test_add_in_all_its_forms_asks_for_secrets_and_edit_instructions_opens_the_f
     (project / ".bb7" / "instructions").write_text("Be brief.\n")
     ready.command("split .bb7/instructions")
     out = said_by(ready, "BB7Add buffers")
-    assert out == ("bb7: added lib/z.txt; skipped .bb7/instructions (bb7's own)"), out
+    assert out == ("bb7: skipped .bb7/instructions (bb7's own); added lib/z.txt"), out
     wait_for(ready, "vim.tbl_count(require('bb7.status').files()) == 26")
     assert {"lib/z.txt", "lib/x.py", "lib/y.py"} < set(in_chat(ready))
     out = said_by(ready, "BB7AddReadonly buffers")
     assert out == (
-        "bb7: nothing new; skipped 3: a.py (already writable), lib/z.txt (already writable),"
-        " .bb7/instructions (bb7's own)"
+        "bb7: skipped 3: a.py (already writable), lib/z.txt (already writable),"
+        " .bb7/instructions (bb7's own); nothing new"
     ), out
     ready.command("bwipeout .bb7/instructions")
     (project / ".bb7" / "instructions").unlink()

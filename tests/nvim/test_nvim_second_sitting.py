@@ -142,7 +142,7 @@ def test_a_second_sitting_says_each_thing_once_and_whole_at_every_screen(
             nvim.command(f"edit n{i}.py | split .bb7/instructions | bwipeout! c{i}.py README.md")
             type_command(nvim, "BB7Add buffers")
             wait_for_notification(
-                nvim, f"added n{i}.py to Tea; skipped .bb7/instructions (bb7's own)"
+                nvim, f"skipped .bb7/instructions (bb7's own); added n{i}.py to Tea"
             )
             nvim.command("bwipeout .bb7/instructions")
 

@@ -318,12 +318,12 @@ def _counted(entries: list[ContextEntry]) -> str:
 
 
 def skipped_summary(skipped: list[tuple[Target, str]], shown: Callable[[str], str]) -> str:
-    """What adding left out, to follow its summary: `; skipped .bb7/instructions (bb7's own)`,
-    '' when nothing was."""
+    """What adding left out, to open its line: `skipped .bb7/instructions (bb7's own)`, ''
+    when nothing was."""
     if not skipped:
         return ""
     each = ", ".join(f"{shown(target.path)} ({why})" for target, why in skipped)
-    return f"; skipped {each}" if len(skipped) == 1 else f"; skipped {len(skipped)}: {each}"
+    return f"skipped {each}" if len(skipped) == 1 else f"skipped {len(skipped)}: {each}"
 
 
 def _add(

@@ -73,7 +73,7 @@ def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
     publish(h, buffers, [entry.path for entry in done.entries])
     chat = f"[global] {h.chat.name}" if h.chat.scope == "global" else h.chat.name
     pairs = [(before[t], entry) for t, entry in zip(done.kept, done.entries, strict=True)]
-    if done.skipped:  # one line: what changed and what was skipped; the files up to date go
+    if done.skipped:  # one line: what was skipped and what changed; the files up to date go
         pairs = [p for p in pairs if context.added_verb(*p) != "already up to date:"]
     said = f"nothing new in {chat}"
     if pairs:
@@ -82,7 +82,10 @@ def _add_found(h: Held, args: AddPathsArgs, found: Expansion) -> str:
         to = "to" if any(was is None for was in kept) else "in"
         summary = context.added_summary(kept, entries, h.shown, kind=not done.skipped)
         said = f"{summary} {to} {chat}"
-    return said + context.skipped_summary(done.skipped, h.shown)
+    skipped = context.skipped_summary(done.skipped, h.shown)
+    # The chat's name ends the line: where an 80-column screen cuts it, why a file was
+    # skipped is what stays.
+    return f"{skipped}; {said}" if skipped else said
 
 
 def add_part(h: Held, args: AddPartArgs) -> Said:
