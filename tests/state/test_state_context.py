@@ -154,7 +154,7 @@ def test_files_the_user_did_not_name_are_skipped_with_why(project: Project) -> N
         (Target(".bb7/instructions"), "bb7's own"),
     ]
     said = context.skipped_summary(done.skipped, str)
-    assert said == "; skipped 2: b.md (already read-only), .bb7/instructions (bb7's own)"
+    assert said == "skipped 2: b.md (already read-only), .bb7/instructions (bb7's own)"
     # One the user named refuses them all, as before.
     refused = context.add_many(
         project.store, project.chat_id, [Target("d.md"), Target("missing.md")], skippable=[True]
