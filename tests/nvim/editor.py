@@ -134,12 +134,14 @@ def publish_status(nvim: Any, path: Path, status: str, lines: Sequence[int] = ()
 
 
 def wait_for_status(nvim: Any, path: Path, status: str | None, timeout_ms: int = WAIT_MS) -> None:
-    """Waits until Lua's status cache has `status` for `path` (None: not in the chat)."""
+    """Waits until Lua's status cache has `status` for `path` (None: not in the chat), asking
+    in short calls from here: a status follows an edit through `TextChanged`, which Neovim fires
+    only between calls. An edit made through the API and a `wait_for` right after it can be
+    handled in one round of Neovim's loop (a host event drawn just then reads the next call in),
+    and its `vim.wait()` then holds `TextChanged` back until it times out."""
     entry = f"require('bb7.status').files()[{str(path)!r}]"
-    if status is None:
-        wait_for(nvim, f"{entry} == nil", timeout_ms)
-    else:
-        wait_for(nvim, f"{entry} ~= nil and {entry}.status == {status!r}", timeout_ms)
+    condition = f"{entry} == nil" if status is None else f"({entry} or {{}}).status == {status!r}"
+    until(lambda: nvim.exec_lua(f"return {condition}"), condition, timeout_ms / 1000, every=0.005)
 
 
 # What the editor said. Every `vim.notify` message is kept in `_G.notifications` (see
