@@ -2,12 +2,12 @@
 --- the merged configuration, and the one validator that says "`x` should be …".
 --- `doc/bb7.txt` is generated from `M.schema` by `scripts/gen_doc.lua`, so they cannot drift.
 local M = {}
+-- Run once at setup: LuaJIT's trace compiler would cost more than it saves on these loops.
+if jit then jit.off(true, true) end
 
 local vocab = require('bb7.vocab')
 
-local function quote_all(values)
-  return table.concat(vim.tbl_map(function(v) return "'" .. v .. "'" end, values), ', ')
-end
+local function quote_all(values) return "'" .. table.concat(values, "', '") .. "'" end
 
 --- Types: `check(value)` returns true or false; `expect` completes "should be …".
 local function one_of(...)
@@ -123,6 +123,7 @@ local types = {
 local function sign(name, text, hl, what)
   return {
     name = 'signs.' .. name,
+    parts = { 'signs', name },
     default = { text = text, hl = hl },
     type = types.sign,
     doc = 'Sign for ' .. what .. '.',
@@ -134,7 +135,8 @@ end
 ---@field default any
 ---@field type table how its value is checked (one of the types above)
 ---@field doc string
----@field parts? string[] the name's parts (indexed once, below)
+---@field parts? string[] the name's parts (given with the many made below, so setup() resizes
+---  no table to add them; indexed once, below, for the others)
 
 --- The schema: one entry per option, in documentation order. Dotted names are nested tables.
 ---@type bb7.Option[]
@@ -396,7 +398,7 @@ line 1, and marks on the lines a pending change touches.]],
     doc = [[Priority of bb7 signs; the default is below gitsigns (6) so VCS
 signs win when both want the same line.]],
   },
-  -- Here: the sign of each status (inserted below from lua/bb7/status.lua's rows).
+  -- Here: the sign of each status (inserted below from lua/bb7/presentation.lua's rows).
   sign('pending_line', '│', 'BB7SignPendingLine', "lines the model's pending change touches"),
   sign('user_line', '┆', 'BB7SignUserLine', 'lines you changed since the snapshot the model saw'),
   {
@@ -432,7 +434,7 @@ do
   while M.schema[at].name ~= 'signs.pending_line' do
     at = at + 1
   end
-  local rows = require('bb7.status').PRESENTATION
+  local rows = require('bb7.presentation')
   for _, facts in ipairs(vocab.statuses) do
     local row = rows[facts.status]
     if row then
@@ -445,12 +447,11 @@ end
 
 -- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
 -- Declared once, with where they apply, in `lua/bb7/keys.lua` (data: no pane is loaded); each
--- is an option here. `M.keys` lists them as { name, default, desc } for `bb7.review`.
-M.keys = {}
+-- is an option here.
 for _, key in ipairs(require('bb7.keys').specs) do
-  table.insert(M.keys, { key.name, key.default, key.desc })
   table.insert(M.schema, {
     name = 'keys.' .. key.name,
+    parts = { 'keys', key.name },
     default = key.default,
     type = types.key,
     doc = 'Key to ' .. key.desc .. '.',
@@ -458,17 +459,19 @@ for _, key in ipairs(require('bb7.keys').specs) do
 end
 
 -- Index the schema once (plain `find`: patterns are slow in LuaJIT and this runs at start-up).
-local by_name, groups = {}, {}
+local by_name, groups = {}, { keys = true, signs = true }
 for _, option in ipairs(M.schema) do
   by_name[option.name] = option
-  option.parts = {}
-  local start = 1
-  while true do
-    local dot = option.name:find('.', start, true)
-    table.insert(option.parts, option.name:sub(start, dot and dot - 1 or nil))
-    if not dot then break end
-    groups[option.name:sub(1, dot - 1)] = true
-    start = dot + 1
+  if not option.parts then
+    option.parts = {}
+    local start = 1
+    while true do
+      local dot = option.name:find('.', start, true)
+      table.insert(option.parts, option.name:sub(start, dot and dot - 1 or nil))
+      if not dot then break end
+      groups[option.name:sub(1, dot - 1)] = true
+      start = dot + 1
+    end
   end
 end
 
@@ -563,16 +566,18 @@ local function check_item(i, item)
 end
 
 --- Walks the user's table: groups must be tables, unknown keys are collected (not fatal, so
---- a config written for a newer bb7 still loads).
-local function check_shape(opts, prefix, unknown)
+--- a config written for a newer bb7 still loads), the options given are collected in `given`.
+local function check_shape(opts, prefix, unknown, given)
   for key, value in pairs(opts) do
     local name = prefix .. tostring(key)
     if prefix == 'checks.' and type(key) == 'number' then
       check_item(key, value)
     elseif groups[name] then
       if type(value) ~= 'table' then fail(name, 'a table', value) end
-      check_shape(value, name .. '.', unknown)
-    elseif not by_name[name] and not vim.startswith(name, 'agents.') then
+      check_shape(value, name .. '.', unknown, given)
+    elseif by_name[name] then
+      given[name] = true
+    elseif not vim.startswith(name, 'agents.') then
       table.insert(unknown, name) -- an agent by name is checked by `check_agents`
     end
   end
@@ -608,15 +613,19 @@ function M.resolve(opts)
   if type(opts.provider) == 'string' then -- `provider = 'ollama'`: a preset by name
     opts = vim.tbl_extend('force', opts, { provider = { preset = opts.provider } })
   end
-  local unknown = {}
-  check_shape(opts, '', unknown)
+  local unknown, given = {}, {}
+  check_shape(opts, '', unknown, given)
   check_agents(opts.agents)
   table.sort(unknown)
   local merged = M.defaults(opts)
+  -- Only the options given (a default passes its check: tests/lua/setup_spec.lua), in schema
+  -- order, so the first bad value named is always the same one.
   for _, option in ipairs(M.schema) do
-    local value = path_get(merged, option.parts)
-    if not option.type.check(value) then
-      fail(option.name, option.type.expect, value, option.type.secret)
+    if given[option.name] then
+      local value = path_get(merged, option.parts)
+      if not option.type.check(value) then
+        fail(option.name, option.type.expect, value, option.type.secret)
+      end
     end
   end
   return merged, unknown

@@ -1,6 +1,8 @@
 --- bb7 highlight groups: defined with `default = true` (a colorscheme or the user wins) and
 --- re-applied on `ColorScheme`. The list also feeds the generated help (|bb7-highlights|).
 local M = {}
+-- Run once at setup: LuaJIT's trace compiler would cost more than it saves on these loops.
+if jit then jit.off(true, true) end
 
 ---@alias bb7.HighlightGroup [string, vim.api.keyset.highlight, string]
 
@@ -8,9 +10,10 @@ local M = {}
 ---@type bb7.HighlightGroup[]
 M.groups = {}
 
--- The sign group of each status first, from lua/bb7/status.lua's rows.
+-- The sign group of each status first, from lua/bb7/presentation.lua's rows.
+local rows = require('bb7.presentation')
 for _, facts in ipairs(require('bb7.vocab').statuses) do
-  local row = require('bb7.status').PRESENTATION[facts.status]
+  local row = rows[facts.status]
   if row then
     local what = ('Sign of `%s` (%s).'):format(facts.status, facts.meaning)
     table.insert(M.groups, { row.hl, { link = row.link }, what })
@@ -76,7 +79,12 @@ vim.list_extend(M.groups, {
 --- Defines every group (`default = true`: a colorscheme's own definition wins).
 function M.apply()
   for _, group in ipairs(M.groups) do
-    vim.api.nvim_set_hl(0, group[1], vim.tbl_extend('force', group[2], { default = true }))
+    ---@type vim.api.keyset.highlight
+    local definition = { default = true } -- by hand: vim.tbl_extend costs more than the call
+    for k, v in pairs(group[2]) do
+      definition[k] = v
+    end
+    vim.api.nvim_set_hl(0, group[1], definition)
   end
 end
 

@@ -63,9 +63,9 @@ function H.map_editor_keys(keys)
     pcall(vim.keymap.del, old[2], old[1])
   end
   H.mapped = {}
-  for _, spec in ipairs(require('bb7.keys').specs) do
+  for _, spec in ipairs(require('bb7.keys').editor) do
     local lhs = keys[spec.name]
-    if lhs and spec.panes[1] == 'editor' and spec.rhs then
+    if lhs and spec.rhs then
       local desc = 'bb7: ' .. spec.desc:gsub('|([^|%s]+)|', '%1')
       vim.keymap.set(spec.mode, lhs, spec.rhs, { desc = desc, silent = true })
       table.insert(H.mapped, { lhs, spec.mode })

@@ -6,6 +6,8 @@
 --- file all say the same. No global mapping by default: a key of `editor` (every buffer) is
 --- mapped by `setup()` only when its option names one.
 local M = {}
+-- Run once at setup: LuaJIT's trace compiler would cost more than it saves on these loops.
+if jit then jit.off(true, true) end
 
 local VIEW = { 'conversation', 'input', 'files' }
 local EVERYWHERE = { 'conversation', 'input', 'files', 'chats' }
@@ -44,8 +46,13 @@ local function review(name, default, desc) return key(name, default, { 'review' 
 local function editor(name, mode, rhs, desc)
   local spec = key(name, false, { 'editor' }, mode, desc)
   spec.rhs = rhs
+  table.insert(M.editor, spec)
   return spec
 end
+
+--- The keys of `editor` among `specs`, which `setup()` maps without walking them all.
+---@type bb7.KeySpec[]
+M.editor = {}
 
 --- In help order.
 ---@type bb7.KeySpec[]

@@ -26,7 +26,7 @@ local backend = require('bb7.util').backend
 local notify = require('bb7.util').notify
 local plural = require('bb7.util').plural
 
--- The review keys: { option, handler name }; descriptions come from `config.keys`.
+-- The review keys: { option, handler name }; descriptions come from `bb7.keys`.
 local KEYS = {
   { 'review_next', 'next' },
   { 'review_prev', 'prev' },
@@ -363,8 +363,8 @@ end
 local function map(buf, session)
   local keys = require('bb7.config').get().keys
   local what = {}
-  for _, key in ipairs(require('bb7.config').keys) do
-    what[key[1]] = key[3]
+  for _, key in ipairs(require('bb7.keys').specs) do
+    what[key.name] = key.desc
   end
   for _, key in ipairs(KEYS) do
     local lhs = keys[key[1]]

@@ -57,6 +57,29 @@ test('an api key in place of its source is refused without echoing it', function
   eq({}, said)
 end)
 
+-- `resolve` checks only the options given: every default must pass its own check.
+test('every default passes its check', function()
+  local config = require('bb7.config')
+  local defaults = config.defaults()
+  for _, option in ipairs(config.schema) do
+    local value = defaults
+    for _, part in ipairs(option.parts) do
+      if type(value) == 'table' then value = value[part] end
+    end
+    eq({ option.name, true }, { option.name, option.type.check(value) })
+  end
+end)
+
+test(
+  'of several bad options the first in the schema is named',
+  function()
+    starts(
+      'bb7: `diff_mode` should be',
+      refusal({ log_level = 'loud', diff_mode = 'x', layout = 1 })
+    )
+  end
+)
+
 test('valid options are merged over the defaults', function()
   require('bb7').setup({
     provider = { api_key = 'cmd:pass show openrouter' },
