@@ -138,9 +138,10 @@ end
 ---@field parts? string[] the name's parts (given with the many made below, so setup() resizes
 ---  no table to add them; indexed once, below, for the others)
 
---- The schema: one entry per option, in documentation order. Dotted names are nested tables.
+--- The options but the keys, in documentation order. Dotted names are nested tables. `M.schema`
+--- is these and a `keys.<name>` option per key (below).
 ---@type bb7.Option[]
-M.schema = {
+local options = {
   {
     name = 'python',
     type = types.optional_string,
@@ -431,7 +432,7 @@ file is yours alone (mode 600) and starts over past 20 MB.]],
 -- A `signs.*` option for each status, before the line signs, in the vocabulary's order.
 do
   local at = 1
-  while M.schema[at].name ~= 'signs.pending_line' do
+  while options[at].name ~= 'signs.pending_line' do
     at = at + 1
   end
   local rows = require('bb7.presentation')
@@ -439,7 +440,7 @@ do
     local row = rows[facts.status]
     if row then
       local what = ('`%s` (%s)'):format(facts.status, facts.meaning)
-      table.insert(M.schema, at, sign(row.option, facts.status, row.hl, what))
+      table.insert(options, at, sign(row.option, facts.status, row.hl, what))
       at = at + 1
     end
   end
@@ -447,20 +448,38 @@ end
 
 -- Keys in bb7's own buffers (the chat view, a reviewed buffer); never global mappings.
 -- Declared once, with where they apply, in `lua/bb7/keys.lua` (data: no pane is loaded); each
--- is an option here.
-for _, key in ipairs(require('bb7.keys').specs) do
-  table.insert(M.schema, {
-    name = 'keys.' .. key.name,
-    parts = { 'keys', key.name },
-    default = key.default,
-    type = types.key,
-    doc = 'Key to ' .. key.desc .. '.',
-  })
+-- is a `keys.<name>` option of type `types.key`. setup() reads the specs themselves: an option
+-- table per key is made only for `M.schema`'s readers (the help, the tests).
+local key_specs = require('bb7.keys').specs
+local key_spec = {} ---@type table<string, bb7.KeySpec>
+for _, spec in ipairs(key_specs) do
+  key_spec[spec.name] = spec
 end
 
--- Index the schema once (plain `find`: patterns are slow in LuaJIT and this runs at start-up).
+--- Every option, in documentation order: `options`, then one per key.
+---@type bb7.Option[]
+M.schema = nil
+setmetatable(M, {
+  __index = function(_, field)
+    if field ~= 'schema' then return nil end
+    local schema = vim.list_extend({}, options)
+    for _, key in ipairs(key_specs) do
+      table.insert(schema, {
+        name = 'keys.' .. key.name,
+        parts = { 'keys', key.name },
+        default = key.default,
+        type = types.key,
+        doc = 'Key to ' .. key.desc .. '.',
+      })
+    end
+    rawset(M, 'schema', schema)
+    return schema
+  end,
+})
+
+-- Index the options once (plain `find`: patterns are slow in LuaJIT and this runs at start-up).
 local by_name, groups = {}, { keys = true, signs = true }
-for _, option in ipairs(M.schema) do
+for _, option in ipairs(options) do
   by_name[option.name] = option
   if not option.parts then
     option.parts = {}
@@ -497,7 +516,7 @@ end
 ---@return bb7.Config
 function M.defaults(opts)
   local out = {}
-  for _, option in ipairs(M.schema) do
+  for _, option in ipairs(options) do
     local value = opts and path_get(opts, option.parts)
     local default = option.default
     if type(default) == 'table' and vim.islist(default) then
@@ -528,6 +547,13 @@ function M.defaults(opts)
   -- `checks`' list part: the checks of this machine, as given.
   for i, item in ipairs(opts and type(opts.checks) == 'table' and opts.checks or {}) do
     out.checks[i] = vim.deepcopy(item)
+  end
+  local keys = opts and type(opts.keys) == 'table' and opts.keys or {}
+  out.keys = {}
+  for _, spec in ipairs(key_specs) do
+    local value = keys[spec.name]
+    if value == nil then value = spec.default end
+    out.keys[spec.name] = value
   end
   return out --[[@as bb7.Config]]
 end
@@ -577,7 +603,7 @@ local function check_shape(opts, prefix, unknown, given)
       check_shape(value, name .. '.', unknown, given)
     elseif by_name[name] then
       given[name] = true
-    elseif not vim.startswith(name, 'agents.') then
+    elseif not (prefix == 'keys.' and key_spec[key]) and not vim.startswith(name, 'agents.') then
       table.insert(unknown, name) -- an agent by name is checked by `check_agents`
     end
   end
@@ -620,12 +646,19 @@ function M.resolve(opts)
   local merged = M.defaults(opts)
   -- Only the options given (a default passes its check: tests/lua/setup_spec.lua), in schema
   -- order, so the first bad value named is always the same one.
-  for _, option in ipairs(M.schema) do
+  for _, option in ipairs(options) do
     if given[option.name] then
       local value = path_get(merged, option.parts)
       if not option.type.check(value) then
         fail(option.name, option.type.expect, value, option.type.secret)
       end
+    end
+  end
+  local keys = type(opts.keys) == 'table' and opts.keys or {}
+  for _, spec in ipairs(key_specs) do -- the keys' options come last in the schema
+    local value = merged.keys[spec.name]
+    if keys[spec.name] ~= nil and not types.key.check(value) then
+      fail('keys.' .. spec.name, types.key.expect, value)
     end
   end
   return merged, unknown
