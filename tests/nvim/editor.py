@@ -47,9 +47,12 @@ def spawn(project: Path, *, root: Path = ROOT, cmd: tuple[str, ...] = (), nvim: 
 
 
 def wait_for(nvim: Any, condition: str, timeout_ms: int = WAIT_MS) -> None:
-    """Let Neovim run its loop until the Lua expression `condition` is true."""
-    ok = nvim.exec_lua(f"return vim.wait({timeout_ms}, function() return {condition} end, 5)")
-    assert ok, f"timed out waiting for: {condition}"
+    """Let Neovim run its loop until the Lua expression `condition` is true, in waits of
+    100 ms: keys just typed (`nvim_input`, `nvim_feedkeys`) are read only between calls, and
+    a request handled before them (in the same round of Neovim's loop) would hold them in the
+    typeahead for as long as its one `vim.wait()` lasted."""
+    check = f"return vim.wait(100, function() return {condition} end, 5)"
+    until(lambda: nvim.exec_lua(check), condition, timeout_ms / 1000, every=0)
 
 
 def poll(nvim: Any, condition: str) -> None:

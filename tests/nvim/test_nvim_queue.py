@@ -125,11 +125,8 @@ def test_a_diff_part_a_queued_message_and_compacting_a_long_chat(
     # Near the context limit the bar offers compacting, by the key as configured.
     wait_for(nvim, f"{BAR}:find('context nearly full: gz compacts', 1, true) ~= nil")
     server.push(stream(text_chunk("Files: src/p0.py, src/p1.py. Rejected: regexes."), finish()))
-    # Focus and keys in one call: no host event drawn in between can move the cursor first.
-    nvim.exec_lua(
-        "require('bb7.chat').focus('conversation')"
-        " vim.api.nvim_feedkeys(vim.keycode('gz'), 'm', false)"
-    )
+    focus(nvim, "conversation")
+    nvim.input("gz")
     wait_for_conversation(nvim, "## Summary of 10 messages (gX brings them back)")
     asked = server.chat_requests()[-1]["json"]["messages"][1]["content"]
     assert "question 4 about src/p4.py" in asked and "question 5" not in asked
