@@ -98,6 +98,36 @@ local function put_label(buf, row, label)
   end
 end
 
+--- Highlights, with `group`, the buffer lines a hunk covers (those it replaces, or those an
+--- agent wrote): one mark up to `end_row`, where one per line would cost a mark each.
+---@param buf integer
+---@param hunk bb7.ReviewHunk
+---@param count integer the buffer's line count
+---@param group string
+local function mark_covered(buf, hunk, count, group)
+  local last = math.min(hunk.start + hunk.removed, count) - 1
+  if last >= hunk.start then
+    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
+      end_row = last,
+      line_hl_group = group,
+      priority = 200,
+    })
+  end
+end
+
+--- A hunk's other side as virtual lines, padded so their highlight spans the window.
+---@param lines string[]
+---@param pad string
+---@param group string
+---@return table[]
+local function virtual(lines, pad, group)
+  local virt = {}
+  for _, line in ipairs(lines) do
+    table.insert(virt, { { line .. pad, group } })
+  end
+  return virt
+end
+
 --- Draws a hunk of an agent's own write (already in the buffer): its lines highlighted as
 --- added, the lines from before the agent's turn as removed virtual lines above them.
 ---@param buf integer
@@ -107,23 +137,13 @@ end
 ---@param count integer the buffer's line count
 ---@param pad string
 local function draw_applied(buf, hunk, index, total, count, pad)
-  local last = math.min(hunk.start + hunk.removed, count) - 1
-  if last >= hunk.start then
-    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
-      end_row = last,
-      line_hl_group = 'BB7ReviewAdd',
-      priority = 200,
-    })
-  end
+  mark_covered(buf, hunk, count, 'BB7ReviewAdd')
   local first = rows(hunk)
   first = math.min(first, count - 1)
   local label = ('bb7 agent hunk %d/%d'):format(index, total)
   if hunk.overlap then label = label .. ': you edited it since' end
   put_label(buf, first, label)
-  local virt = {}
-  for _, line in ipairs(hunk.added) do
-    table.insert(virt, { { line .. pad, 'BB7ReviewDelete' } })
-  end
+  local virt = virtual(hunk.added, pad, 'BB7ReviewDelete')
   if #virt == 0 then return end
   -- Where the old lines were: above the hunk's first line (below the last line at the end).
   local above = hunk.start < count
@@ -143,21 +163,10 @@ end
 ---@param pad string
 ---@param empty boolean the buffer is one empty line (a new file)
 local function draw_pending(buf, hunk, i, total, count, pad, empty)
-  local last_removed = math.min(hunk.start + hunk.removed, count) - 1
-  if last_removed >= hunk.start then
-    -- One mark highlights every row up to `end_row` (one per line would cost a mark each).
-    vim.api.nvim_buf_set_extmark(buf, M.ns, hunk.start, 0, {
-      end_row = last_removed,
-      line_hl_group = 'BB7ReviewDelete',
-      priority = 200,
-    })
-  end
+  mark_covered(buf, hunk, count, 'BB7ReviewDelete')
   local first, last = rows(hunk)
   first, last = math.min(first, count - 1), math.min(last, count - 1)
-  local virt = {}
-  for _, line in ipairs(hunk.added) do
-    table.insert(virt, { { line .. pad, 'BB7ReviewAdd' } })
-  end
+  local virt = virtual(hunk.added, pad, 'BB7ReviewAdd')
   local above = hunk.removed == 0 and hunk.start == 0
   local label = ('bb7 hunk %d/%d'):format(i, total)
   if (hunk.choice or 0) > 0 then
